@@ -1,0 +1,80 @@
+# logt — build the library, the `logt` command and the tests.
+#   make            build (CPU-only when nvcc is absent)
+#   make run        install what is missing, build, run experiments/quickstart, plot it
+#   make test       install what is missing, build, run every test
+#   make bench      the lstm-vs-cudnn experiment (GPU)
+#   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
+CC        ?= cc
+NVCC      ?= $(shell command -v nvcc 2>/dev/null)
+CUDA_ARCH ?= sm_90
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+B         := build
+
+PKGS      := hdf5-serial inih criterion
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP $(PKG_CFLAGS)
+LDLIBS   := -lm -lpthread
+
+LIB_C  := $(wildcard core/*.c kernels/*.c models/*.c train/*.c datasets/*.c)
+LIB_CU := $(wildcard core/*.cu kernels/*.cu models/*.cu train/*.cu)
+RUN_C  := $(filter-out runner/main.c,$(wildcard runner/*.c))
+TEST_C := $(wildcard tests/*.c)
+
+ifneq ($(NVCC),)
+  CFLAGS    += -DLOGT_HAVE_CUDA -I$(CUDA_HOME)/include
+  NVFLAGS   := -O3 -g -std=c++17 -DLOGT_HAVE_CUDA -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=[$(CUDA_ARCH),compute_$(CUDA_ARCH:sm_%=%)] \
+               -Xcompiler -Wall,-Wextra -MMD -MP
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudnn -lcublas -lcudart -lstdc++
+  LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.cu.o)
+else
+  $(info nvcc not found: building the CPU backend only (install the CUDA toolkit for the cuda backend))
+  LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o)
+endif
+RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
+TEST_OBJ := $(TEST_C:%.c=$(B)/%.o)
+RPATH    := -Wl,-rpath,'$$ORIGIN/../lib'
+
+.PHONY: all run test bench bundle clean deps
+all: $(B)/bin/logt $(B)/bin/logt-tests
+
+deps: $(B)/.deps
+$(B)/.deps: scripts/setup.sh
+	@scripts/setup.sh && mkdir -p $(B) && touch $@
+
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(B)/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(B)/liblogt.a: $(LIB_OBJ) $(RUN_OBJ)
+	$(AR) rcs $@ $^
+$(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+$(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+
+run: deps all
+	$(B)/bin/logt run experiments/quickstart --backend auto
+	$(B)/bin/logt plot experiments/quickstart
+
+test: deps all
+	$(B)/bin/logt-tests --jobs 2
+
+bench: deps all
+	$(B)/bin/logt run experiments/lstm-vs-cudnn --backend cuda
+	$(B)/bin/logt plot experiments/lstm-vs-cudnn
+
+bundle: deps all
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests
+
+clean:
+	rm -rf $(B) bundle
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,113 @@
+/* ctx.c — the CPU side of logt_ctx; the CUDA side is in ctx_cuda.cu. */
+#include "ctx.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "cuda.h"
+
+#ifdef LOGT_HAVE_CUDA
+logt_status logt_ctx_cuda_init(logt_ctx *ctx);
+void logt_ctx_cuda_fini(logt_ctx *ctx);
+logt_status logt_ctx_cuda_sync(logt_ctx *ctx);
+logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx);
+logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx);
+logt_status logt_ctx_cuda_timer_end(logt_ctx *ctx, double *ms);
+#endif
+
+double logt_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int logt_backend_available(logt_device dev)
+{
+    if (dev == LOGT_CPU) return 1;
+#ifdef LOGT_HAVE_CUDA
+    return logt_cuda_device_count() > 0;
+#else
+    return 0;
+#endif
+}
+
+logt_status logt_ctx_create(logt_device dev, logt_ctx **out)
+{
+    *out = NULL;
+    logt_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    ctx->device = dev;
+    if (dev == LOGT_CUDA) {
+#ifdef LOGT_HAVE_CUDA
+        if (logt_cuda_device_count() == 0) {
+            free(ctx);
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "the cuda backend was requested but no GPU is visible. "
+                             "HINT: check nvidia-smi, or use --backend cpu");
+        }
+        logt_status s = logt_ctx_cuda_init(ctx);
+        if (s != LOGT_OK) {
+            logt_ctx_cuda_fini(ctx);
+            free(ctx);
+            return s;
+        }
+#else
+        free(ctx);
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "the cuda backend was requested but logt was built without CUDA. "
+                         "HINT: install nvcc and rebuild, or use --backend cpu");
+#endif
+    }
+    *out = ctx;
+    return LOGT_OK;
+}
+
+void logt_ctx_destroy(logt_ctx *ctx)
+{
+    if (!ctx) return;
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA) logt_ctx_cuda_fini(ctx);
+#endif
+    free(ctx);
+}
+
+logt_status logt_ctx_sync(logt_ctx *ctx)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA) return logt_ctx_cuda_sync(ctx);
+#endif
+    (void)ctx;
+    return LOGT_OK;
+}
+
+logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA) {
+        if (!ctx->cudnn) LOGT_TRY(logt_ctx_cuda_cudnn(ctx));
+        *handle = ctx->cudnn;
+        return LOGT_OK;
+    }
+#endif
+    *handle = NULL;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "cuDNN needs the cuda backend");
+}
+
+logt_status logt_timer_begin(logt_ctx *ctx)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA) return logt_ctx_cuda_timer_begin(ctx);
+#endif
+    ctx->t0 = logt_now();
+    return LOGT_OK;
+}
+
+logt_status logt_timer_end(logt_ctx *ctx, double *ms)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA) return logt_ctx_cuda_timer_end(ctx, ms);
+#endif
+    *ms = 1e3 * (logt_now() - ctx->t0);
+    return LOGT_OK;
+}

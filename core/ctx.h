@@ -1,0 +1,45 @@
+/* ctx.h — the execution context every model call receives.
+ *
+ * On the CPU it is empty. On CUDA it owns the stream all of logt's work runs on,
+ * the cuBLAS handle (strict fp32 math: no TF32 unless a model asks for it) and a
+ * cuDNN handle made on first use. It also times regions: CUDA events on the
+ * GPU, the monotonic clock on the CPU.
+ */
+#ifndef LOGT_CTX_H
+#define LOGT_CTX_H
+
+#include "status.h"
+#include "tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct logt_ctx {
+    logt_device device;
+    void *stream;       /* cudaStream_t  */
+    void *cublas;       /* cublasHandle_t */
+    void *cudnn;        /* cudnnHandle_t, NULL until logt_ctx_cudnn() */
+    void *ev_start, *ev_stop;
+    double t0;          /* CPU timer start, seconds */
+} logt_ctx;
+
+logt_status logt_ctx_create(logt_device dev, logt_ctx **out);
+void logt_ctx_destroy(logt_ctx *ctx);
+logt_status logt_ctx_sync(logt_ctx *ctx);
+/* The cuDNN handle, created on the first call (cuDNN loads slowly). */
+logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle);
+
+/* Time one region: begin, run, end. end waits for the device and returns ms. */
+logt_status logt_timer_begin(logt_ctx *ctx);
+logt_status logt_timer_end(logt_ctx *ctx, double *ms);
+
+double logt_now(void);   /* monotonic seconds */
+
+/* Is the backend usable here? (CUDA: built with it and a device present.) */
+int logt_backend_available(logt_device dev);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* ctx_cuda.cu — stream, cuBLAS/cuDNN handles and event timers of a CUDA logt_ctx. */
+#include <cudnn.h>
+
+#include "ctx.h"
+#include "cuda_check.cuh"
+
+extern "C" logt_status logt_ctx_cuda_init(logt_ctx *ctx)
+{
+    cudaStream_t st;
+    cublasHandle_t h;
+    cudaEvent_t a, b;
+    CUDA_TRY(cudaStreamCreate(&st));   /* blocking: ordered with cudaMemcpy on stream 0 */
+    ctx->stream = st;
+    CUBLAS_TRY(cublasCreate(&h));
+    ctx->cublas = h;
+    CUBLAS_TRY(cublasSetStream(h, st));
+    CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));   /* strict fp32: no TF32 */
+    CUDA_TRY(cudaEventCreate(&a));
+    ctx->ev_start = a;
+    CUDA_TRY(cudaEventCreate(&b));
+    ctx->ev_stop = b;
+    return LOGT_OK;
+}
+
+extern "C" void logt_ctx_cuda_fini(logt_ctx *ctx)
+{
+    if (ctx->cudnn) cudnnDestroy((cudnnHandle_t)ctx->cudnn);
+    if (ctx->cublas) cublasDestroy((cublasHandle_t)ctx->cublas);
+    if (ctx->ev_start) cudaEventDestroy((cudaEvent_t)ctx->ev_start);
+    if (ctx->ev_stop) cudaEventDestroy((cudaEvent_t)ctx->ev_stop);
+    if (ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
+}
+
+extern "C" logt_status logt_ctx_cuda_sync(logt_ctx *ctx)
+{
+    CUDA_TRY(cudaStreamSynchronize((cudaStream_t)ctx->stream));
+    CUDA_TRY(cudaGetLastError());
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx)
+{
+    cudnnHandle_t h;
+    CUDNN_TRY(cudnnCreate(&h));
+    ctx->cudnn = h;
+    CUDNN_TRY(cudnnSetStream(h, (cudaStream_t)ctx->stream));
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx)
+{
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)ctx->ev_start, (cudaStream_t)ctx->stream));
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_ctx_cuda_timer_end(logt_ctx *ctx, double *ms)
+{
+    float f = 0;
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)ctx->ev_stop, (cudaStream_t)ctx->stream));
+    CUDA_TRY(cudaEventSynchronize((cudaEvent_t)ctx->ev_stop));
+    CUDA_TRY(cudaEventElapsedTime(&f, (cudaEvent_t)ctx->ev_start, (cudaEvent_t)ctx->ev_stop));
+    *ms = f;
+    return LOGT_OK;
+}

@@ -1,0 +1,146 @@
+/* cuda.cu — device memory, copies, dtype conversion and device info for C callers. */
+#include <cuda_bf16.h>
+#include <cudnn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda.h"
+#include "cuda_check.cuh"
+
+extern "C" const char *logt_cuda_hint(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorMemoryAllocation:
+        return "the GPU is out of memory: use a smaller T, B or D, or free the GPU (nvidia-smi)";
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+        return "no usable GPU: check nvidia-smi, or run with --backend cpu";
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorUnsupportedPtxVersion:
+        return "the binary has no code for this GPU: rebuild with CUDA_ARCH=sm_XX for it";
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+        return "a kernel faulted: a bug in logt; rerun under compute-sanitizer to find it";
+    default: return "see the CUDA error above";
+    }
+}
+
+extern "C" const char *logt_cublas_name(cublasStatus_t s)
+{
+    switch (s) {
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    default: return "CUBLAS_STATUS (other)";
+    }
+}
+
+extern "C" int logt_cuda_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();   /* clear the sticky "no device" error */
+        return 0;
+    }
+    return n;
+}
+
+extern "C" logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what)
+{
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        size_t free_b = 0, total_b = 0;
+        cudaMemGetInfo(&free_b, &total_b);
+        *p = NULL;
+        return LOGT_FAIL(e == cudaErrorMemoryAllocation ? LOGT_ENOMEM : LOGT_ECUDA,
+                         "out of GPU memory: allocating %.3f GiB for %s, %.3f GiB of %.3f GiB "
+                         "free (%s). HINT: use a smaller T, B or D",
+                         bytes / 1073741824.0, what, free_b / 1073741824.0, total_b / 1073741824.0,
+                         cudaGetErrorString(e));
+    }
+    logt_mem_track((ptrdiff_t)bytes);
+    return LOGT_OK;
+}
+
+extern "C" void logt_cuda_free(void *p, size_t bytes)
+{
+    if (!p) return;
+    cudaFree(p);
+    logt_mem_track(-(ptrdiff_t)bytes);
+}
+
+extern "C" logt_status logt_cuda_memcpy(void *dst, const void *src, size_t bytes, logt_copy_kind kind)
+{
+    cudaMemcpyKind k = kind == LOGT_H2D ? cudaMemcpyHostToDevice
+                     : kind == LOGT_D2H ? cudaMemcpyDeviceToHost
+                                        : cudaMemcpyDeviceToDevice;
+    CUDA_TRY(cudaMemcpy(dst, src, bytes, k));
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_cuda_memset0(void *p, size_t bytes)
+{
+    CUDA_TRY(cudaMemset(p, 0, bytes));
+    return LOGT_OK;
+}
+
+template <typename T> __device__ float load_as_float(const T *p, int64_t i) { return (float)p[i]; }
+template <> __device__ float load_as_float(const __nv_bfloat16 *p, int64_t i) { return __bfloat162float(p[i]); }
+
+template <typename D, typename S>
+__global__ void convert_kernel(D *dst, const S *src, int64_t n)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        dst[i] = (D)src[i];
+}
+
+template <typename D, typename S> static logt_status convert(void *dst, const void *src, int64_t n)
+{
+    int blocks = (int)((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536);
+    convert_kernel<D, S><<<blocks, 256>>>((D *)dst, (const S *)src, n);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_cuda_convert(void *dst, logt_dtype dd, const void *src, logt_dtype sd,
+                                         int64_t n)
+{
+    if (dd == sd) return logt_cuda_memcpy(dst, src, (size_t)n * logt_dtype_size(dd), LOGT_D2D);
+    if (dd == LOGT_F32 && sd == LOGT_F64) return convert<float, double>(dst, src, n);
+    if (dd == LOGT_F64 && sd == LOGT_F32) return convert<double, float>(dst, src, n);
+    if (dd == LOGT_BF16 && sd == LOGT_F32) return convert<__nv_bfloat16, float>(dst, src, n);
+    if (dd == LOGT_F32 && sd == LOGT_BF16) return convert<float, __nv_bfloat16>(dst, src, n);
+    if (dd == LOGT_BF16 && sd == LOGT_F64) return convert<__nv_bfloat16, double>(dst, src, n);
+    return convert<double, __nv_bfloat16>(dst, src, n);
+}
+
+extern "C" logt_status logt_cuda_info(logt_device_info *out)
+{
+    memset(out, 0, sizeof *out);
+    int dev = 0;
+    cudaDeviceProp p;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+    snprintf(out->name, sizeof out->name, "%s", p.name);
+    out->sm_count = p.multiProcessorCount;
+    out->cc_major = p.major;
+    out->cc_minor = p.minor;
+    out->l2_bytes = (size_t)p.l2CacheSize;
+    out->smem_optin_per_block = p.sharedMemPerBlockOptin;
+    out->regs_per_sm = p.regsPerMultiprocessor;
+    CUDA_TRY(cudaMemGetInfo(&out->mem_free, &out->mem_total));
+    CUDA_TRY(cudaDriverGetVersion(&out->driver_version));
+    CUDA_TRY(cudaRuntimeGetVersion(&out->runtime_version));
+    out->cudnn_version = cudnnGetVersion();
+    cublasHandle_t h;
+    CUBLAS_TRY(cublasCreate(&h));
+    cublasGetVersion(h, &out->cublas_version);
+    cublasDestroy(h);
+    return LOGT_OK;
+}

@@ -1,0 +1,50 @@
+/* dataset.h — synthetic sequence tasks made from a seed, for any length T.
+ *
+ *   adding   (Hochreiter & Schmidhuber 1997, problem 4): x_t = (value ~ U[0,1], marker);
+ *            exactly two markers, one in each half; target at the last step: the sum
+ *            of the two marked values (MSE). Predicting the mean, 1.0, scores MSE 1/6.
+ *   selcopy  selective copying: K data tokens from a vocabulary of V, scattered at
+ *            random among blanks in the first T-K steps, then K "go" markers; at the
+ *            last K steps the model emits the data tokens in order (cross-entropy).
+ *            One-hot input of V+2 symbols (V tokens, blank, go). Needs T >= 2K.
+ * Each split (train/valid/test) draws from its own stream of the seed; batch `index`
+ * of a split is always the same data.
+ */
+#ifndef LOGT_DATASET_H
+#define LOGT_DATASET_H
+
+#include <stdint.h>
+
+#include "../core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum logt_loss { LOGT_LOSS_MSE, LOGT_LOSS_XENT } logt_loss;
+enum { LOGT_SPLIT_TRAIN = 0, LOGT_SPLIT_VALID = 1, LOGT_SPLIT_TEST = 2 };
+
+typedef struct logt_dataset {
+    char name[32];
+    int T;             /* sequence length                                   */
+    int input_size;    /* I                                                  */
+    int output_size;   /* regression outputs, or number of classes (xent)   */
+    int out_steps;     /* targets sit on the last out_steps steps            */
+    logt_loss loss;
+    int K, V;          /* selcopy: tokens to copy, vocabulary size           */
+    uint64_t seed;
+} logt_dataset;
+
+/* name: "adding" or "selcopy"; an unknown name or a T too short is an error. */
+logt_status logt_dataset_open(const char *name, int T, uint64_t seed, logt_dataset *out);
+/* Fill batch `index` of `split`: x [T][B][I] and target [out_steps][B][O] (MSE)
+ * or [out_steps][B] class ids stored as doubles (xent). Host f64 buffers. */
+logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+                               double *target);
+/* Size of one batch's target buffer in doubles. */
+int64_t logt_dataset_target_size(const logt_dataset *ds, int B);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

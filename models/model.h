@@ -1,0 +1,152 @@
+/* model.h — the interface every recurrent model implements, and the stack of layers.
+ *
+ * A model is one layer: x[T][B][I] -> h[T][B][D]. It is a table of functions
+ * (logt_model_ops) registered under an id in registry.c. Its parameters live in
+ * one flat buffer described by named slices (logt_layout), so that the optimizer,
+ * the checkpoint writer and the gradient check treat every model alike.
+ *
+ * Contract of the ops:
+ *   layout   checks the configuration (sizes, dtype, device, knobs) and lists the
+ *            parameter slices; a bad configuration is an error naming what is
+ *            wrong and what would be right.
+ *   create   makes a layer. Its m->w / m->dw are set by the net afterwards
+ *            (views into the net's flat buffers), before the first forward.
+ *   forward  writes h (caller-allocated, cfg.dtype on cfg.device) and keeps what
+ *            backward needs. Reads the initial state m->h0 (and m->c0) when their
+ *            data is non-NULL, else starts from zeros.
+ *   backward given dh = dL/dh for every step, overwrites m->dw, writes dx when
+ *            dx is non-NULL, and m->dh0/m->dc0 when their data is non-NULL.
+ *            Uses the activations of the last forward.
+ */
+#ifndef LOGT_MODEL_H
+#define LOGT_MODEL_H
+
+#include <stdint.h>
+
+#include "../core/ctx.h"
+#include "../core/status.h"
+#include "../core/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOGT_MAX_KNOBS 16
+#define LOGT_MAX_SLICES 16
+#define LOGT_MAX_LAYERS 16
+
+typedef struct logt_knob { char key[32]; char val[64]; } logt_knob;
+
+typedef struct logt_model_cfg {
+    char model[32];        /* registry id: "lstm", "lstm-cudnn", ...                  */
+    logt_device device;
+    logt_dtype dtype;      /* activations x, h. Parameters: f64 on cpu, f32 on cuda   */
+    int input_size;        /* I */
+    int hidden_size;       /* D */
+    int head_dim;          /* dh; 0 means D (one head)                                */
+    int layers;            /* stacked by the net; each model sees one layer           */
+    char cell[16];         /* "lstm", "gru", ... for models with a choice             */
+    uint64_t seed;
+    int nknobs;            /* the model's own settings, validated by the model        */
+    logt_knob knobs[LOGT_MAX_KNOBS];
+} logt_model_cfg;
+
+/* Set defaults: one layer, f64 on cpu / f32 on cuda, seed 1. */
+void logt_model_cfg_init(logt_model_cfg *cfg, const char *model, logt_device dev, int input_size,
+                         int hidden_size);
+logt_status logt_cfg_set_knob(logt_model_cfg *cfg, const char *key, const char *val);
+/* The knob's value, or `dflt` when unset. */
+const char *logt_cfg_knob(const logt_model_cfg *cfg, const char *key, const char *dflt);
+/* The parameter dtype of a device: f64 on cpu, f32 on cuda. */
+logt_dtype logt_param_dtype(logt_device dev);
+
+typedef struct logt_slice {
+    char name[32];
+    int64_t offset, numel;
+    int ndim;
+    int64_t shape[3];
+    double init_bound;     /* initialised uniform in [-b, b]; 0 means zeros */
+} logt_slice;
+
+typedef struct logt_layout {
+    int n;
+    logt_slice s[LOGT_MAX_SLICES];
+    int64_t numel;
+} logt_layout;
+
+/* Append a slice of the given shape (ndim 1..3) to a layout. */
+void logt_layout_add(logt_layout *l, const char *name, double init_bound, int ndim, int64_t a,
+                     int64_t b, int64_t c);
+const logt_slice *logt_layout_find(const logt_layout *l, const char *name);
+
+typedef struct logt_model logt_model;
+
+typedef struct logt_model_ops {
+    const char *name;
+    const char *summary;
+    unsigned devices;              /* bit (1u << LOGT_CPU) | (1u << LOGT_CUDA)          */
+    int nstate;                    /* 1: h only; 2: h and c (LSTM)                       */
+    const char *const *knobs;      /* NULL-terminated names of the knobs it accepts      */
+    logt_status (*layout)(const logt_model_cfg *cfg, logt_layout *out);
+    logt_status (*create)(const logt_model_cfg *cfg, logt_model **out);
+    logt_status (*forward)(logt_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+    logt_status (*backward)(logt_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+    void (*destroy)(logt_model *m);
+} logt_model_ops;
+
+struct logt_model {
+    const logt_model_ops *ops;
+    logt_model_cfg cfg;
+    logt_layout layout;
+    logt_tensor w, dw;     /* this layer's parameters and gradients (views)          */
+    logt_tensor h0, c0;    /* initial state [B][D]; data NULL means zeros (views)    */
+    logt_tensor dh0, dc0;  /* gradients of the initial state, when h0/c0 are given   */
+    char impl[160];        /* what ran (algorithm, math), recorded with every run    */
+};
+
+/* A view of slice `name` of the model's parameters (or gradients). */
+logt_tensor logt_model_param(const logt_model *m, const logt_tensor *flat, const char *name);
+
+/* ---- registry.c ------------------------------------------------------------ */
+const logt_model_ops *logt_model_find(const char *name);
+int logt_model_count(void);
+const logt_model_ops *logt_model_at(int i);
+/* "lstm, lstm-cudnn, ..." into buf. */
+void logt_model_names(char *buf, size_t n);
+
+/* ---- net.c: layers = N, stacked once for every model ------------------------ */
+typedef struct logt_net {
+    logt_model_cfg cfg;
+    const logt_model_ops *ops;
+    int L;
+    logt_model *layer[LOGT_MAX_LAYERS];
+    logt_layout layout[LOGT_MAX_LAYERS];
+    int64_t layer_offset[LOGT_MAX_LAYERS];
+    logt_tensor w, dw;                 /* every layer's parameters: one flat buffer each   */
+    logt_tensor act[LOGT_MAX_LAYERS];  /* each layer's output [T][B][D]                   */
+    logt_tensor dact[2];               /* gradients flowing between layers (ping-pong)    */
+    logt_tensor h0, c0, dh0, dc0;      /* [L][B][D] when an initial state is set          */
+    int64_t T, B;
+} logt_net;
+
+logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out);
+void logt_net_destroy(logt_net *net);
+/* Forward through every layer; *h points at the last layer's output (owned by the net). */
+logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_tensor **h,
+                             logt_ctx *ctx);
+/* Backward from dL/dh of the last layer; writes net->dw, and dx unless NULL. */
+logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+/* Initial state [L][B][D] for h (and c), copied in; NULL clears it (zeros). After a
+ * backward, net->dh0 / net->dc0 hold their gradients. */
+logt_status logt_net_set_state(logt_net *net, const logt_tensor *h0, const logt_tensor *c0);
+/* Name of parameter slice i of the whole net ("l0.W"), its offset and size. */
+int logt_net_nslices(const logt_net *net);
+logt_status logt_net_slice(const logt_net *net, int i, char *name, size_t n, int64_t *offset,
+                           int64_t *numel);
+/* Fill the parameters from cfg.seed: generated once in f64 on the host, then copied. */
+logt_status logt_net_init_params(logt_net *net);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,285 @@
+/* net.c — a stack of `layers` identical models, handled once for every model.
+ *
+ * Layer 0 maps x[T][B][I] to act[0][T][B][D]; layer l maps act[l-1] to act[l].
+ * All layers' parameters sit in one flat buffer (and their gradients in another)
+ * so that optimizers and checkpoints see one vector. Backward runs the layers in
+ * reverse, passing dL/d(act) between two ping-pong buffers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng.h"
+#include "model.h"
+
+static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    for (int i = 0; i < cfg->nknobs; i++) {
+        int ok = 0;
+        for (const char *const *k = ops->knobs; k && *k; k++)
+            if (!strcmp(*k, cfg->knobs[i].key)) ok = 1;
+        if (!ok) {
+            char list[256] = "none";
+            size_t used = 0;
+            for (const char *const *k = ops->knobs; k && *k; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         k == ops->knobs ? "" : ", ", *k);
+            return LOGT_FAIL(LOGT_EINVAL, "model %s has no setting '%s' (it takes: %s)", ops->name,
+                             cfg->knobs[i].key, list);
+        }
+    }
+    return LOGT_OK;
+}
+
+static logt_status check_cfg(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    if (!(ops->devices & (1u << cfg->device)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s does not run on the %s backend (it runs on %s)",
+                         ops->name, logt_device_name(cfg->device),
+                         ops->devices == (1u << LOGT_CUDA) ? "cuda only" : "cpu only");
+    if (cfg->input_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "input size %d: it must be at least 1", cfg->input_size);
+    if (cfg->hidden_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", cfg->hidden_size);
+    if (cfg->layers < 1 || cfg->layers > LOGT_MAX_LAYERS)
+        return LOGT_FAIL(LOGT_EINVAL, "layers = %d: it must be between 1 and %d", cfg->layers,
+                         LOGT_MAX_LAYERS);
+    if (cfg->head_dim < 0 || (cfg->head_dim > 0 && cfg->hidden_size % cfg->head_dim != 0)) {
+        char divs[256];
+        size_t used = 0;
+        for (int d = 1; d <= cfg->hidden_size && used < sizeof divs - 16; d++)
+            if (cfg->hidden_size % d == 0) used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", d);
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "head dim %d does not divide the hidden size D = %d: choose one of %s",
+                         cfg->head_dim, cfg->hidden_size, divs);
+    }
+    return check_knobs(ops, cfg);
+}
+
+logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out)
+{
+    *out = NULL;
+    const logt_model_ops *ops = logt_model_find(cfg->model);
+    if (!ops) {
+        char names[512];
+        logt_model_names(names, sizeof names);
+        return LOGT_FAIL(LOGT_EINVAL, "unknown model '%s': the models are %s", cfg->model, names);
+    }
+    LOGT_TRY(check_cfg(ops, cfg));
+
+    logt_net *net = calloc(1, sizeof *net);
+    if (!net) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    net->cfg = *cfg;
+    net->ops = ops;
+    net->L = cfg->layers;
+    logt_status s = LOGT_OK;
+    int64_t total = 0;
+    for (int l = 0; l < net->L && s == LOGT_OK; l++) {
+        logt_model_cfg lc = *cfg;
+        lc.layers = 1;
+        if (l > 0) lc.input_size = cfg->hidden_size;
+        memset(&net->layout[l], 0, sizeof net->layout[l]);
+        s = ops->layout(&lc, &net->layout[l]);
+        if (s == LOGT_OK) s = ops->create(&lc, &net->layer[l]);
+        if (s == LOGT_OK) {
+            net->layer[l]->ops = ops;
+            net->layer[l]->cfg = lc;
+            net->layer[l]->layout = net->layout[l];
+            net->layer_offset[l] = total;
+            total += net->layout[l].numel;
+        }
+    }
+    logt_dtype pdt = logt_param_dtype(cfg->device);
+    if (s == LOGT_OK) s = logt_tensor_new1(&net->w, cfg->device, pdt, total);
+    if (s == LOGT_OK) s = logt_tensor_new1(&net->dw, cfg->device, pdt, total);
+    if (s == LOGT_OK) s = logt_tensor_zero(&net->dw);
+    for (int l = 0; l < net->L && s == LOGT_OK; l++) {
+        int64_t n = net->layout[l].numel;
+        net->layer[l]->w = logt_tensor_view(&net->w, net->layer_offset[l], 1, &n);
+        net->layer[l]->dw = logt_tensor_view(&net->dw, net->layer_offset[l], 1, &n);
+    }
+    if (s == LOGT_OK) s = logt_net_init_params(net);
+    if (s != LOGT_OK) {
+        logt_net_destroy(net);
+        return s;
+    }
+    *out = net;
+    return LOGT_OK;
+}
+
+void logt_net_destroy(logt_net *net)
+{
+    if (!net) return;
+    for (int l = 0; l < net->L; l++) {
+        if (net->layer[l]) net->ops->destroy(net->layer[l]);
+        logt_tensor_free(&net->act[l]);
+    }
+    logt_tensor_free(&net->dact[0]);
+    logt_tensor_free(&net->dact[1]);
+    logt_tensor_free(&net->w);
+    logt_tensor_free(&net->dw);
+    logt_tensor_free(&net->h0);
+    logt_tensor_free(&net->c0);
+    logt_tensor_free(&net->dh0);
+    logt_tensor_free(&net->dc0);
+    free(net);
+}
+
+logt_status logt_net_init_params(logt_net *net)
+{
+    double *host = malloc((size_t)(net->w.numel ? net->w.numel : 1) * sizeof *host);
+    if (!host) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory for parameters");
+    for (int l = 0; l < net->L; l++)
+        for (int i = 0; i < net->layout[l].n; i++) {
+            const logt_slice *sl = &net->layout[l].s[i];
+            double *p = host + net->layer_offset[l] + sl->offset;
+            uint64_t stream = (uint64_t)l * LOGT_MAX_SLICES + (uint64_t)i;
+            for (int64_t j = 0; j < sl->numel; j++)
+                p[j] = sl->init_bound * (2.0 * logt_uniform(net->cfg.seed, stream, (uint64_t)j) - 1.0);
+        }
+    logt_status s = logt_tensor_from_f64(&net->w, host);
+    free(host);
+    return s;
+}
+
+static logt_status ensure(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t T, int64_t B,
+                          int64_t D)
+{
+    if (t->data && t->shape[0] == T && t->shape[1] == B && t->shape[2] == D) return LOGT_OK;
+    logt_tensor_free(t);
+    return logt_tensor_new3(t, dev, dt, T, B, D);
+}
+
+static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t width,
+                             const char *what)
+{
+    if (x->device != net->cfg.device || x->dtype != net->cfg.dtype)
+        return LOGT_FAIL(LOGT_EINVAL, "%s is %s %s but the model is %s %s", what,
+                         logt_device_name(x->device), logt_dtype_name(x->dtype),
+                         logt_device_name(net->cfg.device), logt_dtype_name(net->cfg.dtype));
+    if (x->ndim != 3)
+        return LOGT_FAIL(LOGT_EINVAL, "%s must be [T][B][%lld], got rank %d", what,
+                         (long long)width, x->ndim);
+    if (x->shape[0] < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "T = %lld: a sequence needs at least one step (T >= 1)",
+                         (long long)x->shape[0]);
+    if (x->shape[1] < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "B = %lld: the batch needs at least one sequence (B >= 1)",
+                         (long long)x->shape[1]);
+    if (x->shape[2] != width)
+        return LOGT_FAIL(LOGT_EINVAL, "%s has width %lld but the model expects %lld", what,
+                         (long long)x->shape[2], (long long)width);
+    return LOGT_OK;
+}
+
+logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_tensor **h,
+                             logt_ctx *ctx)
+{
+    LOGT_TRY(check_seq(net, x, net->cfg.input_size, "the input x"));
+    int64_t T = x->shape[0], B = x->shape[1], D = net->cfg.hidden_size;
+    if (net->h0.data && net->h0.shape[1] != B)
+        return LOGT_FAIL(LOGT_EINVAL, "the initial state has batch %lld but x has B = %lld",
+                         (long long)net->h0.shape[1], (long long)B);
+    for (int l = 0; l < net->L; l++) {
+        LOGT_TRY(ensure(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
+        const logt_tensor *in = l == 0 ? x : &net->act[l - 1];
+        logt_status s = net->ops->forward(net->layer[l], in, &net->act[l], ctx);
+        if (s != LOGT_OK) {
+            logt_errctx("%s layer %d forward", net->ops->name, l);
+            return s;
+        }
+    }
+    net->T = T;
+    net->B = B;
+    *h = &net->act[net->L - 1];
+    return LOGT_OK;
+}
+
+logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
+{
+    if (!net->T) return LOGT_FAIL(LOGT_EINVAL, "backward called before forward");
+    LOGT_TRY(check_seq(net, dh, net->cfg.hidden_size, "the gradient dh"));
+    if (dh->shape[0] != net->T || dh->shape[1] != net->B)
+        return LOGT_FAIL(LOGT_EINVAL, "dh is [%lld][%lld] but the last forward was [%lld][%lld]",
+                         (long long)dh->shape[0], (long long)dh->shape[1], (long long)net->T,
+                         (long long)net->B);
+    int64_t D = net->cfg.hidden_size;
+    if (net->L > 1) {
+        LOGT_TRY(ensure(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
+        LOGT_TRY(ensure(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
+    }
+    const logt_tensor *dout = dh;
+    for (int l = net->L - 1; l >= 0; l--) {
+        logt_tensor *din = l == 0 ? dx : &net->dact[l & 1];
+        logt_status s = net->ops->backward(net->layer[l], dout, din, ctx);
+        if (s != LOGT_OK) {
+            logt_errctx("%s layer %d backward", net->ops->name, l);
+            return s;
+        }
+        dout = din;
+    }
+    return LOGT_OK;
+}
+
+static logt_status set_one(logt_net *net, logt_tensor *own, logt_tensor *down, const logt_tensor *src,
+                           int which)
+{
+    logt_tensor_free(own);
+    logt_tensor_free(down);
+    for (int l = 0; l < net->L; l++) {
+        logt_tensor *mv = which ? &net->layer[l]->c0 : &net->layer[l]->h0;
+        logt_tensor *mg = which ? &net->layer[l]->dc0 : &net->layer[l]->dh0;
+        memset(mv, 0, sizeof *mv);
+        memset(mg, 0, sizeof *mg);
+    }
+    if (!src || !src->data) return LOGT_OK;
+    int64_t D = net->cfg.hidden_size;
+    if (src->ndim != 3 || src->shape[0] != net->L || src->shape[2] != D)
+        return LOGT_FAIL(LOGT_EINVAL, "an initial state must be [layers=%d][B][D=%lld]", net->L,
+                         (long long)D);
+    int64_t B = src->shape[1];
+    LOGT_TRY(logt_tensor_new3(own, net->cfg.device, net->cfg.dtype, net->L, B, D));
+    LOGT_TRY(logt_tensor_copy(own, src));
+    LOGT_TRY(logt_tensor_new3(down, net->cfg.device, net->cfg.dtype, net->L, B, D));
+    LOGT_TRY(logt_tensor_zero(down));
+    for (int l = 0; l < net->L; l++) {
+        int64_t shape[2] = {B, D};
+        logt_tensor *mv = which ? &net->layer[l]->c0 : &net->layer[l]->h0;
+        logt_tensor *mg = which ? &net->layer[l]->dc0 : &net->layer[l]->dh0;
+        *mv = logt_tensor_view(own, l * B * D, 2, shape);
+        *mg = logt_tensor_view(down, l * B * D, 2, shape);
+    }
+    return LOGT_OK;
+}
+
+logt_status logt_net_set_state(logt_net *net, const logt_tensor *h0, const logt_tensor *c0)
+{
+    if (c0 && c0->data && net->ops->nstate < 2)
+        return LOGT_FAIL(LOGT_EINVAL, "model %s has no cell state c0", net->ops->name);
+    LOGT_TRY(set_one(net, &net->h0, &net->dh0, h0, 0));
+    return set_one(net, &net->c0, &net->dc0, c0, 1);
+}
+
+int logt_net_nslices(const logt_net *net)
+{
+    int n = 0;
+    for (int l = 0; l < net->L; l++) n += net->layout[l].n;
+    return n;
+}
+
+logt_status logt_net_slice(const logt_net *net, int i, char *name, size_t n, int64_t *offset,
+                           int64_t *numel)
+{
+    for (int l = 0; l < net->L; l++) {
+        if (i < net->layout[l].n) {
+            const logt_slice *s = &net->layout[l].s[i];
+            snprintf(name, n, "l%d.%s", l, s->name);
+            *offset = net->layer_offset[l] + s->offset;
+            *numel = s->numel;
+            return LOGT_OK;
+        }
+        i -= net->layout[l].n;
+    }
+    return LOGT_FAIL(LOGT_EINVAL, "no parameter slice %d", i);
+}

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void) { puts("logt"); return 0; }
