@@ -90,6 +90,7 @@ logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle)
         return LOGT_OK;
     }
 #endif
+    (void)ctx;
     *handle = NULL;
     return LOGT_FAIL(LOGT_EUNSUPPORTED, "cuDNN needs the cuda backend");
 }

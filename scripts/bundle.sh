@@ -1,0 +1,43 @@
+#!/bin/sh
+# bundle.sh DIR BINARY... — a folder that runs on a machine with only the NVIDIA
+# driver and the CUDA 13 libraries (cuBLAS, cuDNN): the binaries in DIR/bin, every
+# shared library they load that such a machine may lack in DIR/lib (found with
+# ldd; the binaries carry rpath $ORIGIN/../lib), and DIR/run, a wrapper that finds
+# the machine's CUDA libraries and runs one of the binaries:
+#     DIR/run logt info        DIR/run logt-tests --jobs 1
+# Not bundled: the C runtime (glibc, libstdc++, libgcc_s: the target's are newer)
+# and the NVIDIA libraries (driver, CUDA runtime, cuBLAS, cuDNN, cuRAND, NCCL).
+set -eu
+dir=$1; shift
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/lib"
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libcudnn|libcurand|libnccl|libnvrtc|libnvJitLink)'
+for bin in "$@"; do
+    cp "$bin" "$dir/bin/"
+    ldd "$bin" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
+        if echo "$name" | grep -Eq "$skip"; then continue; fi
+        [ -e "$dir/lib/$name" ] || cp -L "$path" "$dir/lib/$name"
+    done
+done
+cat > "$dir/run" <<'WRAP'
+#!/bin/sh
+# Run a bundled logt binary with the machine's CUDA libraries on the library path.
+here=$(cd "$(dirname "$0")" && pwd)
+libs="$here/lib"
+if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn.so.9 '; then
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu \
+             /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib \
+             /usr/local/lib/python3*/dist-packages/nvidia/cudnn/lib \
+             /usr/lib/python3/dist-packages/nvidia/cudnn/lib; do
+        if [ -e "$d/libcudnn.so.9" ]; then libs="$libs:$d"; break; fi
+    done
+fi
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+    [ -d "$d" ] && libs="$libs:$d"
+done
+export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+prog=$1; shift
+exec "$here/bin/$prog" "$@"
+WRAP
+chmod +x "$dir/run"
+echo "bundle: $dir ($(du -sh "$dir" | cut -f1)); libraries: $(ls "$dir/lib" | tr '\n' ' ')"

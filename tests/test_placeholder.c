@@ -1,2 +1,0 @@
-#include <criterion/criterion.h>
-Test(placeholder, builds) { cr_assert(1); }
