@@ -8,11 +8,13 @@
  *            last K steps the model emits the data tokens in order (cross-entropy).
  *            One-hot input of V+2 symbols (V tokens, blank, go). Needs T >= 2K.
  * Each split (train/valid/test) draws from its own stream of the seed; batch `index`
- * of a split is always the same data.
+ * of a split is always the same data: it holds sequences index*B .. index*B + B-1
+ * of the split, each made from its own counter-based stream (split * 2^40 + n).
  */
 #ifndef LOGT_DATASET_H
 #define LOGT_DATASET_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../core/status.h"
@@ -43,6 +45,13 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
                                double *target);
 /* Size of one batch's target buffer in doubles. */
 int64_t logt_dataset_target_size(const logt_dataset *ds, int B);
+
+/* selcopy's defaults when opened by name. */
+enum { LOGT_SELCOPY_K = 8, LOGT_SELCOPY_V = 8 };
+/* selcopy with K tokens from a vocabulary of V (needs T >= 2K, K >= 1, V >= 1). */
+logt_status logt_dataset_selcopy(int T, int K, int V, uint64_t seed, logt_dataset *out);
+/* "adding, selcopy" into buf. */
+void logt_dataset_names(char *buf, size_t n);
 
 #ifdef __cplusplus
 }

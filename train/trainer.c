@@ -1,0 +1,161 @@
+/* trainer.c — one training step: batch -> net forward -> readout loss -> net
+ * backward -> global-norm clipping -> Adam on the net and on the readout.
+ *
+ * Only the last S = ds.out_steps steps of h carry targets, so only they travel
+ * to the host ([S][B][D], small) and only their dL/dh travels back: the device
+ * dh [T][B][D] is zeroed once at create and its first T-S steps stay zero.
+ * Batch n of the train split is used by step n, so a run is reproducible and a
+ * resumed run (tr->step set) continues with the data it would have seen.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train.h"
+
+static logt_status check(const logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,
+                         const logt_ctx *ctx)
+{
+    if (net->cfg.input_size != ds->input_size)
+        return LOGT_FAIL(LOGT_EINVAL, "the model takes inputs of size %d but dataset %s gives %d: "
+                         "set the model's input size to %d",
+                         net->cfg.input_size, ds->name, ds->input_size, ds->input_size);
+    if (ds->T < 1 || ds->out_steps < 1 || ds->out_steps > ds->T || ds->output_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is not open (use logt_dataset_open)", ds->name);
+    if (cfg->batch < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "batch size %d: it must be at least 1", cfg->batch);
+    if (!(cfg->lr > 0) || !isfinite(cfg->lr))
+        return LOGT_FAIL(LOGT_EINVAL, "learning rate %g: it must be a positive number", cfg->lr);
+    if (isnan(cfg->clip))
+        return LOGT_FAIL(LOGT_EINVAL, "gradient clip is NaN: give a norm, or 0 for no clipping");
+    if (net->cfg.device == LOGT_CUDA && (!ctx || ctx->device != LOGT_CUDA))
+        return LOGT_FAIL(LOGT_EINVAL, "the model is on cuda: the trainer needs a cuda context");
+    return LOGT_OK;
+}
+
+logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,
+                                logt_ctx *ctx, logt_trainer **out)
+{
+    *out = NULL;
+    LOGT_TRY(check(net, ds, cfg, ctx));
+    logt_trainer *tr = calloc(1, sizeof *tr);
+    if (!tr) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    tr->net = net;
+    tr->ds = *ds;
+    tr->cfg = *cfg;
+    tr->ctx = ctx;
+    const int64_t T = ds->T, B = cfg->batch, I = ds->input_size, D = net->cfg.hidden_size;
+    const int64_t S = ds->out_steps;
+    logt_device dev = net->cfg.device;
+    logt_dtype dt = net->cfg.dtype;
+
+    logt_status s = logt_readout_init(&tr->ro, (int)D, ds->output_size, net->cfg.seed);
+    if (s == LOGT_OK) s = logt_adam_init(&tr->adam_net, &net->w, cfg->lr);
+    if (s == LOGT_OK) s = logt_adam_init(&tr->adam_ro, &tr->ro.w, cfg->lr);
+    if (s == LOGT_OK) s = logt_tensor_new3(&tr->x, dev, dt, T, B, I);
+    if (s == LOGT_OK) s = logt_tensor_new3(&tr->dh, dev, dt, T, B, D);
+    if (s == LOGT_OK) s = logt_tensor_zero(&tr->dh);
+    if (s == LOGT_OK) {
+        tr->x_host = malloc((size_t)(T * B * I) * sizeof(double));
+        tr->target = malloc((size_t)logt_dataset_target_size(ds, (int)B) * sizeof(double));
+        tr->h_last = malloc((size_t)(S * B * D) * sizeof(double));
+        tr->dh_last = malloc((size_t)(S * B * D) * sizeof(double));
+        if (!tr->x_host || !tr->target || !tr->h_last || !tr->dh_last)
+            s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory for the trainer's buffers");
+    }
+    if (s != LOGT_OK) {
+        logt_trainer_destroy(tr);
+        return s;
+    }
+    *out = tr;
+    return LOGT_OK;
+}
+
+void logt_trainer_destroy(logt_trainer *tr)
+{
+    if (!tr) return;
+    logt_readout_free(&tr->ro);
+    logt_adam_free(&tr->adam_net);
+    logt_adam_free(&tr->adam_ro);
+    logt_tensor_free(&tr->x);
+    logt_tensor_free(&tr->dh);
+    free(tr->x_host);
+    free(tr->target);
+    free(tr->h_last);
+    free(tr->dh_last);
+    free(tr);
+}
+
+/* Batch `index` of `split` through the net and the readout: loss, accuracy, and
+ * (when dh_last is non-NULL) dL/dh of the last S steps into tr->dh_last. */
+static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int with_grad,
+                                double *loss, double *acc)
+{
+    const int64_t T = tr->ds.T, B = tr->cfg.batch, D = tr->net->cfg.hidden_size;
+    const int64_t S = tr->ds.out_steps;
+    LOGT_TRY(logt_dataset_batch(&tr->ds, split, index, (int)B, tr->x_host, tr->target));
+    LOGT_TRY(logt_tensor_from_f64(&tr->x, tr->x_host));
+    const logt_tensor *h;
+    LOGT_TRY(logt_net_forward(tr->net, &tr->x, &h, tr->ctx));
+    int64_t shape[3] = {S, B, D};
+    logt_tensor h_last = logt_tensor_view(h, (T - S) * B * D, 3, shape);
+    LOGT_TRY(logt_tensor_to_f64(&h_last, tr->h_last));
+    return logt_readout_loss(&tr->ro, tr->ds.loss, tr->h_last, S * B, tr->target,
+                             with_grad ? tr->dh_last : NULL, loss, acc);
+}
+
+logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
+{
+    const int64_t T = tr->ds.T, B = tr->cfg.batch, D = tr->net->cfg.hidden_size;
+    const int64_t S = tr->ds.out_steps;
+    const long long step = (long long)tr->step;
+    double acc;
+    *loss = *grad_norm = NAN;
+    LOGT_TRY(forward_loss(tr, LOGT_SPLIT_TRAIN, (uint64_t)tr->step, 1, loss, &acc));
+    if (!isfinite(*loss))
+        return LOGT_FAIL(LOGT_ENUMERIC,
+                         "training step %lld: the loss is %g. HINT: lower the learning rate or "
+                         "set a gradient clip",
+                         step, *loss);
+
+    int64_t shape[3] = {S, B, D};
+    logt_tensor dh_last = logt_tensor_view(&tr->dh, (T - S) * B * D, 3, shape);
+    LOGT_TRY(logt_tensor_from_f64(&dh_last, tr->dh_last));
+    LOGT_TRY(logt_net_backward(tr->net, &tr->dh, NULL, tr->ctx));
+
+    double sq_net, sq_ro;
+    LOGT_TRY(logt_sqnorm(&tr->net->dw, &sq_net, tr->ctx));
+    LOGT_TRY(logt_sqnorm(&tr->ro.dw, &sq_ro, NULL));
+    *grad_norm = sqrt(sq_net + sq_ro);
+    if (!isfinite(*grad_norm))
+        return LOGT_FAIL(LOGT_ENUMERIC,
+                         "training step %lld: the gradient norm is %g (model %g, readout %g) at "
+                         "loss %g. HINT: lower the learning rate or set a gradient clip",
+                         step, *grad_norm, sqrt(sq_net), sqrt(sq_ro), *loss);
+
+    double scale = logt_clip_scale(*grad_norm, tr->cfg.clip);
+    LOGT_TRY(logt_adam_step(&tr->adam_net, &tr->net->w, &tr->net->dw, scale, tr->ctx));
+    LOGT_TRY(logt_adam_step(&tr->adam_ro, &tr->ro.w, &tr->ro.dw, scale, NULL));
+    tr->step++;
+    return LOGT_OK;
+}
+
+logt_status logt_trainer_eval(logt_trainer *tr, int split, int batches, double *loss, double *acc)
+{
+    *loss = *acc = NAN;
+    if (batches < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "evaluation over %d batches: need at least 1", batches);
+    double sum_loss = 0, sum_acc = 0;
+    for (int i = 0; i < batches; i++) {
+        double l, a;
+        LOGT_TRY(forward_loss(tr, split, (uint64_t)i, 0, &l, &a));
+        if (!isfinite(l))
+            return LOGT_FAIL(LOGT_ENUMERIC, "evaluation after step %lld: split %d batch %d has loss %g",
+                             (long long)tr->step, split, i, l);
+        sum_loss += l;
+        sum_acc += a;
+    }
+    *loss = sum_loss / batches;
+    *acc = tr->ds.loss == LOGT_LOSS_XENT ? sum_acc / batches : NAN;
+    return LOGT_OK;
+}
