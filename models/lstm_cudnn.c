@@ -1,3 +1,139 @@
-/* lstm_cudnn.c — placeholder ops; replaced by the cuDNN model. */
-#include "model.h"
-const logt_model_ops logt_lstm_cudnn_ops = {.name = "lstm-cudnn"};
+/* lstm_cudnn.c — the lstm-cudnn model: its ops, knobs and parameter layout.
+ *
+ * cuDNN's LSTM (lstm_cudnn.cu) computing the function of lstm.h from the same
+ * flat parameters, so the two are comparable number for number: the industry
+ * reference row of every speed table. CUDA only; in a build without CUDA,
+ * create says so.
+ *
+ * Knobs:
+ *   algo = auto | standard | persist_static | persist_static_small_h   (default auto:
+ *          the fastest training step among those cuDNN accepts for the shape, timed)
+ *   math = fp32 | tf32   (default fp32: no tensor-op math; tf32 only for dtype f32)
+ */
+#include "lstm_cudnn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lstm.h"
+
+static const char *const algo_names[] = {"auto", "standard", "persist_static",
+                                         "persist_static_small_h", NULL};
+static const char *const knobs[] = {"algo", "math", NULL};
+
+static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo, int *tf32)
+{
+    const char *a = logt_cfg_knob(cfg, "algo", "auto");
+    int found = -1;
+    for (int i = 0; algo_names[i]; i++)
+        if (!strcmp(a, algo_names[i])) found = i;
+    if (found < 0)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s: algo = '%s' is not an algorithm: choose auto, standard, "
+                         "persist_static or persist_static_small_h",
+                         cfg->model, a);
+    *algo = (lstm_cudnn_algo)found;
+
+    const char *mt = logt_cfg_knob(cfg, "math", "fp32");
+    if (!strcmp(mt, "fp32")) *tf32 = 0;
+    else if (!strcmp(mt, "tf32")) *tf32 = 1;
+    else
+        return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32 or tf32",
+                         cfg->model, mt);
+    if (*tf32 && cfg->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s: math = tf32 applies to f32 data; in %s cuDNN multiplies %s with "
+                         "fp32 accumulation: leave math unset (fp32) or set dtype = f32",
+                         cfg->model, logt_dtype_name(cfg->dtype), logt_dtype_name(cfg->dtype));
+    return LOGT_OK;
+}
+
+static logt_status lstm_cudnn_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    if (cfg->device != LOGT_CUDA)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "%s is cuDNN's LSTM and runs on cuda only: use the cuda backend, or "
+                         "model lstm on the cpu",
+                         cfg->model);
+    if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s computes in f32 or bf16, not %s: set dtype = f32",
+                         cfg->model, logt_dtype_name(cfg->dtype));
+    lstm_cudnn_algo algo;
+    int tf32;
+    LOGT_TRY(parse_knobs(cfg, &algo, &tf32));
+    logt_model_cfg pc = *cfg;
+    pc.dtype = LOGT_F32;   /* the parameters are f32 whatever the activations */
+    return logt_lstm_layout(&pc, out);
+}
+
+static logt_status lstm_cudnn_create(const logt_model_cfg *cfg, logt_model **out)
+{
+#ifdef LOGT_HAVE_CUDA
+    lstm_cudnn_algo algo;
+    int tf32;
+    LOGT_TRY(parse_knobs(cfg, &algo, &tf32));
+    LOGT_TRY(lstm_cudnn_check_cuda(cfg));
+    lstm_cudnn_model *m = calloc(1, sizeof *m);
+    if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    m->algo = algo;
+    m->tf32 = tf32;
+    snprintf(m->base.impl, sizeof m->base.impl, "cudnn (algorithm chosen at the first forward)");
+    *out = &m->base;
+    return LOGT_OK;
+#else
+    *out = NULL;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                     "%s needs cuDNN, but logt was built without CUDA. HINT: install the CUDA "
+                     "toolkit and cuDNN 9 and rebuild, or use model lstm",
+                     cfg->model);
+#endif
+}
+
+static logt_status lstm_cudnn_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
+                                      logt_ctx *ctx)
+{
+    lstm_cudnn_model *m = (lstm_cudnn_model *)base;
+    m->x = *x;
+    m->h = *h;
+    m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    return lstm_cudnn_forward_cuda(m, x, h, ctx);
+#else
+    (void)ctx;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "lstm-cudnn: built without CUDA");
+#endif
+}
+
+static logt_status lstm_cudnn_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
+                                       logt_ctx *ctx)
+{
+#ifdef LOGT_HAVE_CUDA
+    return lstm_cudnn_backward_cuda((lstm_cudnn_model *)base, dh, dx, ctx);
+#else
+    (void)base, (void)dh, (void)dx, (void)ctx;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "lstm-cudnn: built without CUDA");
+#endif
+}
+
+static void lstm_cudnn_destroy(logt_model *base)
+{
+    lstm_cudnn_model *m = (lstm_cudnn_model *)base;
+#ifdef LOGT_HAVE_CUDA
+    lstm_cudnn_free_cuda(m);
+#endif
+    free(m);
+}
+
+const logt_model_ops logt_lstm_cudnn_ops = {
+    .name = "lstm-cudnn",
+    .summary = "cuDNN's LSTM (v8 RNN API) on the same parameters as lstm: the reference row",
+    .devices = (1u << LOGT_CUDA),
+    .nstate = 2,
+    .knobs = knobs,
+    .layout = lstm_cudnn_layout,
+    .create = lstm_cudnn_create,
+    .forward = lstm_cudnn_forward,
+    .backward = lstm_cudnn_backward,
+    .destroy = lstm_cudnn_destroy,
+};

@@ -1,0 +1,59 @@
+/* gemm.cu — row-major GEMM through column-major cuBLAS.
+ *
+ * cuBLAS reads a row-major X[r][c] as the column-major matrix X^T with leading
+ * dimension c. So for C = op(A)·op(B) we ask cuBLAS for C^T = op(B)^T · op(A)^T:
+ * the same product with the operands swapped and M, N exchanged, each operand
+ * keeping its own transpose flag:
+ *
+ *   cublasSgemm(opB, opA, N, M, K, B, ldb, A, lda, C, ldc = N)
+ *   lda = columns of A as stored = transA ? M : K,   ldb = transB ? K : N
+ */
+#include <limits.h>
+
+#include "../core/cuda_check.cuh"
+#include "gemm.h"
+
+static cublasOperation_t op(int trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
+
+extern "C" logt_status logt_gemm_f32_batched(logt_ctx *ctx, int transA, int transB, int64_t M,
+                                             int64_t N, int64_t K, float alpha, const float *A,
+                                             int64_t strideA, const float *B, int64_t strideB,
+                                             float beta, float *C, int64_t strideC, int64_t batch)
+{
+    if (M < 0 || N < 0 || K < 0 || batch < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "gemm with a negative size: M=%lld N=%lld K=%lld batch=%lld",
+                         (long long)M, (long long)N, (long long)K, (long long)batch);
+    if (M > INT_MAX || N > INT_MAX || K > INT_MAX || batch > INT_MAX)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "gemm of M=%lld N=%lld K=%lld batch=%lld: cuBLAS sizes are 32-bit. "
+                         "HINT: use a smaller T or B",
+                         (long long)M, (long long)N, (long long)K, (long long)batch);
+    if (M == 0 || N == 0 || batch == 0) return LOGT_OK;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (K == 0) {   /* C = beta·C with beta 0 or 1: no cuBLAS call, no zero leading dimension */
+        if (beta == 1.0f) return LOGT_OK;
+        if (beta != 0.0f)
+            return LOGT_FAIL(LOGT_EINVAL, "gemm with K = 0 takes beta 0 or 1, not %g", beta);
+        for (int64_t i = 0; i < batch; i++)
+            CUDA_TRY(cudaMemsetAsync(C + i * strideC, 0, (size_t)(M * N) * sizeof(float), st));
+        return LOGT_OK;
+    }
+    cublasHandle_t h = (cublasHandle_t)ctx->cublas;
+    int lda = (int)(transA ? M : K), ldb = (int)(transB ? K : N);
+    if (batch == 1)
+        CUBLAS_TRY(cublasSgemm(h, op(transB), op(transA), (int)N, (int)M, (int)K, &alpha, B, ldb, A,
+                               lda, &beta, C, (int)N));
+    else
+        CUBLAS_TRY(cublasSgemmStridedBatched(h, op(transB), op(transA), (int)N, (int)M, (int)K,
+                                             &alpha, B, ldb, (long long)strideB, A, lda,
+                                             (long long)strideA, &beta, C, (int)N,
+                                             (long long)strideC, (int)batch));
+    return LOGT_OK;
+}
+
+extern "C" logt_status logt_gemm_f32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
+                                     int64_t K, float alpha, const float *A, const float *B,
+                                     float beta, float *C)
+{
+    return logt_gemm_f32_batched(ctx, transA, transB, M, N, K, alpha, A, 0, B, 0, beta, C, 0, 1);
+}

@@ -1,0 +1,36 @@
+/* gemm.h — row-major matrix products on cuBLAS, for C callers.
+ *
+ *   C[M][N] = alpha · op(A) · op(B) + beta · C        op(X) = X or X^T
+ *
+ * Every matrix is row-major and packed (leading dimension = its number of columns):
+ * A is [M][K], or [K][M] when transA; B is [K][N], or [N][K] when transB.
+ * The batched form repeats this `batch` times, operand i at X + i·strideX (elements).
+ * fp32 only, with the handle's math mode (logt's is strict fp32: no TF32), on
+ * ctx's stream. K = 0 is allowed with beta 0 (C = 0) or 1 (C unchanged).
+ */
+#ifndef LOGT_GEMM_H
+#define LOGT_GEMM_H
+
+#include <stdint.h>
+
+#include "../core/ctx.h"
+#include "../core/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef LOGT_HAVE_CUDA
+logt_status logt_gemm_f32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                          float alpha, const float *A, const float *B, float beta, float *C);
+
+logt_status logt_gemm_f32_batched(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
+                                  int64_t K, float alpha, const float *A, int64_t strideA,
+                                  const float *B, int64_t strideB, float beta, float *C,
+                                  int64_t strideC, int64_t batch);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

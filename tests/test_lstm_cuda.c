@@ -1,0 +1,455 @@
+/* test_lstm_cuda.c — the CUDA LSTMs against the float64 CPU reference and each other.
+ *
+ *   lstm on cuda (f32) vs lstm on cpu (f64): h and every gradient, awkward shapes
+ *   lstm-cudnn vs lstm, both on the GPU in fp32: algo = standard and auto
+ *   lstm-cudnn in bf16 and with math = tf32, against fp32, with their own tolerances
+ *   the row-major GEMM helper against a loop (a failing lstm test points here first)
+ *   bad configurations refused with a message saying what would be right
+ * Every net of a comparison is built from the same seed, so the same parameters
+ * (f64 on the CPU, rounded to f32 on CUDA); inputs are made in f64 on the host.
+ * GPU tests skip themselves where no GPU is present.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng.h"
+#include "../models/model.h"
+#include "check.h"
+#include "gpu.h"
+#ifdef LOGT_HAVE_CUDA
+#include "../kernels/gemm.h"
+#endif
+
+/* ---- one forward + backward of a net, results in f64 on the host ---------------- */
+
+typedef struct problem {
+    int T, B, I, D;
+    int state;                    /* 1: random h0, c0 (and their gradients are compared) */
+    double *x, *dh, *h0, *c0;     /* [T][B][I], [T][B][D], [B][D], [B][D] */
+} problem;
+
+typedef struct result {
+    double *h, *dw, *dx, *dh0, *dc0;
+    int64_t nw;
+    char impl[160];
+} result;
+
+static double *random_array(int64_t n, uint64_t stream, double scale)
+{
+    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    for (int64_t i = 0; i < n; i++) p[i] = scale * (2 * logt_uniform(2024, stream, (uint64_t)i) - 1);
+    return p;
+}
+
+static problem make_problem(int T, int B, int I, int D, int state)
+{
+    problem p = {T, B, I, D, state, NULL, NULL, NULL, NULL};
+    p.x = random_array((int64_t)T * B * I, 1, 1.0);
+    p.dh = random_array((int64_t)T * B * D, 2, 1.0);
+    p.h0 = random_array((int64_t)B * D, 3, 0.5);
+    p.c0 = random_array((int64_t)B * D, 4, 0.5);
+    return p;
+}
+
+static void free_problem(problem *p) { free(p->x), free(p->dh), free(p->h0), free(p->c0); }
+
+static void free_result(result *r) { free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0); }
+
+static void shape_name(char *buf, size_t n, const problem *p)
+{
+    snprintf(buf, n, "T=%d B=%d I=%d D=%d %s", p->T, p->B, p->I, p->D,
+             p->state ? "with h0,c0" : "zero state");
+}
+
+static logt_tensor device_tensor(const logt_model_cfg *cfg, int64_t T, int64_t B, int64_t W,
+                                 const double *host)
+{
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, T, B, W), LOGT_OK, "%s", logt_errmsg());
+    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
+    return t;
+}
+
+static double *to_host(const logt_tensor *t)
+{
+    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
+    return p;
+}
+
+/* Build cfg's net, run forward and backward on p, copy everything back. Returns
+ * the status of logt_net_create or of the forward (so a caller may skip on
+ * LOGT_EUNSUPPORTED); a later failure fails the test. want_dx = 0 passes dx = NULL. */
+static logt_status run(const logt_model_cfg *cfg, const problem *p, int want_dx, result *r)
+{
+    memset(r, 0, sizeof *r);
+    logt_net *net = NULL;
+    logt_status s = logt_net_create(cfg, &net);
+    if (s != LOGT_OK) return s;
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
+    if (p->state) {
+        logt_tensor h0, c0;
+        cr_assert_eq(logt_tensor_new3(&h0, LOGT_CPU, LOGT_F64, 1, p->B, p->D), LOGT_OK);
+        cr_assert_eq(logt_tensor_new3(&c0, LOGT_CPU, LOGT_F64, 1, p->B, p->D), LOGT_OK);
+        memcpy(h0.data, p->h0, sizeof(double) * (size_t)(p->B * p->D));
+        memcpy(c0.data, p->c0, sizeof(double) * (size_t)(p->B * p->D));
+        cr_assert_eq(logt_net_set_state(net, &h0, &c0), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&h0), logt_tensor_free(&c0);
+    }
+    logt_tensor x = device_tensor(cfg, p->T, p->B, p->I, p->x);
+    logt_tensor dh = device_tensor(cfg, p->T, p->B, p->D, p->dh);
+    logt_tensor dx = device_tensor(cfg, p->T, p->B, p->I, NULL);
+    const logt_tensor *h;
+    s = logt_net_forward(net, &x, &h, ctx);
+    if (s == LOGT_OK) {
+        cr_assert_eq(logt_net_backward(net, &dh, want_dx ? &dx : NULL, ctx), LOGT_OK,
+                     "%s backward: %s", cfg->model, logt_errmsg());
+        cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s: %s", cfg->model, logt_errmsg());
+        r->h = to_host(h);
+        r->dw = to_host(&net->dw);
+        r->nw = net->dw.numel;
+        if (want_dx) r->dx = to_host(&dx);
+        if (p->state) {
+            r->dh0 = to_host(&net->dh0);
+            r->dc0 = to_host(&net->dc0);
+        }
+        snprintf(r->impl, sizeof r->impl, "%s", net->layer[0]->impl);
+    }
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+    return s;
+}
+
+/* ---- comparisons ---------------------------------------------------------------- */
+
+static double max_abs(const double *a, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* Element-wise: |x - ref| <= atol + rtol·|ref| with atol = atol_frac · max|ref|
+ * (gradient entries that cancel to near zero have no meaningful relative error). */
+static void expect_close(const char *shape, const char *what, const double *x, const double *ref,
+                         int64_t n, double rtol, double atol_frac)
+{
+    double atol = atol_frac * max_abs(ref, n) + 1e-30;
+    check_result c = check_close(what, x, ref, n, atol, rtol);
+    cr_expect(c.ok, "%s: %s", shape, c.msg);
+}
+
+/* The project's acceptance measure: max|x - ref| / max|ref|. */
+static double rel_max(const double *x, const double *ref, int64_t n)
+{
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - ref[i]));
+    double s = max_abs(ref, n);
+    return s > 0 ? d / s : d;
+}
+
+static void expect_rel(const char *shape, const char *what, const char *impl, const double *x,
+                       const double *ref, int64_t n, double bound)
+{
+    double e = rel_max(x, ref, n);
+    cr_expect(e <= bound, "%s, %s: %s max|a-b|/max|b| = %.3g > %.1g", shape, impl, what, e, bound);
+}
+
+/* All of a result against a reference, with a bound for h and one for the gradients. */
+static void expect_all_rel(const problem *p, const result *got, const result *ref, int want_dx,
+                           double fwd, double grad)
+{
+    char shape[96];
+    shape_name(shape, sizeof shape, p);
+    int64_t nh = (int64_t)p->T * p->B * p->D, nx = (int64_t)p->T * p->B * p->I;
+    int64_t ns = (int64_t)p->B * p->D;
+    cr_expect_eq(got->nw, ref->nw, "%s: %lld vs %lld parameters", shape, (long long)got->nw,
+                 (long long)ref->nw);
+    expect_rel(shape, "h", got->impl, got->h, ref->h, nh, fwd);
+    expect_rel(shape, "dw", got->impl, got->dw, ref->dw, ref->nw, grad);
+    if (want_dx) expect_rel(shape, "dx", got->impl, got->dx, ref->dx, nx, grad);
+    if (p->state) {
+        expect_rel(shape, "dh0", got->impl, got->dh0, ref->dh0, ns, grad);
+        expect_rel(shape, "dc0", got->impl, got->dc0, ref->dc0, ns, grad);
+    }
+}
+
+/* ---- lstm on cuda vs the f64 reference ---------------------------------------------- */
+
+/* f32 against f64. h stays within a few f32 ulps of |h| < 1 per step. Gradients
+ * sum T·B products and travel back through T steps, so they get 10x more room;
+ * both bounds are sized for T <= 300 (the error grows slowly with T). */
+#define H_RTOL 1e-4
+#define H_ATOL 1e-5
+#define G_RTOL 1e-3
+#define G_ATOL 1e-4
+
+Test(lstm_cuda, matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("lstm on cuda vs the f64 CPU reference");
+    const int Ts[] = {1, 7, 300}, Bs[] = {1, 3}, Ds[] = {1, 33, 256};
+    int n = 0;
+    for (int ti = 0; ti < 3; ti++)
+        for (int bi = 0; bi < 2; bi++)
+            for (int di = 0; di < 3; di++)
+                for (int state = 1; state >= 0; state--) {
+                    if (!state && Ts[ti] == 300) continue;   /* the zero state: short runs suffice */
+                    int I = n++ % 2 ? 5 : 17;
+                    problem p = make_problem(Ts[ti], Bs[bi], I, Ds[di], state);
+                    logt_model_cfg cfg;
+                    logt_model_cfg_init(&cfg, "lstm", LOGT_CPU, I, Ds[di]);
+                    cfg.seed = 11;
+                    result ref, got;
+                    cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
+                    cfg.device = LOGT_CUDA;
+                    cfg.dtype = LOGT_F32;
+                    cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
+
+                    char shape[96];
+                    shape_name(shape, sizeof shape, &p);
+                    int64_t nh = (int64_t)p.T * p.B * p.D, nx = (int64_t)p.T * p.B * p.I;
+                    cr_assert_eq(got.nw, ref.nw);
+                    expect_close(shape, "h", got.h, ref.h, nh, H_RTOL, H_ATOL);
+                    expect_close(shape, "dw", got.dw, ref.dw, ref.nw, G_RTOL, G_ATOL);
+                    expect_close(shape, "dx", got.dx, ref.dx, nx, G_RTOL, G_ATOL);
+                    if (state) {
+                        expect_close(shape, "dh0", got.dh0, ref.dh0, (int64_t)p.B * p.D, G_RTOL, G_ATOL);
+                        expect_close(shape, "dc0", got.dc0, ref.dc0, (int64_t)p.B * p.D, G_RTOL, G_ATOL);
+                    }
+                    free_result(&ref), free_result(&got), free_problem(&p);
+                }
+}
+
+/* ---- lstm-cudnn vs lstm on the GPU ---------------------------------------------------- */
+
+/* Both fp32 on the same parameters: the forward must agree to 1e-5 (the project's
+ * acceptance bar), gradients, summed over T·B in other orders, to 1e-4. cuDNN's
+ * persistent algorithms get 3e-5 on the forward: on an H200 their h was 1.1-1.2e-5
+ * from the f64 reference where STANDARD's and lstm's were 2-4e-7 (their kernels
+ * are less exact; the difference is theirs, not lstm's).
+ * Returns how many shapes ran; shapes a fixed algorithm refuses are skipped. */
+static int cudnn_vs_lstm(const char *algo, int may_refuse)
+{
+    static const int shapes[][4] = {   /* T, B, I, D */
+        {1, 1, 5, 1}, {7, 3, 17, 33}, {300, 3, 17, 256}, {64, 16, 64, 128}, {50, 8, 32, 64},
+    };
+    int ran = 0;
+    for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+        for (int state = 1; state >= 0; state--) {
+            const int *sh = shapes[si];
+            int want_dx = (si + state) % 2 == 0 ? 1 : 0;   /* also exercise dx = NULL */
+            problem p = make_problem(sh[0], sh[1], sh[2], sh[3], state);
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, sh[2], sh[3]);
+            cfg.seed = 3;
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", algo), LOGT_OK);
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp32"), LOGT_OK);
+            result ref, got;
+            logt_status s = run(&cfg, &p, want_dx, &got);
+            if (s == LOGT_EUNSUPPORTED && may_refuse) {
+                cr_log_info("algo=%s refused T=%d B=%d I=%d D=%d: %s", algo, sh[0], sh[1], sh[2],
+                            sh[3], logt_errmsg());
+                free_problem(&p);
+                continue;
+            }
+            cr_assert_eq(s, LOGT_OK, "lstm-cudnn algo=%s: %s", algo, logt_errmsg());
+            logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, sh[2], sh[3]);
+            cfg.seed = 3;
+            cr_assert_eq(run(&cfg, &p, want_dx, &ref), LOGT_OK, "%s", logt_errmsg());
+            cr_expect(strstr(got.impl, "math=fp32"), "impl '%s' should say math=fp32", got.impl);
+            if (strcmp(algo, "auto")) {
+                char want[32];
+                snprintf(want, sizeof want, "%s ", algo);
+                for (char *c = want; *c; c++) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+                cr_expect(strstr(got.impl, want), "impl '%s' should name %s", got.impl, want);
+            }
+            double fwd = strstr(got.impl, "PERSIST") ? 3e-5 : 1e-5;
+            expect_all_rel(&p, &got, &ref, want_dx, fwd, 1e-4);
+            free_result(&ref), free_result(&got), free_problem(&p);
+            ran++;
+        }
+    return ran;
+}
+
+Test(lstm_cuda, cudnn_standard_matches_lstm)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn vs lstm");
+    cudnn_vs_lstm("standard", 0);
+}
+
+Test(lstm_cuda, cudnn_auto_matches_lstm)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn vs lstm");
+    cudnn_vs_lstm("auto", 0);
+}
+
+Test(lstm_cuda, cudnn_persistent_match_lstm_where_supported)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn's persistent algorithms vs lstm");
+    cr_expect(cudnn_vs_lstm("persist_static", 1) > 0, "persist_static ran no shape at all");
+    cr_expect(cudnn_vs_lstm("persist_static_small_h", 1) > 0,
+              "persist_static_small_h ran no shape at all");
+}
+
+/* bf16 keeps 8 significant bits (2^-8 ≈ 4e-3 relative per rounding of x, W, h);
+ * these bounds catch a wrong mapping (errors of order 1), not precision. */
+Test(lstm_cuda, cudnn_bf16_close_to_fp32)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn in bf16");
+    problem p = make_problem(50, 4, 16, 64, 1);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 16, 64);
+    result ref, got;
+    cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 16, 64);
+    cfg.dtype = LOGT_BF16;
+    logt_status s = run(&cfg, &p, 1, &got);
+    if (s == LOGT_EUNSUPPORTED && strstr(logt_errmsg(), "needs cuDNN >= 9.13")) {
+        free_result(&ref), free_problem(&p);
+        cr_skip_test("%s", logt_errmsg());
+    }
+    cr_assert_eq(s, LOGT_OK, "%s", logt_errmsg());
+    cr_expect(strstr(got.impl, "bf16"), "impl '%s' should say bf16", got.impl);
+    expect_all_rel(&p, &got, &ref, 1, 3e-2, 1e-1);
+    free_result(&ref), free_result(&got), free_problem(&p);
+}
+
+/* TF32 keeps 10 mantissa bits (about 5e-4 relative per product). */
+Test(lstm_cuda, cudnn_tf32_close_to_fp32)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn with math = tf32");
+    problem p = make_problem(50, 8, 64, 128, 1);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 64, 128);
+    result ref, got;
+    cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 64, 128);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "tf32"), LOGT_OK);
+    cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
+    cr_expect(strstr(got.impl, "math=tf32"), "impl '%s' should say math=tf32", got.impl);
+    expect_all_rel(&p, &got, &ref, 1, 1e-2, 5e-2);
+    free_result(&ref), free_result(&got), free_problem(&p);
+}
+
+/* ---- the GEMM helper ------------------------------------------------------------------ */
+
+Test(lstm_cuda, gemm_helper_matches_a_loop)
+{
+    SKIP_WITHOUT_GPU("the row-major cuBLAS GEMM helper");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    static const int sizes[][3] = {{5, 7, 3}, {33, 17, 65}, {1, 9, 4}, {6, 2, 0}};
+    for (int si = 0; si < 4; si++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int batch = 1; batch <= 3; batch += 2) {
+                    int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
+                    int64_t na = M * K, nb = K * N, nc = M * N;
+                    double *A = random_array(batch * na, 10, 1.0), *B = random_array(batch * nb, 11, 1.0);
+                    double *C = random_array(batch * nc, 12, 1.0), *ref = malloc(sizeof(double) * (size_t)(batch * nc));
+                    float alpha = 0.75f, beta = K ? 0.5f : 0.0f;
+                    for (int64_t i = 0; i < batch * na; i++) A[i] = (float)A[i];   /* exact in f32 */
+                    for (int64_t i = 0; i < batch * nb; i++) B[i] = (float)B[i];
+                    for (int64_t i = 0; i < batch * nc; i++) C[i] = (float)C[i];
+                    for (int64_t q = 0; q < batch; q++)
+                        for (int64_t i = 0; i < M; i++)
+                            for (int64_t j = 0; j < N; j++) {
+                                double s = 0;
+                                for (int64_t k = 0; k < K; k++) {
+                                    double a = ta ? A[q * na + k * M + i] : A[q * na + i * K + k];
+                                    double b = tb ? B[q * nb + j * K + k] : B[q * nb + k * N + j];
+                                    s += a * b;
+                                }
+                                ref[q * nc + i * N + j] = alpha * s + beta * C[q * nc + i * N + j];
+                            }
+                    logt_tensor dA, dB, dC;
+                    cr_assert_eq(logt_tensor_new1(&dA, LOGT_CUDA, LOGT_F32, batch * na), LOGT_OK);
+                    cr_assert_eq(logt_tensor_new1(&dB, LOGT_CUDA, LOGT_F32, batch * nb), LOGT_OK);
+                    cr_assert_eq(logt_tensor_new1(&dC, LOGT_CUDA, LOGT_F32, batch * nc), LOGT_OK);
+                    cr_assert_eq(logt_tensor_from_f64(&dA, A), LOGT_OK, "%s", logt_errmsg());
+                    cr_assert_eq(logt_tensor_from_f64(&dB, B), LOGT_OK, "%s", logt_errmsg());
+                    cr_assert_eq(logt_tensor_from_f64(&dC, C), LOGT_OK, "%s", logt_errmsg());
+                    logt_status s = batch == 1
+                        ? logt_gemm_f32(ctx, ta, tb, M, N, K, alpha, dA.data, dB.data, beta, dC.data)
+                        : logt_gemm_f32_batched(ctx, ta, tb, M, N, K, alpha, dA.data, na, dB.data, nb,
+                                                beta, dC.data, nc, batch);
+                    cr_assert_eq(s, LOGT_OK, "%s", logt_errmsg());
+                    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+                    double *got = to_host(&dC);
+                    char what[96];
+                    snprintf(what, sizeof what, "gemm M=%lld N=%lld K=%lld transA=%d transB=%d batch=%d",
+                             (long long)M, (long long)N, (long long)K, ta, tb, batch);
+                    check_result c = check_close(what, got, ref, batch * nc, 1e-5, 1e-5);
+                    cr_expect(c.ok, "%s", c.msg);
+                    free(A), free(B), free(C), free(ref), free(got);
+                    logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
+                }
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* ---- bad configurations ------------------------------------------------------------------ */
+
+Test(lstm_cuda, lstm_bf16_on_cuda_is_refused_naming_f32)
+{
+#ifndef LOGT_HAVE_CUDA
+    cr_skip_test("built without CUDA: lstm has no cuda backend to refuse bf16 on");
+#endif
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 5, 8);
+    cfg.dtype = LOGT_BF16;
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "set dtype = f32"), "%s", logt_errmsg());
+}
+
+Test(lstm_cuda, cudnn_unknown_algo_names_the_valid_ones)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 5, 8);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", "fastest"), LOGT_OK);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
+    const char *m = logt_errmsg();
+    cr_assert(strstr(m, "'fastest'") && strstr(m, "auto") && strstr(m, "standard") &&
+                  strstr(m, "persist_static ") && strstr(m, "persist_static_small_h"),
+              "%s", m);
+}
+
+Test(lstm_cuda, cudnn_unknown_math_names_the_valid_ones)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 5, 8);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp16"), LOGT_OK);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "fp32") && strstr(logt_errmsg(), "tf32"), "%s", logt_errmsg());
+}
+
+Test(lstm_cuda, cudnn_tf32_needs_f32_data)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 5, 8);
+    cfg.dtype = LOGT_BF16;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "tf32"), LOGT_OK);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "dtype = f32"), "%s", logt_errmsg());
+}
+
+Test(lstm_cuda, cudnn_on_cpu_is_refused)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CPU, 5, 8);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "cuda"), "%s", logt_errmsg());
+}
