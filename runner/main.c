@@ -1,2 +1,388 @@
+/* main.c — the `logt` command: run, plot, list, info.
+ *
+ * Exit codes: 0 ok, 1 a run failed or an error, 2 a usage error. Errors go to
+ * stderr as "logt: error: <message>"; progress goes to stderr; what a command
+ * is asked to show (list, info, help) goes to stdout.
+ */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
-int main(void) { puts("logt"); return 0; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/ctx.h"
+#include "../core/cuda.h"
+#include "../models/model.h"
+#include "config.h"
+#include "plot.h"
+#include "run.h"
+#include "store.h"
+#include "util.h"
+
+#define MAX_SETS 64
+
+static const char *const main_help =
+    "usage: logt COMMAND [ARGS]\n"
+    "\n"
+    "logt trains and times recurrent nets on CPU and GPU, stores results in HDF5 and\n"
+    "plots them with gnuplot.\n"
+    "\n"
+    "commands:\n"
+    "  run EXP_DIR     run an experiment's sweep into results/NAME.h5 (resumes)\n"
+    "  plot EXP_DIR    render the experiment's figures into plots/ from its results\n"
+    "  list            the models (and the backends they run on) and the experiments\n"
+    "  info            this machine: GPU, driver, CUDA, cuDNN, cuBLAS versions\n"
+    "\n"
+    "`logt COMMAND --help` describes each command. Example:\n"
+    "  logt run experiments/quickstart --backend cpu && logt plot experiments/quickstart\n";
+
+static const char *const run_help =
+    "usage: logt run EXP_DIR [--backend cpu|cuda|auto] [--out FILE] [--set SECTION.KEY=VALUE]...\n"
+    "                [--retry-failed]\n"
+    "\n"
+    "Run every point of EXP_DIR/experiment.ini's sweep and store it in the results file.\n"
+    "Runs already in the file (same configuration) are skipped, so running again after a\n"
+    "crash or Ctrl-C resumes, training runs from their last checkpoint.\n"
+    "\n"
+    "options:\n"
+    "  --backend B       cpu, cuda, or auto (cuda when a GPU is usable, else cpu);\n"
+    "                    default: [experiment] backend, else auto\n"
+    "  --out FILE        results file (default results/NAME.h5; never overwritten)\n"
+    "  --set S.K=V       override key K of section [S], e.g. --set sweep.T=16,32\n"
+    "                    --set train.steps=10 --set model.lstm-cudnn.algo=standard\n"
+    "  --retry-failed    redo the runs stored as failed\n"
+    "\n"
+    "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
+    "error, 2 a usage error. See runner/README.md for the experiment.ini format.\n";
+
+static const char *const plot_help =
+    "usage: logt plot EXP_DIR [--in FILE] [--set SECTION.KEY=VALUE]...\n"
+    "\n"
+    "For each [plot.NAME] section of EXP_DIR/experiment.ini, write plots/EXPNAME-NAME.gp\n"
+    "(a gnuplot script holding its data, re-renderable with `gnuplot FILE.gp`) and render\n"
+    "it to plots/EXPNAME-NAME.png and .svg. Failed runs are left out.\n"
+    "\n"
+    "options:\n"
+    "  --in FILE     results file (default results/NAME.h5)\n"
+    "  --set S.K=V   override a key, e.g. --set plot.speed.logy=true\n";
+
+static const char *const list_help =
+    "usage: logt list\n"
+    "\n"
+    "The registered models with their summary and the backends they run on, which\n"
+    "backends this machine has, and the experiments under experiments/.\n";
+
+static const char *const info_help =
+    "usage: logt info\n"
+    "\n"
+    "This build and machine: logt version and commit, CPU, and with CUDA the GPU's name,\n"
+    "compute capability, SM count, L2 and memory sizes, and driver, runtime, cuDNN and\n"
+    "cuBLAS versions.\n";
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "logt: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'logt %s--help'.\n", cmd);
+    return 2;
+}
+
+static int fail(void)
+{
+    fprintf(stderr, "logt: error: %s\n", logt_user_msg());
+    return 1;
+}
+
+/* ---- options ------------------------------------------------------------------------- */
+
+typedef struct opts {
+    const char *cmd, *dir, *backend, *out, *in;
+    char *sets[MAX_SETS];
+    int nsets, retry_failed, help;
+} opts;
+
+/* "--name value" or "--name=value"; *i advances past what it used. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *bad)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n)) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n]) return NULL;
+    if (*i + 1 >= argc) {
+        *bad = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
+{
+    char cmdsp[32];
+    snprintf(cmdsp, sizeof cmdsp, "%s ", o->cmd);
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int bad = 0;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            o->help = 1;
+            return 0;
+        }
+#define TAKE(flag, field)                                                          \
+    if (strstr(allowed, flag " ") && (v = opt_value(argc, argv, &i, flag, &bad))) { \
+        o->field = v;                                                              \
+        continue;                                                                  \
+    }                                                                              \
+    if (bad) return usage_error(cmdsp, "%s needs a value", flag);
+        TAKE("--backend", backend)
+        TAKE("--out", out)
+        TAKE("--in", in)
+        if (strstr(allowed, "--set ") && (v = opt_value(argc, argv, &i, "--set", &bad))) {
+            char s[128], k[64], val[1024];
+            if (logt_set_split(v, s, sizeof s, k, sizeof k, val, sizeof val) != LOGT_OK)
+                return usage_error(cmdsp, "%s", logt_user_msg());
+            if (o->nsets == MAX_SETS) return usage_error(cmdsp, "more than %s --set options", "64");
+            o->sets[o->nsets++] = (char *)v;
+            continue;
+        }
+        if (bad) return usage_error(cmdsp, "%s needs a value", "--set");
+        if (strstr(allowed, "--retry-failed ") && !strcmp(a, "--retry-failed")) {
+            o->retry_failed = 1;
+            continue;
+        }
+#undef TAKE
+        if (a[0] == '-') return usage_error(cmdsp, "unknown option '%s'", a);
+        if (strstr(allowed, "DIR ") && !o->dir) {
+            o->dir = a;
+            continue;
+        }
+        return usage_error(cmdsp, "unexpected argument '%s'", a);
+    }
+    if (strstr(allowed, "DIR ") && !o->dir) return usage_error(cmdsp, "%s needs EXP_DIR", o->cmd);
+    if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda") &&
+        strcmp(o->backend, "auto"))
+        return usage_error(cmdsp, "--backend expects cpu, cuda or auto, got '%s'", o->backend);
+    return 0;
+}
+
+static logt_device pick_backend(const char *want)
+{
+    if (!strcmp(want, "cuda")) return LOGT_CUDA;
+    if (!strcmp(want, "cpu")) return LOGT_CPU;
+    return logt_backend_available(LOGT_CUDA) ? LOGT_CUDA : LOGT_CPU;
+}
+
+/* ---- commands ------------------------------------------------------------------------- */
+
+static int cmd_run(opts *o)
+{
+    logt_experiment *e;
+    if (logt_exp_parse(o->dir, o->sets, o->nsets, &e) != LOGT_OK) return fail();
+    logt_device dev = pick_backend(o->backend ? o->backend : logt_exp_backend(e));
+    logt_ctx *ctx = NULL;
+    if (logt_exp_resolve(e, dev) != LOGT_OK || logt_ctx_create(dev, &ctx) != LOGT_OK) {
+        logt_exp_free(e);
+        return fail();
+    }
+    logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
+    logt_run_report rep;
+    logt_status s = logt_run_experiment(e, ctx, &ro, &rep);
+    logt_ctx_destroy(ctx);
+    logt_exp_free(e);
+    if (s != LOGT_OK) return fail();
+    if (rep.interrupted) {
+        fprintf(stderr, "logt: interrupted: finished runs are in %s; run the same command again "
+                "to resume\n", rep.out);
+        return 130;
+    }
+    if (rep.failed) {
+        fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
+                "recorded in %s)\n", rep.failed, rep.total, rep.out);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_plot(opts *o)
+{
+    logt_experiment *e;
+    if (logt_exp_parse(o->dir, o->sets, o->nsets, &e) != LOGT_OK) return fail();
+    char name[LOGT_WORD], path[4096], backend[16] = "";
+    logt_exp_name(e, name, sizeof name);
+    if (o->in) logt_strlcpy(path, sizeof path, o->in);
+    else logt_default_out(name, path, sizeof path);
+    logt_store *st;
+    if (logt_store_open_read(path, &st) != LOGT_OK) {
+        logt_exp_free(e);
+        return fail();
+    }
+    /* the plots of the backend the results were last run on */
+    logt_store_root_str(st, "backend", backend, sizeof backend);
+    int rc = 0;
+    if (logt_exp_resolve(e, strcmp(backend, "cuda") ? LOGT_CPU : LOGT_CUDA) != LOGT_OK ||
+        logt_plot_experiment(e, st, "plots") != LOGT_OK)
+        rc = fail();
+    logt_store_close(st);
+    logt_exp_free(e);
+    return rc;
+}
+
+static const char *experiments_dir(char *buf, size_t n)
+{
+    struct stat sb;
+    if (stat("experiments", &sb) == 0 && S_ISDIR(sb.st_mode)) return "experiments";
+    char exe[PATH_MAX];
+    logt_exe_dir(exe, sizeof exe);   /* build/bin -> the source tree */
+    snprintf(buf, n, "%s/../../experiments", exe);
+    if (stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode)) return buf;
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_list(void)
+{
+    int cuda = logt_backend_available(LOGT_CUDA);
+    printf("backends here: cpu, cuda %s\n\n",
+#ifdef LOGT_HAVE_CUDA
+           cuda ? "(available)" : "(not available: no GPU visible)"
+#else
+           "(not available: this build has no CUDA)"
+#endif
+    );
+    (void)cuda;
+    printf("models:\n");
+    for (int i = 0; i < logt_model_count(); i++) {
+        const logt_model_ops *m = logt_model_at(i);
+        char devs[32] = "";
+        if (m->devices & (1u << LOGT_CPU)) strcat(devs, "cpu");
+        if (m->devices & (1u << LOGT_CUDA)) strcat(devs, *devs ? ", cuda" : "cuda");
+        printf("  %-12s %-10s %s\n", m->name, *devs ? devs : "(none yet)",
+               m->summary ? m->summary : "");
+    }
+    char buf[PATH_MAX + 32];
+    const char *dir = experiments_dir(buf, sizeof buf);
+    if (!dir) {
+        printf("\nno experiments/ directory here\n");
+        return 0;
+    }
+    printf("\nexperiments (in %s):\n", dir);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    char *names[256];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 256)
+        if (de->d_name[0] != '.') names[n++] = strdup(de->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[PATH_MAX + 300], ini[PATH_MAX + 320];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(ini, sizeof ini, "%s/experiment.ini", path);
+        if (!names[i] || stat(ini, &sb) != 0) {
+            free(names[i]);
+            continue;
+        }
+        logt_experiment *e;
+        if (logt_exp_parse(path, NULL, 0, &e) != LOGT_OK) {
+            printf("  %-16s (invalid: %s)\n", names[i], logt_user_msg());
+        } else {
+            const char *b = logt_exp_backend(e);
+            if (logt_exp_resolve(e, !strcmp(b, "cuda") ? LOGT_CUDA : LOGT_CPU) != LOGT_OK) {
+                printf("  %-16s (invalid: %s)\n", names[i], logt_user_msg());
+            } else {
+                char kinds[32] = "", models[256];
+                for (int k = 0; k < e->nkinds; k++)
+                    strcat(kinds, e->kinds[k] == LOGT_KIND_SPEED ? (k ? ",speed" : "speed")
+                                                                  : (k ? ",train" : "train"));
+                logt_list_join(&e->models, ",", models, sizeof models);
+                printf("  %-16s %-11s backend %-4s  %s\n  %-16s %s\n", names[i], kinds, b,
+                       models, "", e->description);
+            }
+            logt_exp_free(e);
+        }
+        free(names[i]);
+    }
+    return 0;
+}
+
+static int cmd_info(void)
+{
+    char commit[128], host[256], cpu[256];
+    logt_git_commit(commit, sizeof commit);
+    logt_hostname(host, sizeof host);
+    logt_cpu_name(cpu, sizeof cpu);
+    printf("logt %s (commit %s)\n", LOGT_VERSION, commit);
+    printf("host:    %s\n", host);
+    printf("cpu:     %s, %ld cores\n", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("gnuplot: %s\n", logt_gnuplot_found() ? "found" : "missing (install gnuplot-nox)");
+#ifdef LOGT_HAVE_CUDA
+    int n = logt_cuda_device_count();
+    if (n == 0) {
+        printf("cuda:    built with CUDA, but no GPU is visible (no driver or no device)\n");
+        return 0;
+    }
+    logt_device_info i;
+    if (logt_cuda_info(&i) != LOGT_OK) return fail();
+    logt_device_desc d;
+    logt_describe_device(LOGT_CUDA, &d);
+    printf("gpu:     %s (%d visible), compute capability %d.%d\n", i.name, n, i.cc_major, i.cc_minor);
+    printf("         %d SMs, L2 %.1f MiB, memory %.1f GiB (%.1f GiB free)\n", i.sm_count,
+           i.l2_bytes / 1048576.0, i.mem_total / 1073741824.0, i.mem_free / 1073741824.0);
+    printf("         shared memory per block (opt-in) %zu KiB, %d registers per SM\n",
+           i.smem_optin_per_block / 1024, i.regs_per_sm);
+    printf("driver:  CUDA %s (%d)\n", d.driver, i.driver_version);
+    printf("runtime: CUDA %s (%d)\n", d.runtime, i.runtime_version);
+    printf("cuDNN:   %s (%zu)\n", d.cudnn, i.cudnn_version);
+    printf("cuBLAS:  %s (%d)\n", d.cublas, i.cublas_version);
+#else
+    printf("cuda:    this build has no CUDA (nvcc was not found at build time): cpu backend only\n");
+#endif
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(main_help, stderr);
+        return 2;
+    }
+    opts o = {.cmd = argv[1]};
+    const char *c = argv[1];
+    if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+        fputs(main_help, stdout);
+        return 0;
+    }
+    if (!strcmp(c, "--version")) {
+        printf("logt %s\n", LOGT_VERSION);
+        return 0;
+    }
+    int rc;
+    if (!strcmp(c, "run")) {
+        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed "))) return rc;
+        if (o.help) return fputs(run_help, stdout), 0;
+        return cmd_run(&o);
+    }
+    if (!strcmp(c, "plot")) {
+        if ((rc = parse_opts(argc, argv, &o, "DIR --in --set "))) return rc;
+        if (o.help) return fputs(plot_help, stdout), 0;
+        return cmd_plot(&o);
+    }
+    if (!strcmp(c, "list")) {
+        if ((rc = parse_opts(argc, argv, &o, ""))) return rc;
+        if (o.help) return fputs(list_help, stdout), 0;
+        return cmd_list();
+    }
+    if (!strcmp(c, "info")) {
+        if ((rc = parse_opts(argc, argv, &o, ""))) return rc;
+        if (o.help) return fputs(info_help, stdout), 0;
+        return cmd_info();
+    }
+    fprintf(stderr, "logt: error: unknown command '%s'\n\n%s", c, main_help);
+    return 2;
+}

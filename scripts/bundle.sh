@@ -24,16 +24,22 @@ cat > "$dir/run" <<'WRAP'
 # Run a bundled logt binary with the machine's CUDA libraries on the library path.
 here=$(cd "$(dirname "$0")" && pwd)
 libs="$here/lib"
-if ! ldconfig -p 2>/dev/null | grep -q 'libcudnn.so.9 '; then
-    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu \
-             /opt/*/.venv/lib/python3*/site-packages/nvidia/cudnn/lib \
-             /usr/local/lib/python3*/dist-packages/nvidia/cudnn/lib \
-             /usr/lib/python3/dist-packages/nvidia/cudnn/lib; do
-        if [ -e "$d/libcudnn.so.9" ]; then libs="$libs:$d"; break; fi
-    done
-fi
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && libs="$libs:$d"
+done
+# Each NVIDIA library from the system, /usr/local/cuda, or a Python environment's wheel.
+for pair in cudnn:libcudnn.so.9 cublas:libcublas.so.13 cuda_runtime:libcudart.so.13; do
+    mod=${pair%%:*} lib=${pair#*:}
+    ldconfig -p 2>/dev/null | grep -q "$lib " && continue
+    hit=""
+    for d in $(echo "$libs" | tr ':' ' ') /opt/*/.venv/lib/python3*/site-packages/nvidia/$mod/lib \
+             /usr/local/lib/python3*/dist-packages/nvidia/$mod/lib; do
+        if [ -e "$d/$lib" ]; then hit=$d; break; fi
+    done
+    if [ -z "$hit" ] && command -v python3 >/dev/null 2>&1; then
+        hit=$(python3 -c "import nvidia.$mod as m; print(list(m.__path__)[0] + '/lib')" 2>/dev/null) || hit=""
+    fi
+    [ -n "$hit" ] && [ -e "$hit/$lib" ] && libs="$libs:$hit"
 done
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 prog=$1; shift

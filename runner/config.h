@@ -1,0 +1,116 @@
+/* config.h — experiment.ini: parse, check, apply --set, resolve for a backend,
+ * and expand the sweep into the list of runs.
+ *
+ * The format is described in runner/README.md. In short: sections [experiment],
+ * [sweep], [speed], [train], [model.NAME], [plot.NAME]; any of them may be
+ * repeated with a backend suffix ([sweep.cuda], [model.lstm-cudnn.cpu]) whose
+ * keys replace the plain section's when running on that backend. Every sweep
+ * key is a comma list and the runs are the cartesian product.
+ */
+#ifndef LOGT_RUNNER_CONFIG_H
+#define LOGT_RUNNER_CONFIG_H
+
+#include <limits.h>
+
+#include "../models/model.h"
+#include "util.h"
+
+enum { LOGT_KIND_SPEED, LOGT_KIND_TRAIN, LOGT_NKIND };
+
+/* The sweep keys, in the order the sweep nests them (after the model). */
+enum { AX_T, AX_B, AX_D, AX_INPUT, AX_HEAD, AX_LAYERS, AX_DTYPE, AX_SEED, AX_PASS, AX_CELL, LOGT_NAXIS };
+extern const char *const logt_axis_names[LOGT_NAXIS];
+
+typedef struct logt_entry {
+    char *section;   /* as written: "sweep.cuda", "model.lstm-cudnn"        */
+    char *key;
+    char *value;
+    char *where;     /* "dir/experiment.ini:12" or "--set sweep.T=16"        */
+} logt_entry;
+
+typedef struct logt_knob_axis {
+    char model[32], key[32];
+    logt_list vals;
+} logt_knob_axis;
+
+#define LOGT_MAX_PLOTS 32
+#define LOGT_MAX_KNOB_AXES 64
+
+typedef struct logt_plot {
+    char name[LOGT_WORD];
+    char x[32], y[32];
+    logt_list series;        /* fields whose values name a curve                  */
+    logt_list where;         /* "key=value" or "key=v1|v2" filters, all must hold  */
+    char baseline[LOGT_WORD];/* "model=lstm": plot baseline / y (speedup)         */
+    int logx, logy;
+    char xlabel[128], ylabel[128], title[256];
+    int curve;               /* y is per step (loss, ...) rather than per run      */
+} logt_plot;
+
+typedef struct logt_experiment {
+    char dir[PATH_MAX], file[PATH_MAX + 32];
+    int nent;
+    logt_entry *ent;         /* every key of the file, --set applied, in order    */
+    int nsets;
+    char **sets;             /* the --set arguments, for the record                */
+
+    /* resolved by logt_exp_resolve for one backend: */
+    logt_device device;
+    char name[LOGT_WORD], description[512], backend[8];
+    int nkinds, kinds[LOGT_NKIND];
+    logt_list models;
+    logt_list axis[LOGT_NKIND][LOGT_NAXIS];
+    int warmup, repeats;
+    char task[32];
+    int steps, eval_every, eval_batches;
+    double lr, clip;
+    int nknob;
+    logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
+    int nplot;
+    logt_plot plot[LOGT_MAX_PLOTS];
+} logt_experiment;
+
+/* One point of the sweep: everything a run needs, and its canonical key. */
+typedef struct logt_run_spec {
+    int kind;
+    logt_model_cfg cfg;      /* model, device, dtype, sizes, seed, cell, knobs    */
+    int T, B;
+    char pass[16];           /* "forward", "fwdbwd" (speed); "train"               */
+    int warmup, repeats;     /* speed                                              */
+    char task[32];           /* train                                              */
+    int steps, eval_every, eval_batches;
+    double lr, clip;
+    char knobs[256];         /* "algo=standard,math=fp32" (sorted by key)          */
+    char key[768];           /* canonical: equal keys mean the same measurement    */
+    char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */
+    double cost;             /* rough relative cost, for the ETA                   */
+} logt_run_spec;
+
+/* "section.key=value" -> its three parts; an error naming the form expected. */
+logt_status logt_set_split(const char *arg, char *section, size_t ns, char *key, size_t nk,
+                           char *value, size_t nv);
+
+/* Read DIR/experiment.ini, check every section, key and value, apply the --set
+ * overrides. Errors carry "FILE:LINE: ..." (or "--set ...: ..."). */
+logt_status logt_exp_parse(const char *dir, char *const *sets, int nsets, logt_experiment **out);
+/* [experiment] backend as written ("auto" when absent). */
+const char *logt_exp_backend(const logt_experiment *e);
+/* [experiment] name (the directory's name when absent), before resolving. */
+void logt_exp_name(const logt_experiment *e, char *buf, size_t n);
+/* Fill the resolved fields for backend dev: [S.cpu] / [S.cuda] over [S]. */
+logt_status logt_exp_resolve(logt_experiment *e, logt_device dev);
+void logt_exp_free(logt_experiment *e);
+
+/* The experiment as run: every section and key after --set (malloc'd text). */
+char *logt_exp_text(const logt_experiment *e);
+
+/* The runs of the sweep, in order: kinds, models, then the sweep keys in
+ * logt_axis_names order, then the model's knobs. *out is malloc'd. */
+logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n);
+
+/* Fields a plot's series/where may name (beyond the knobs), and its y values. */
+int logt_plot_is_field(const char *name);
+int logt_plot_is_measure(const char *name, int *curve);
+const char *logt_plot_measure_label(const char *name);
+
+#endif

@@ -1,0 +1,18 @@
+/* plot.h — figures from a results file through gnuplot.
+ *
+ * For each [plot.NAME] of the experiment: OUTDIR/EXPNAME-NAME.gp, a gnuplot
+ * script holding its data inline (one datablock, one `index` per curve) that
+ * renders OUTDIR/EXPNAME-NAME.png (pngcairo) and .svg next to itself; then
+ * gnuplot is run on it. Failed runs are left out.
+ */
+#ifndef LOGT_RUNNER_PLOT_H
+#define LOGT_RUNNER_PLOT_H
+
+#include "config.h"
+#include "store.h"
+
+logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir);
+/* Is `gnuplot` on the PATH? */
+int logt_gnuplot_found(void);
+
+#endif

@@ -1,0 +1,773 @@
+/* run.c — the sweep: speed runs, training runs, checkpoints, progress.
+ *
+ * Speed run: x[T][B][I] and dh[T][B][D] uniform in [-1, 1] from the seed, then
+ * `warmup` untimed and `repeats` timed passes (forward, or forward + backward
+ * with dx), each timed by logt_timer_* (CUDA events on the GPU, the monotonic
+ * clock on the CPU).
+ *
+ * Training run: loss, grad_norm, wall_s grow by one value per step (written in
+ * batches: every FLUSH_STEPS steps, every FLUSH_SECONDS, and at each
+ * evaluation); eval_step, eval_loss, eval_acc, eval_wall_s by one per
+ * evaluation. At each evaluation the training state goes to one of two
+ * checkpoint slots, checkpoint/0 and checkpoint/1, and only once it is flushed
+ * does checkpoint's `latest` attribute point at it: a kill mid-write leaves the
+ * previous checkpoint intact. A rerun resumes from `latest`, cutting the
+ * per-step datasets back to the checkpoint's step.
+ *
+ * Test hooks (used by tests/test_runner.c): LOGT_TEST_DIE_AFTER_RUNS=N makes
+ * the process _exit(137) once N runs have finished in it, like a kill -9;
+ * LOGT_TEST_DIE_AFTER_STEPS=N the same after training step N.
+ */
+#include "run.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/cuda.h"
+#include "../core/rng.h"
+#include "../datasets/dataset.h"
+#include "../train/train.h"
+#include "store.h"
+
+#define FLUSH_STEPS 256
+#define FLUSH_SECONDS 5.0
+#define FINAL_LOSS_STEPS 10   /* final_loss: mean of the last this many steps */
+
+/* ---- stopping on Ctrl-C --------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_requested;
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : 0;
+}
+
+/* ---- the device ------------------------------------------------------------------------ */
+
+static void version3(char *buf, size_t n, long v, long major_div)
+{
+    snprintf(buf, n, "%ld.%ld.%ld", v / major_div, v % major_div / 100, v % 100);
+}
+
+void logt_describe_device(logt_device dev, logt_device_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    char cpu[256];
+    logt_cpu_name(cpu, sizeof cpu);
+    snprintf(d->device, sizeof d->device, "cpu: %s (%ld cores)", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+#ifdef LOGT_HAVE_CUDA
+    logt_device_info info;
+    if (dev == LOGT_CUDA && logt_cuda_info(&info) == LOGT_OK) {
+        logt_strlcpy(d->device, sizeof d->device, info.name);
+        snprintf(d->driver, sizeof d->driver, "%d.%d", info.driver_version / 1000,
+                 info.driver_version % 1000 / 10);
+        snprintf(d->runtime, sizeof d->runtime, "%d.%d", info.runtime_version / 1000,
+                 info.runtime_version % 1000 / 10);
+        /* cuDNN 9 counts major*10000, earlier major*1000; cuBLAS 12 major*10000 */
+        version3(d->cudnn, sizeof d->cudnn, (long)info.cudnn_version,
+                 info.cudnn_version >= 90000 ? 10000 : 1000);
+        version3(d->cublas, sizeof d->cublas, info.cublas_version,
+                 info.cublas_version >= 100000 ? 10000 : 1000);
+        d->have_versions = 1;
+    }
+#else
+    (void)dev;
+    (void)version3;
+#endif
+}
+
+void logt_default_out(const char *name, char *buf, size_t n) { snprintf(buf, n, "results/%s.h5", name); }
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+typedef struct progress {
+    int tty, total, index;
+    double t0, cost_total, cost_done, last_print;
+} progress;
+
+static void eta_text(const progress *p, double cost_now, char *buf, size_t n)
+{
+    char el[32], eta[32];
+    double elapsed = logt_now() - p->t0;
+    logt_fmt_duration(elapsed, el, sizeof el);
+    if (cost_now > 0 && p->cost_total > cost_now) {
+        logt_fmt_duration(elapsed * (p->cost_total - cost_now) / cost_now, eta, sizeof eta);
+        snprintf(buf, n, "%s elapsed, ETA %s", el, eta);
+    } else {
+        snprintf(buf, n, "%s elapsed", el);
+    }
+}
+
+/* tty: rewrite one line in place; otherwise print only when `final`. */
+static void progress_line(progress *p, const logt_run_spec *r, const char *what, double cost_now,
+                          int final)
+{
+    char eta[96];
+    eta_text(p, cost_now, eta, sizeof eta);
+    if (p->tty) {
+        fprintf(stderr, "\r\033[K[%d/%d] %s  %s%s%s", p->index, p->total, r->label, what,
+                *what ? "  " : "", eta);
+        fflush(stderr);
+    } else if (final) {
+        fprintf(stderr, "[%d/%d] %s  %s%s%s\n", p->index, p->total, r->label, what,
+                *what ? "  " : "", eta);
+    }
+    p->last_print = logt_now();
+}
+
+/* ---- statistics ---------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The q-quantile with linear interpolation between order statistics. */
+static double quantile(const double *v, int n, double q)
+{
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s || n == 0) {
+        free(s);
+        return NAN;
+    }
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double pos = q * (n - 1);
+    int lo = (int)floor(pos);
+    int hi = lo + 1 < n ? lo + 1 : lo;
+    double out = s[lo] + (pos - lo) * (s[hi] - s[lo]);
+    free(s);
+    return out;
+}
+
+/* ---- speed runs ------------------------------------------------------------------------------ */
+
+/* x and dh depend only on shape, dtype, device, seed: each is made once and
+ * kept for the following runs of the same shape (the sweep nests the pass and
+ * the knobs innermost), because making T·B·D random numbers on the host costs
+ * more than the passes being timed at large sizes. They are made in parallel,
+ * directly in the tensor's dtype, and copied to the device once. */
+typedef struct input {
+    logt_tensor t;
+    logt_device dev;
+    logt_dtype dt;
+    int64_t T, B, W;
+    uint64_t seed, stream;
+} input;
+static input inputs[2];   /* x, dh */
+
+static void inputs_free(void)
+{
+    for (int k = 0; k < 2; k++) {
+        logt_tensor_free(&inputs[k].t);
+        memset(&inputs[k], 0, sizeof inputs[k]);
+    }
+}
+
+typedef struct fill_job {
+    void *p;
+    logt_dtype dt;
+    int64_t lo, hi;
+    uint64_t seed, stream;
+} fill_job;
+
+/* Elements [lo, hi) uniform in [-1, 1]: element i is a hash of (seed, stream, i). */
+static void *fill_uniform(void *arg)
+{
+    const fill_job *j = arg;
+    for (int64_t i = j->lo; i < j->hi; i++) {
+        double v = 2.0 * logt_uniform(j->seed, j->stream, (uint64_t)i) - 1.0;
+        if (j->dt == LOGT_F64) ((double *)j->p)[i] = v;
+        else if (j->dt == LOGT_F32) ((float *)j->p)[i] = (float)v;
+        else ((uint16_t *)j->p)[i] = logt_f32_to_bf16((float)v);
+    }
+    return NULL;
+}
+
+static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64_t T, int64_t B,
+                                int64_t W, uint64_t seed, uint64_t stream, const logt_tensor **out)
+{
+    input *in = &inputs[which];
+    *out = &in->t;
+    if (in->t.data && in->dev == dev && in->dt == dt && in->T == T && in->B == B && in->W == W &&
+        in->seed == seed && in->stream == stream)
+        return LOGT_OK;
+    logt_tensor_free(&in->t);
+    memset(in, 0, sizeof *in);
+    logt_tensor host;
+    memset(&host, 0, sizeof host);
+    LOGT_TRY(logt_tensor_new3(&host, LOGT_CPU, dt, T, B, W));
+    enum { MAX_THREADS = 32 };
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = host.numel < (1 << 20) ? 1 : cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+    pthread_t th[MAX_THREADS];
+    fill_job job[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int k = 0; k < nt; k++) {
+        job[k] = (fill_job){host.data, dt, host.numel * k / nt, host.numel * (k + 1) / nt, seed, stream};
+        started[k] = k > 0 && pthread_create(&th[k], NULL, fill_uniform, &job[k]) == 0;
+        if (k > 0 && !started[k]) fill_uniform(&job[k]);
+    }
+    fill_uniform(&job[0]);
+    for (int k = 1; k < nt; k++)
+        if (started[k]) pthread_join(th[k], NULL);
+    logt_status s = LOGT_OK;
+    if (dev == LOGT_CPU) {
+        in->t = host;
+    } else {
+        s = logt_tensor_new3(&in->t, dev, dt, T, B, W);
+        if (s == LOGT_OK) s = logt_tensor_copy(&in->t, &host);
+        logt_tensor_free(&host);
+    }
+    if (s != LOGT_OK) {
+        logt_tensor_free(&in->t);
+        memset(in, 0, sizeof *in);
+        return s;
+    }
+    in->dev = dev, in->dt = dt, in->T = T, in->B = B, in->W = W, in->seed = seed, in->stream = stream;
+    return LOGT_OK;
+}
+
+static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, int64_t *peak,
+                             char *impl, size_t nimpl)
+{
+    logt_net *net = NULL;
+    logt_tensor dx = {0};
+    const logt_tensor *x = NULL, *dh = NULL;
+    const int fwdbwd = !strcmp(r->pass, "fwdbwd");
+    const logt_model_cfg *c = &r->cfg;
+    logt_status s = random_input(0, c->device, c->dtype, r->T, r->B, c->input_size, c->seed, 0x78, &x);
+    if (s == LOGT_OK && fwdbwd)
+        s = random_input(1, c->device, c->dtype, r->T, r->B, c->hidden_size, c->seed, 0x6468, &dh);
+    logt_mem_reset_peak();   /* the peak counts the inputs (still allocated) and all the run adds */
+    if (s == LOGT_OK) s = logt_net_create(c, &net);
+    if (s == LOGT_OK && fwdbwd) s = logt_tensor_new3(&dx, c->device, c->dtype, r->T, r->B, c->input_size);
+    for (int i = 0; s == LOGT_OK && i < r->warmup + r->repeats; i++) {
+        const int timed = i >= r->warmup;
+        const logt_tensor *h;
+        if (timed) s = logt_timer_begin(ctx);
+        if (s == LOGT_OK) s = logt_net_forward(net, x, &h, ctx);
+        if (s == LOGT_OK && fwdbwd) s = logt_net_backward(net, dh, &dx, ctx);
+        if (s == LOGT_OK) s = timed ? logt_timer_end(ctx, &ms[i - r->warmup]) : logt_ctx_sync(ctx);
+    }
+    *peak = (int64_t)logt_mem_peak();
+    if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
+    logt_tensor_free(&dx);
+    logt_net_destroy(net);
+    return s;
+}
+
+/* ---- training runs ----------------------------------------------------------------------------- */
+
+/* Results-file errors stop the sweep; everything else fails only the run. */
+#define STORE(call)                     \
+    do {                                \
+        logt_status st_s_ = (call);     \
+        if (st_s_ != LOGT_OK) {         \
+            *fatal = 1;                 \
+            s = st_s_;                  \
+            goto done;                  \
+        }                               \
+    } while (0)
+
+static logt_tensor host_view(double *p, int64_t n)
+{
+    logt_tensor t;
+    memset(&t, 0, sizeof t);
+    t.data = p;
+    t.dtype = LOGT_F64;
+    t.device = LOGT_CPU;
+    t.ndim = 1;
+    t.shape[0] = t.numel = n;
+    return t;
+}
+
+typedef struct ckpt_part {
+    const char *name;
+    logt_tensor *t;
+} ckpt_part;
+
+static int ckpt_parts(logt_trainer *tr, ckpt_part *p)
+{
+    p[0] = (ckpt_part){"w", &tr->net->w};
+    p[1] = (ckpt_part){"ro_w", &tr->ro.w};
+    p[2] = (ckpt_part){"adam_net_m", &tr->adam_net.m};
+    p[3] = (ckpt_part){"adam_net_v", &tr->adam_net.v};
+    p[4] = (ckpt_part){"adam_ro_m", &tr->adam_ro.m};
+    p[5] = (ckpt_part){"adam_ro_v", &tr->adam_ro.v};
+    return 6;
+}
+
+static const char *const step_sets[] = {"loss", "grad_norm", "wall_s"};
+static const char *const eval_sets[] = {"eval_step", "eval_loss", "eval_acc", "eval_wall_s"};
+
+static logt_status ckpt_save(logt_store *st, int64_t id, logt_trainer *tr, double wall,
+                             int64_t neval, int *fatal)
+{
+    logt_status s = LOGT_OK;
+    ckpt_part parts[8];
+    int np = ckpt_parts(tr, parts);
+    int64_t latest = -1;
+    double *host = NULL;
+    if (logt_store_has(st, id, "checkpoint", "latest"))
+        STORE(logt_store_get_i64(st, id, "checkpoint", "latest", &latest));
+    const int slot = latest == 0 ? 1 : 0;
+    char obj[64], path[96];
+    snprintf(obj, sizeof obj, "checkpoint/%d", slot);
+    for (int i = 0; i < np; i++) {
+        double *grown = realloc(host, (size_t)(parts[i].t->numel + 1) * sizeof *host);
+        if (!grown) {
+            s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory for a checkpoint");
+            goto done;
+        }
+        host = grown;
+        if ((s = logt_tensor_to_f64(parts[i].t, host)) != LOGT_OK) goto done;
+        snprintf(path, sizeof path, "%s/%s", obj, parts[i].name);
+        STORE(logt_store_write(st, id, path, host, parts[i].t->numel));
+    }
+    STORE(logt_store_set_i64(st, id, obj, "step", tr->step));
+    STORE(logt_store_set_i64(st, id, obj, "adam_net_t", tr->adam_net.t));
+    STORE(logt_store_set_i64(st, id, obj, "adam_ro_t", tr->adam_ro.t));
+    STORE(logt_store_set_i64(st, id, obj, "n_eval", neval));
+    STORE(logt_store_set_f64(st, id, obj, "wall_s", wall));
+    STORE(logt_store_flush(st));
+    STORE(logt_store_set_i64(st, id, "checkpoint", "latest", slot));
+    STORE(logt_store_flush(st));
+done:
+    free(host);
+    return s;
+}
+
+/* Restore the latest checkpoint into tr; *wall and *neval from it. */
+static logt_status ckpt_load(logt_store *st, int64_t id, logt_trainer *tr, double *wall,
+                             int64_t *neval, int *fatal)
+{
+    logt_status s = LOGT_OK;
+    ckpt_part parts[8];
+    int np = ckpt_parts(tr, parts);
+    int64_t latest, step, t_net, t_ro;
+    double *host = NULL;
+    STORE(logt_store_get_i64(st, id, "checkpoint", "latest", &latest));
+    char obj[64], path[96];
+    snprintf(obj, sizeof obj, "checkpoint/%d", (int)latest);
+    STORE(logt_store_get_i64(st, id, obj, "step", &step));
+    STORE(logt_store_get_i64(st, id, obj, "adam_net_t", &t_net));
+    STORE(logt_store_get_i64(st, id, obj, "adam_ro_t", &t_ro));
+    STORE(logt_store_get_i64(st, id, obj, "n_eval", neval));
+    STORE(logt_store_get_f64(st, id, obj, "wall_s", wall));
+    for (int i = 0; i < np; i++) {
+        int64_t n;
+        free(host);
+        snprintf(path, sizeof path, "%s/%s", obj, parts[i].name);
+        STORE(logt_store_read(st, id, path, &host, &n));
+        if (n != parts[i].t->numel) {
+            s = LOGT_FAIL(LOGT_EINVAL, "the checkpoint's %s has %lld values but the model has %lld",
+                          parts[i].name, (long long)n, (long long)parts[i].t->numel);
+            goto done;
+        }
+        logt_tensor src = host_view(host, n);
+        if ((s = logt_tensor_copy(parts[i].t, &src)) != LOGT_OK) goto done;
+    }
+    tr->step = step;
+    tr->adam_net.t = t_net;
+    tr->adam_ro.t = t_ro;
+done:
+    free(host);
+    return s;
+}
+
+typedef struct train_result {
+    double final_loss, final_eval_loss, final_eval_acc;
+    int64_t input_size, peak;
+    char impl[160];
+    int interrupted, resumed_at;
+} train_result;
+
+static logt_status flush_steps(logt_store *st, int64_t id, double *buf[3], int *nbuf)
+{
+    for (int k = 0; k < 3; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
+    *nbuf = 0;
+    return logt_store_flush(st);
+}
+
+static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st, int64_t id,
+                             int resume, progress *pr, train_result *res, int *fatal)
+{
+    logt_status s = LOGT_OK;
+    logt_dataset ds;
+    logt_net *net = NULL;
+    logt_trainer *tr = NULL;
+    double *buf[3] = {NULL, NULL, NULL};
+    int nbuf = 0;
+    double *v = NULL;
+    const int die_at = env_int("LOGT_TEST_DIE_AFTER_STEPS");
+    logt_mem_reset_peak();
+
+    if ((s = logt_dataset_open(r->task, r->T, r->cfg.seed, &ds)) != LOGT_OK) goto done;
+    logt_model_cfg cfg = r->cfg;
+    cfg.input_size = ds.input_size;
+    res->input_size = ds.input_size;
+    STORE(logt_store_set_i64(st, id, "", "input_size", ds.input_size));
+    if ((s = logt_net_create(&cfg, &net)) != LOGT_OK) goto done;
+    logt_train_cfg tc = {.batch = r->B, .lr = r->lr, .clip = r->clip};
+    if ((s = logt_trainer_create(net, &ds, &tc, ctx, &tr)) != LOGT_OK) goto done;
+    STORE(logt_store_set_i64(st, id, "", "parameters", net->w.numel + tr->ro.w.numel));
+
+    double wall = 0;
+    int64_t neval = 0;
+    if (resume && logt_store_has(st, id, "checkpoint", "latest")) {
+        if ((s = ckpt_load(st, id, tr, &wall, &neval, fatal)) != LOGT_OK) goto done;
+        res->resumed_at = (int)tr->step;
+    }
+    if (!resume && logt_store_has(st, id, "checkpoint", "latest"))
+        STORE(logt_store_set_i64(st, id, "checkpoint", "latest", -1));   /* start afresh */
+    for (int k = 0; k < 3; k++) STORE(logt_store_truncate(st, id, step_sets[k], tr->step));
+    for (int k = 0; k < 4; k++) STORE(logt_store_truncate(st, id, eval_sets[k], neval));
+    STORE(logt_store_flush(st));
+
+    for (int k = 0; k < 3; k++)
+        if (!(buf[k] = malloc(FLUSH_STEPS * sizeof(double)))) {
+            s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+            goto done;
+        }
+    double last_flush = logt_now(), loss = NAN;
+    char what[160];
+    while (tr->step < r->steps) {
+        if (stop_requested) {
+            res->interrupted = 1;
+            break;
+        }
+        double gn, t0 = logt_now();
+        s = logt_trainer_step(tr, &loss, &gn);
+        if (s != LOGT_OK) {
+            char msg[2048];   /* keep the losses so far, and the run's error message */
+            logt_strlcpy(msg, sizeof msg, logt_errmsg());
+            STORE(flush_steps(st, id, buf, &nbuf));
+            logt_fail_at(s, "", 0, "%s", msg);
+            goto done;
+        }
+        wall += logt_now() - t0;
+        buf[0][nbuf] = loss, buf[1][nbuf] = gn, buf[2][nbuf] = wall;
+        nbuf++;
+        const int64_t step = tr->step;
+        const int eval_now = step % r->eval_every == 0 || step == r->steps;
+        if (eval_now || nbuf == FLUSH_STEPS || logt_now() - last_flush > FLUSH_SECONDS) {
+            STORE(flush_steps(st, id, buf, &nbuf));
+            last_flush = logt_now();
+        }
+        double cost_now = pr->cost_done + r->cost * (double)step / r->steps;
+        if (eval_now) {
+            double el, ea, ev_step = (double)step;
+            if ((s = logt_trainer_eval(tr, LOGT_SPLIT_VALID, r->eval_batches, &el, &ea)) != LOGT_OK)
+                goto done;
+            STORE(logt_store_append(st, id, "eval_step", &ev_step, 1));
+            STORE(logt_store_append(st, id, "eval_loss", &el, 1));
+            STORE(logt_store_append(st, id, "eval_acc", &ea, 1));
+            STORE(logt_store_append(st, id, "eval_wall_s", &wall, 1));
+            neval++;
+            if ((s = ckpt_save(st, id, tr, wall, neval, fatal)) != LOGT_OK) goto done;
+            if (isnan(ea)) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g",
+                                    (long long)step, r->steps, loss, el);
+            else snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g acc %.3f",
+                          (long long)step, r->steps, loss, el, ea);
+            if (!pr->tty && step < r->steps) fprintf(stderr, "        %s\n", what);
+            else if (pr->tty) progress_line(pr, r, what, cost_now, 0);
+        } else if (pr->tty && logt_now() - pr->last_print > 0.5) {
+            snprintf(what, sizeof what, "step %lld/%d  loss %.4g", (long long)step, r->steps, loss);
+            progress_line(pr, r, what, cost_now, 0);
+        }
+        if (die_at > 0 && step == die_at) _exit(137);
+    }
+    if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
+    res->peak = (int64_t)logt_mem_peak();
+    logt_strlcpy(res->impl, sizeof res->impl, net->layer[0]->impl);
+
+    /* final values, over the whole run (earlier sessions included) */
+    int64_t n;
+    STORE(logt_store_read(st, id, "loss", &v, &n));
+    double sum = 0;
+    int64_t from = n > FINAL_LOSS_STEPS ? n - FINAL_LOSS_STEPS : 0;
+    for (int64_t i = from; i < n; i++) sum += v[i];
+    res->final_loss = n > from ? sum / (double)(n - from) : NAN;
+    free(v), v = NULL;
+    STORE(logt_store_read(st, id, "eval_loss", &v, &n));
+    res->final_eval_loss = n ? v[n - 1] : NAN;
+    free(v), v = NULL;
+    STORE(logt_store_read(st, id, "eval_acc", &v, &n));
+    res->final_eval_acc = n ? v[n - 1] : NAN;
+done:
+    free(v);
+    for (int k = 0; k < 3; k++) free(buf[k]);
+    logt_trainer_destroy(tr);
+    logt_net_destroy(net);
+    return s;
+}
+
+/* ---- the sweep ------------------------------------------------------------------------------------ */
+
+static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
+{
+    memset(row, 0, sizeof *row);
+    row->run = id;
+    logt_strlcpy(row->kind, sizeof row->kind, r->kind == LOGT_KIND_SPEED ? "speed" : "train");
+    logt_strlcpy(row->model, sizeof row->model, r->cfg.model);
+    logt_strlcpy(row->backend, sizeof row->backend, logt_device_name(r->cfg.device));
+    logt_strlcpy(row->pass, sizeof row->pass, r->pass);
+    logt_strlcpy(row->dtype, sizeof row->dtype, logt_dtype_name(r->cfg.dtype));
+    logt_strlcpy(row->cell, sizeof row->cell, r->cfg.cell);
+    logt_strlcpy(row->task, sizeof row->task, r->task);
+    logt_strlcpy(row->knobs, sizeof row->knobs, r->knobs);
+    row->T = r->T;
+    row->B = r->B;
+    row->D = r->cfg.hidden_size;
+    row->input_size = r->cfg.input_size;
+    row->head_dim = r->cfg.head_dim;
+    row->layers = r->cfg.layers;
+    row->seed = r->cfg.seed;
+    row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
+    row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
+}
+
+/* The attributes a run group carries from its start. */
+static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
+                             const logt_device_desc *dd, const char *commit, const char *host)
+{
+    char now[64];
+    logt_iso8601(now, sizeof now);
+    const logt_model_cfg *c = &r->cfg;
+    const char *strs[][2] = {
+        {"kind", r->kind == LOGT_KIND_SPEED ? "speed" : "train"},
+        {"model", c->model},
+        {"backend", logt_device_name(c->device)},
+        {"cell", c->cell},
+        {"dtype", logt_dtype_name(c->dtype)},
+        {"pass", r->pass},
+        {"knobs", r->knobs},
+        {"label", r->label},
+        {"started", now},
+        {"host", host},
+        {"device", dd->device},
+        {"git_commit", commit},
+        {"logt_version", LOGT_VERSION},
+    };
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        LOGT_TRY(logt_store_set_str(st, id, "", strs[i][0], strs[i][1]));
+    const struct { const char *name; int64_t v; } ints[] = {
+        {"T", r->T}, {"B", r->B}, {"D", c->hidden_size}, {"input_size", c->input_size},
+        {"head_dim", c->head_dim}, {"layers", c->layers}, {"seed", (int64_t)c->seed},
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        LOGT_TRY(logt_store_set_i64(st, id, "", ints[i].name, ints[i].v));
+    if (r->kind == LOGT_KIND_SPEED) {
+        LOGT_TRY(logt_store_set_i64(st, id, "", "warmup", r->warmup));
+        LOGT_TRY(logt_store_set_i64(st, id, "", "repeats", r->repeats));
+    } else {
+        LOGT_TRY(logt_store_set_str(st, id, "", "task", r->task));
+        LOGT_TRY(logt_store_set_i64(st, id, "", "steps", r->steps));
+        LOGT_TRY(logt_store_set_i64(st, id, "", "eval_every", r->eval_every));
+        LOGT_TRY(logt_store_set_i64(st, id, "", "eval_batches", r->eval_batches));
+        LOGT_TRY(logt_store_set_f64(st, id, "", "lr", r->lr));
+        LOGT_TRY(logt_store_set_f64(st, id, "", "clip", r->clip));
+    }
+    return logt_store_flush(st);
+}
+
+/* Run one point; returns a fatal (results file) error, else OK with the row filled. */
+static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st, int64_t id,
+                           int resume, progress *pr, logt_summary_row *row, char *err, size_t nerr,
+                           int *interrupted)
+{
+    logt_status s = LOGT_OK;
+    int fatal = 0;
+    char what[160] = "";
+    row_init(row, r, id);
+    err[0] = '\0';
+    if (r->kind == LOGT_KIND_SPEED) {
+        double *ms = calloc((size_t)r->repeats, sizeof *ms);
+        if (!ms) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl);
+        if (s == LOGT_OK) {
+            row->median_ms = quantile(ms, r->repeats, 0.5);
+            row->p10_ms = quantile(ms, r->repeats, 0.1);
+            row->p90_ms = quantile(ms, r->repeats, 0.9);
+            row->tokens_per_s = (double)r->T * r->B / (row->median_ms * 1e-3);
+            snprintf(what, sizeof what, "median %.4g ms (p10 %.4g, p90 %.4g)", row->median_ms,
+                     row->p10_ms, row->p90_ms);
+            logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
+            if (w != LOGT_OK) fatal = 1, s = w;
+        }
+        free(ms);
+    } else {
+        inputs_free();   /* the training run's peak memory is its own */
+        train_result tr = {.final_loss = NAN};
+        s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
+        row->peak_mem_bytes = tr.peak;
+        row->input_size = tr.input_size ? tr.input_size : row->input_size;
+        logt_strlcpy(row->impl, sizeof row->impl, tr.impl);
+        row->final_loss = tr.final_loss;
+        row->final_eval_loss = tr.final_eval_loss;
+        row->final_eval_acc = tr.final_eval_acc;
+        if (tr.interrupted) {
+            *interrupted = 1;
+            return LOGT_OK;
+        }
+        if (s == LOGT_OK)
+            snprintf(what, sizeof what, "loss %.4g  valid %.4g%s", row->final_loss,
+                     row->final_eval_loss, tr.resumed_at ? "  (resumed)" : "");
+    }
+    if (fatal) return s;
+    logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : "failed");
+    if (s != LOGT_OK) logt_strlcpy(err, nerr, logt_user_msg());
+    const struct { const char *name; double v; } vals[] = {
+        {"median_ms", row->median_ms}, {"p10_ms", row->p10_ms}, {"p90_ms", row->p90_ms},
+        {"tokens_per_s", row->tokens_per_s}, {"final_loss", row->final_loss},
+        {"final_eval_loss", row->final_eval_loss}, {"final_eval_acc", row->final_eval_acc},
+    };
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));
+    LOGT_TRY(logt_store_set_i64(st, id, "", "peak_mem_bytes", row->peak_mem_bytes));
+    LOGT_TRY(logt_store_set_str(st, id, "", "impl", row->impl));
+    LOGT_TRY(logt_store_run_finish(st, row, err));
+    pr->cost_done += r->cost;
+    if (s == LOGT_OK) {
+        progress_line(pr, r, what, pr->cost_done, 1);
+    } else {
+        if (pr->tty) fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "[%d/%d] %s  FAILED: %s\n", pr->index, pr->total, r->label, err);
+    }
+    return LOGT_OK;
+}
+
+logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const logt_run_opts *opts,
+                                logt_run_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    logt_run_spec *runs = NULL;
+    int nruns = 0;
+    LOGT_TRY(logt_exp_runs(e, &runs, &nruns));
+    rep->total = nruns;
+    if (opts->out) logt_strlcpy(rep->out, sizeof rep->out, opts->out);
+    else logt_default_out(e->name, rep->out, sizeof rep->out);
+
+    char commit[128], host[256];
+    logt_git_commit(commit, sizeof commit);
+    logt_hostname(host, sizeof host);
+    logt_device_desc dd;
+    logt_describe_device(ctx->device, &dd);
+    char *text = logt_exp_text(e);
+    logt_store_meta meta = {
+        .experiment = e->name, .experiment_ini = text, .backend = e->backend,
+        .git_commit = commit, .host = host, .device = dd.device,
+        .driver_version = dd.have_versions ? dd.driver : NULL,
+        .cuda_runtime_version = dd.have_versions ? dd.runtime : NULL,
+        .cudnn_version = dd.have_versions ? dd.cudnn : NULL,
+        .cublas_version = dd.have_versions ? dd.cublas : NULL,
+    };
+    logt_store *st = NULL;
+    logt_status s = text ? logt_store_open(rep->out, &meta, &st)
+                         : LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    free(text);
+    if (s != LOGT_OK) {
+        free(runs);
+        return s;
+    }
+
+    /* what is left to do, and its cost for the ETA */
+    progress pr = {.tty = isatty(2), .t0 = logt_now()};
+    int *todo = malloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *todo), ntodo = 0;
+    if (!todo) s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    for (int i = 0; s == LOGT_OK && i < nruns; i++) {
+        int64_t id;
+        logt_run_state state;
+        logt_store_find(st, runs[i].key, &id, &state);
+        if (state == LOGT_RUN_OK || (state == LOGT_RUN_FAILED && !opts->retry_failed)) {
+            rep->skipped++;
+            if (state == LOGT_RUN_FAILED) rep->failed++;
+            continue;
+        }
+        todo[ntodo++] = i;
+        pr.cost_total += runs[i].cost;
+    }
+    pr.total = ntodo;
+    if (s == LOGT_OK) {
+        fprintf(stderr, "logt: %s on %s: %d runs", e->name, e->backend, nruns);
+        if (rep->skipped)
+            fprintf(stderr, ", %d already in %s (skipped%s)", rep->skipped, rep->out,
+                    rep->failed ? "; --retry-failed redoes the failed ones" : "");
+        fprintf(stderr, ", %d to run -> %s\n", ntodo, rep->out);
+    }
+
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_signal;
+    sa.sa_flags = (int)SA_RESETHAND;   /* a second Ctrl-C kills at once */
+    sigemptyset(&sa.sa_mask);
+    stop_requested = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    const int die_after = env_int("LOGT_TEST_DIE_AFTER_RUNS");
+    for (int k = 0; s == LOGT_OK && k < ntodo; k++) {
+        if (stop_requested) {
+            rep->interrupted = 1;
+            break;
+        }
+        const logt_run_spec *r = &runs[todo[k]];
+        int64_t id;
+        logt_run_state state;
+        logt_store_find(st, r->key, &id, &state);
+        /* an interrupted run resumes from its checkpoint; a failed one starts over */
+        int resume = state == LOGT_RUN_INTERRUPTED;
+        if (id >= 0) s = logt_store_run_reset(st, id);
+        else s = logt_store_run_new(st, r->key, &id);
+        if (s == LOGT_OK) s = run_attrs(st, id, r, &dd, commit, host);
+        if (s != LOGT_OK) break;
+        pr.index = k + 1;
+        progress_line(&pr, r, "", pr.cost_done, 0);
+        logt_summary_row row;
+        char err[2048];
+        int interrupted = 0;
+        s = one_run(ctx, r, st, id, resume, &pr, &row, err, sizeof err, &interrupted);
+        if (s != LOGT_OK) break;
+        if (interrupted || stop_requested) {
+            rep->interrupted = 1;
+            if (!interrupted) {   /* the run finished before the signal was seen */
+                rep->ran++;
+                rep->ok += !strcmp(row.status, "ok");
+                rep->failed += strcmp(row.status, "ok") != 0;
+            }
+            break;
+        }
+        rep->ran++;
+        if (!strcmp(row.status, "ok")) rep->ok++;
+        else rep->failed++;
+        if (die_after > 0 && rep->ran == die_after) _exit(137);
+    }
+    inputs_free();
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (pr.tty && ntodo) fprintf(stderr, "\r\033[K");
+    if (s == LOGT_OK) {
+        char el[32];
+        logt_fmt_duration(logt_now() - pr.t0, el, sizeof el);
+        fprintf(stderr, "logt: %s: ran %d of %d runs in %s (%d ok, %d failed) -> %s\n", e->name,
+                rep->ran, ntodo, el, rep->ok, rep->ran - rep->ok, rep->out);
+    }
+    free(todo);
+    free(runs);
+    char msg[2048];
+    logt_strlcpy(msg, sizeof msg, logt_errmsg());
+    logt_status c = logt_store_close(st);
+    if (s != LOGT_OK) logt_fail_at(s, "", 0, "%s", strncmp(msg, ":0: ", 4) ? msg : msg + 4);
+    return s != LOGT_OK ? s : c;
+}

@@ -1,0 +1,102 @@
+/* store.h — the results file: one HDF5 file per experiment.
+ *
+ *   /                 attrs (UTF-8 strings): format, logt_version, git_commit, created,
+ *                     updated, host, device, driver_version, cuda_runtime_version,
+ *                     cudnn_version, cublas_version, experiment, backend, experiment_ini
+ *   /runs/NNNNNN/     one group per run, attrs describing it (key, model, T, ..., status)
+ *       time_ms, loss, grad_norm, wall_s, eval_* ...   f64 datasets
+ *       checkpoint/   training state, see run.c
+ *   /summary          compound, one row per finished run (logt_summary_row)
+ *
+ * Growing datasets are chunked with an unlimited maximum size. Nothing here
+ * ever truncates or deletes a file: an existing file is opened read-write and
+ * must belong to the same experiment. Every HDF5 call is checked and a failure
+ * is an error naming the file and the object; HDF5's own printing is off.
+ * Paths inside a run ("checkpoint/0/w") create their groups as needed.
+ */
+#ifndef LOGT_RUNNER_STORE_H
+#define LOGT_RUNNER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/status.h"
+
+typedef struct logt_store logt_store;
+
+/* What the root of a new file records (NULL: not written). */
+typedef struct logt_store_meta {
+    const char *experiment, *experiment_ini, *backend, *git_commit, *host, *device;
+    const char *driver_version, *cuda_runtime_version, *cudnn_version, *cublas_version;
+} logt_store_meta;
+
+/* Open `path` for writing, creating it (and its directory) when missing. An
+ * existing file must be HDF5, writable and written for meta->experiment. */
+logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_store **out);
+logt_status logt_store_open_read(const char *path, logt_store **out);
+/* Flush and close; st may be NULL. */
+logt_status logt_store_close(logt_store *st);
+logt_status logt_store_flush(logt_store *st);
+const char *logt_store_path(const logt_store *st);
+/* A string attribute of the root ("" and an error when it is missing). */
+logt_status logt_store_root_str(logt_store *st, const char *name, char *buf, size_t n);
+
+/* ---- runs ---------------------------------------------------------------------- */
+typedef enum { LOGT_RUN_NONE, LOGT_RUN_INTERRUPTED, LOGT_RUN_OK, LOGT_RUN_FAILED } logt_run_state;
+
+/* The run stored under `key` (*id = -1 and LOGT_RUN_NONE when there is none). */
+void logt_store_find(const logt_store *st, const char *key, int64_t *id, logt_run_state *state);
+int logt_store_nruns(const logt_store *st);
+/* The i-th run in id order. */
+void logt_store_run_at(const logt_store *st, int i, int64_t *id, const char **key,
+                       logt_run_state *state);
+/* A new run group /runs/NNNNNN with its key. */
+logt_status logt_store_run_new(logt_store *st, const char *key, int64_t *id);
+/* Forget the outcome of a run about to be redone (its status and error). */
+logt_status logt_store_run_reset(logt_store *st, int64_t id);
+
+/* Attributes of an object of run `id`: obj "" is the run group itself. */
+logt_status logt_store_set_str(logt_store *st, int64_t id, const char *obj, const char *name,
+                               const char *value);
+logt_status logt_store_set_i64(logt_store *st, int64_t id, const char *obj, const char *name,
+                               int64_t value);
+logt_status logt_store_set_f64(logt_store *st, int64_t id, const char *obj, const char *name,
+                               double value);
+logt_status logt_store_get_str(logt_store *st, int64_t id, const char *obj, const char *name,
+                               char *buf, size_t n);
+logt_status logt_store_get_i64(logt_store *st, int64_t id, const char *obj, const char *name,
+                               int64_t *value);
+logt_status logt_store_get_f64(logt_store *st, int64_t id, const char *obj, const char *name,
+                               double *value);
+/* Does the object (dataset or group, or attribute when name != NULL) exist? */
+int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr);
+
+/* f64 datasets of a run. write: fixed size, replacing what was there.
+ * append: chunked, extensible. truncate: shrink to n (no-op when missing).
+ * read: *v malloc'd, NULL and *n = 0 when the dataset is missing. */
+logt_status logt_store_write(logt_store *st, int64_t id, const char *path, const double *v,
+                             int64_t n);
+logt_status logt_store_append(logt_store *st, int64_t id, const char *path, const double *v,
+                              int64_t n);
+logt_status logt_store_truncate(logt_store *st, int64_t id, const char *path, int64_t n);
+logt_status logt_store_read(logt_store *st, int64_t id, const char *path, double **v, int64_t *n);
+
+/* ---- the summary ----------------------------------------------------------------- */
+typedef struct logt_summary_row {
+    int64_t run;
+    char kind[8], model[32], backend[8], pass[16], dtype[8], cell[16], task[16];
+    int64_t T, B, D, input_size, head_dim, layers;
+    uint64_t seed;
+    char knobs[256], impl[160], status[8];
+    double median_ms, p10_ms, p90_ms, tokens_per_s;
+    int64_t peak_mem_bytes;
+    double final_loss, final_eval_loss, final_eval_acc;   /* NaN where not applicable */
+} logt_summary_row;
+
+/* Record a run's outcome: status ("ok"/"failed") and error attributes on its group,
+ * its summary row (replacing an earlier row of the same run), then flush. */
+logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, const char *error);
+/* Every summary row; *rows malloc'd. */
+logt_status logt_store_summary(logt_store *st, logt_summary_row **rows, int64_t *n);
+
+#endif

@@ -1,0 +1,550 @@
+/* test_runner.c — the `logt` command end to end, on the CPU, in temporary
+ * directories: sweeps into HDF5, resume after a kill, failing runs, plots,
+ * and every kind of bad input with its message.
+ *
+ * The binary is the `logt` next to this test binary (found through
+ * /proc/self/exe), so `make B=dir test` tests the build in dir. Kills are
+ * simulated with the runner's test hooks LOGT_TEST_DIE_AFTER_RUNS=N and
+ * LOGT_TEST_DIE_AFTER_STEPS=N, which _exit(137) like a kill -9 at a known point.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../runner/store.h"
+
+static char bin[PATH_MAX + 8];
+static char dir[64];
+static char err[16384];   /* stderr of the last logt */
+
+static void setup(void)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    cr_assert_gt(n, 0);
+    exe[n] = '\0';
+    *strrchr(exe, '/') = '\0';
+    snprintf(bin, sizeof bin, "%s/logt", exe);
+    cr_assert_eq(access(bin, X_OK), 0, "no logt binary next to the tests at %s", bin);
+    snprintf(dir, sizeof dir, "/tmp/logt-runner-XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s' 2>/dev/null; rm -rf '%s'", dir, dir);
+    if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
+}
+
+TestSuite(runner, .init = setup, .fini = teardown, .timeout = 30);
+
+/* ---- helpers ------------------------------------------------------------------------- */
+
+static void write_at(const char *rel, const char *text)
+{
+    char path[PATH_MAX], mk[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    snprintf(mk, sizeof mk, "mkdir -p \"$(dirname '%s')\"", path);
+    cr_assert_eq(system(mk), 0);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void read_at(const char *rel, char *buf, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (!f) return;
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+}
+
+/* Run `env logt args` in the test directory; its exit status, stderr in err. */
+static int logt(const char *env, const char *args)
+{
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "cd '%s' && %s '%s' %s >stdout.txt 2>stderr.txt", dir, env ? env : "",
+             bin, args);
+    int st = system(cmd);
+    read_at("stderr.txt", err, sizeof err);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define EXPECT_ERR(needle) cr_assert(strstr(err, needle), "expected '%s' in stderr:\n%s", needle, err)
+
+static logt_store *open_results(const char *rel)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    logt_store *st;
+    cr_assert_eq(logt_store_open_read(path, &st), LOGT_OK, "%s", logt_errmsg());
+    return st;
+}
+
+/* Every run of the file: ok and one group per key. Returns the run count. */
+static int count_ok_runs(logt_store *st)
+{
+    int n = logt_store_nruns(st);
+    for (int i = 0; i < n; i++) {
+        int64_t id, other;
+        const char *key;
+        logt_run_state state;
+        logt_store_run_at(st, i, &id, &key, &state);
+        cr_assert_eq(state, LOGT_RUN_OK, "run %lld (%s) is not ok", (long long)id, key);
+        logt_store_find(st, key, &other, &state);
+        cr_assert_eq(other, id, "key stored twice: %s", key);
+    }
+    return n;
+}
+
+/* Four tiny speed runs and one optional training run. */
+static const char *const speed_ini =
+    "[experiment]\n"
+    "name = tiny\n"
+    "models = lstm\n"
+    "kind = speed\n"
+    "\n"
+    "[sweep]\n"
+    "T = 4, 8\n"
+    "B = 2\n"
+    "D = 4\n"
+    "pass = forward, fwdbwd\n"
+    "\n"
+    "[speed]\n"
+    "warmup = 0\n"
+    "repeats = 3\n"
+    "\n"
+    "[plot.speed]\n"
+    "x = T\n"
+    "y = median_ms\n"
+    "series = model, pass\n"
+    "logx = true\n";
+
+static const char *const train_ini =
+    "[experiment]\n"
+    "name = tinytrain\n"
+    "models = lstm\n"
+    "kind = train\n"
+    "[train]\n"
+    "task = adding\n"
+    "T = 8\n"
+    "B = 4\n"
+    "D = 4\n"
+    "steps = 40\n"
+    "eval_every = 10\n"
+    "eval_batches = 2\n"
+    "lr = 0.01\n"
+    "[plot.loss]\n"
+    "y = loss\n"
+    "series = model\n";
+
+/* ---- commands ------------------------------------------------------------------------ */
+
+Test(runner, help_and_listing)
+{
+    cr_assert_eq(logt(NULL, "--help"), 0);
+    char out[8192];
+    read_at("stdout.txt", out, sizeof out);
+    cr_assert(strstr(out, "run EXP_DIR") && strstr(out, "plot EXP_DIR"), "%s", out);
+    cr_assert_eq(logt(NULL, "run --help"), 0);
+    read_at("stdout.txt", out, sizeof out);
+    cr_assert(strstr(out, "--retry-failed") && strstr(out, "--set"), "%s", out);
+    cr_assert_eq(logt(NULL, "plot --help"), 0);
+    cr_assert_eq(logt(NULL, "list"), 0);
+    read_at("stdout.txt", out, sizeof out);
+    cr_assert(strstr(out, "lstm") && strstr(out, "backends here"), "%s", out);
+    cr_assert_eq(logt(NULL, "info"), 0);
+    cr_assert_eq(logt(NULL, ""), 2);
+    cr_assert_eq(logt(NULL, "frobnicate"), 2);
+    EXPECT_ERR("unknown command 'frobnicate'");
+    cr_assert_eq(logt(NULL, "run"), 2);
+    EXPECT_ERR("run needs EXP_DIR");
+}
+
+/* A sweep writes every run, the summary, and the root attributes; a second
+ * `logt run` skips everything. */
+Test(runner, sweep_then_resume_skips_finished)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3"), 0, "%s", err);
+    EXPECT_ERR("[8/8]");
+    logt_store *st = open_results("results/tiny.h5");   /* the default place */
+    cr_assert_eq(count_ok_runs(st), 8);
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 8);
+    for (int i = 0; i < n; i++) {
+        cr_assert_str_eq(rows[i].status, "ok");
+        cr_assert_str_eq(rows[i].model, "lstm");
+        cr_assert(rows[i].median_ms > 0 && rows[i].p10_ms <= rows[i].median_ms &&
+                  rows[i].median_ms <= rows[i].p90_ms);
+        cr_assert_eq(rows[i].tokens_per_s, rows[i].T * rows[i].B / (rows[i].median_ms * 1e-3));
+        cr_assert(isnan(rows[i].final_loss));
+        double *ms;
+        int64_t nms;
+        cr_assert_eq(logt_store_read(st, rows[i].run, "time_ms", &ms, &nms), LOGT_OK);
+        cr_assert_eq(nms, 3);
+        free(ms);
+    }
+    free(rows);
+    char s[4096];
+    cr_assert_eq(logt_store_root_str(st, "experiment_ini", s, sizeof s), LOGT_OK);
+    cr_assert(strstr(s, "--set sweep.B=2,3") && strstr(s, "B = 2,3"), "%s", s);
+    cr_assert_eq(logt_store_root_str(st, "git_commit", s, sizeof s), LOGT_OK);
+    cr_assert_gt(strlen(s), 0);
+    cr_assert_eq(logt_store_get_str(st, 0, "", "impl", s, sizeof s), LOGT_OK);
+    cr_assert_gt(strlen(s), 0);
+    logt_store_close(st);
+
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3"), 0, "%s", err);
+    EXPECT_ERR("8 already in results/tiny.h5 (skipped), 0 to run");
+    /* a different point of the sweep is a new run, the rest is kept */
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3,5"), 0, "%s", err);
+    EXPECT_ERR("8 already in results/tiny.h5 (skipped), 4 to run");
+    st = open_results("results/tiny.h5");
+    cr_assert_eq(count_ok_runs(st), 12);
+    logt_store_close(st);
+}
+
+/* Killed after two runs: the two are kept and not run again. */
+Test(runner, killed_sweep_loses_no_finished_run)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_RUNS=2", "run exp --backend cpu --out r.h5"), 137, "%s", err);
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 2);
+    double *before[2];
+    int64_t n;
+    for (int i = 0; i < 2; i++) cr_assert_eq(logt_store_read(st, i, "time_ms", &before[i], &n), LOGT_OK);
+    logt_store_close(st);
+
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("2 already in r.h5 (skipped), 2 to run");
+    st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 4);
+    for (int i = 0; i < 2; i++) {   /* re-running would have measured new times */
+        double *after;
+        cr_assert_eq(logt_store_read(st, i, "time_ms", &after, &n), LOGT_OK);
+        cr_assert_eq(memcmp(after, before[i], 3 * sizeof(double)), 0, "run %d was redone", i);
+        free(after);
+        free(before[i]);
+    }
+    logt_summary_row *rows;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 4);
+    free(rows);
+    logt_store_close(st);
+}
+
+/* Killed mid-training: the rerun resumes from the last checkpoint and ends with
+ * exactly the losses of an uninterrupted run. */
+Test(runner, killed_training_resumes_from_checkpoint)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 0, "%s", err);
+    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_STEPS=25", "run exp --backend cpu --out cut.h5"), 137,
+                 "%s", err);
+    logt_store *st = open_results("cut.h5");
+    int64_t id;
+    logt_run_state state;
+    const char *key;
+    cr_assert_eq(logt_store_nruns(st), 1);
+    logt_store_run_at(st, 0, &id, &key, &state);
+    cr_assert_eq(state, LOGT_RUN_INTERRUPTED);
+    int64_t latest, step;
+    cr_assert_eq(logt_store_get_i64(st, id, "checkpoint", "latest", &latest), LOGT_OK, "%s", logt_errmsg());
+    char slot[32];
+    snprintf(slot, sizeof slot, "checkpoint/%lld", (long long)latest);
+    cr_assert_eq(logt_store_get_i64(st, id, slot, "step", &step), LOGT_OK);
+    cr_assert_eq(step, 20);
+    logt_store_close(st);
+
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out cut.h5"), 0, "%s", err);
+    EXPECT_ERR("(resumed)");
+    logt_store *a = open_results("whole.h5"), *b = open_results("cut.h5");
+    static const char *const sets[] = {"loss", "grad_norm", "eval_step", "eval_loss"};
+    for (int k = 0; k < 4; k++) {
+        double *va, *vb;
+        int64_t na, nb;
+        cr_assert_eq(logt_store_read(a, 0, sets[k], &va, &na), LOGT_OK);
+        cr_assert_eq(logt_store_read(b, 0, sets[k], &vb, &nb), LOGT_OK);
+        cr_assert_eq(na, k < 2 ? 40 : 4, "%s", sets[k]);
+        cr_assert_eq(nb, na, "%s", sets[k]);
+        for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "%s[%lld]", sets[k], (long long)i);
+        free(va);
+        free(vb);
+    }
+    logt_summary_row *ra, *rb;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(a, &ra, &n), LOGT_OK);
+    cr_assert_eq(logt_store_summary(b, &rb, &n), LOGT_OK);
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(rb[0].status, "ok");
+    cr_assert_eq(ra[0].final_loss, rb[0].final_loss);
+    cr_assert_eq(ra[0].final_eval_loss, rb[0].final_eval_loss);
+    cr_assert(isfinite(rb[0].final_loss));
+    free(ra);
+    free(rb);
+    logt_store_close(a);
+    logt_store_close(b);
+}
+
+/* A run the model refuses is stored as failed with its message; the sweep goes on. */
+Test(runner, failing_run_is_recorded_and_sweep_continues)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4 --set sweep.head_dim=3,0"),
+                 1, "%s", err);
+    EXPECT_ERR("FAILED");
+    EXPECT_ERR("head dim 3 does not divide the hidden size D = 4");
+    EXPECT_ERR("2 of 4 runs failed");
+    logt_store *st = open_results("r.h5");
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 4);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        char status[16], error[1024] = "";
+        cr_assert_eq(logt_store_get_str(st, rows[i].run, "", "status", status, sizeof status), LOGT_OK);
+        cr_assert_str_eq(status, rows[i].status);
+        if (rows[i].head_dim == 3) {
+            failed++;
+            cr_assert_str_eq(status, "failed");
+            cr_assert(isnan(rows[i].median_ms));
+            cr_assert_eq(logt_store_get_str(st, rows[i].run, "", "error", error, sizeof error), LOGT_OK);
+            cr_assert(strstr(error, "does not divide"), "%s", error);
+        } else {
+            cr_assert_str_eq(status, "ok");
+        }
+    }
+    cr_assert_eq(failed, 2);
+    free(rows);
+    logt_store_close(st);
+
+    /* failed runs are skipped, and redone (in place) with --retry-failed */
+    const char *args = "run exp --backend cpu --out r.h5 --set sweep.T=4 --set sweep.head_dim=3,0";
+    cr_assert_eq(logt(NULL, args), 1, "%s", err);
+    EXPECT_ERR("0 to run");
+    char retry[256];
+    snprintf(retry, sizeof retry, "%s --retry-failed", args);
+    cr_assert_eq(logt(NULL, retry), 1, "%s", err);
+    EXPECT_ERR("2 to run");
+    st = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(st), 4);
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 4);
+    free(rows);
+    logt_store_close(st);
+
+    /* and the plot leaves them out (the .gp is written with or without gnuplot) */
+    int rc = logt(NULL, "plot exp --in r.h5");
+    cr_assert(rc == 0 || (rc == 1 && strstr(err, "gnuplot-nox")), "%s", err);
+    char gp[8192];
+    read_at("plots/tiny-speed.gp", gp, sizeof gp);
+    cr_assert(strstr(gp, "$data << EOD"), "%s", gp);
+    int points = 0;   /* data lines: the two ok runs only */
+    for (const char *p = strstr(gp, "$data << EOD\n"); p && strncmp(p, "EOD\n", 4); p = strchr(p, '\n') + 1)
+        points += p[0] >= '0' && p[0] <= '9';
+    cr_assert_eq(points, 2, "failed runs were plotted:\n%s", gp);
+}
+
+Test(runner, plot_writes_gp_png_svg)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --set train.steps=12"), 0, "%s", err);
+    int rc = logt(NULL, "plot exp");
+    char gp[65536];
+    read_at("plots/tinytrain-loss.gp", gp, sizeof gp);
+    cr_assert(strstr(gp, "$data << EOD") && strstr(gp, "EOD\n") && strstr(gp, "set terminal pngcairo") &&
+              strstr(gp, "set terminal svg"), "%s", gp);
+    cr_assert(strstr(gp, "\n12 "), "the curve should reach step 12:\n%s", gp);
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {   /* as the runner looks: on PATH */
+        cr_assert_eq(rc, 1);
+        EXPECT_ERR("gnuplot-nox");
+        return;
+    }
+    cr_assert_eq(rc, 0, "%s", err);
+    struct stat sb;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/plots/tinytrain-loss.png", dir);
+    cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no PNG at %s", path);
+    snprintf(path, sizeof path, "%s/plots/tinytrain-loss.svg", dir);
+    cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no SVG at %s", path);
+    /* the script re-renders on its own, from anywhere */
+    snprintf(path, sizeof path, "cd '%s/plots' && rm tinytrain-loss.png && gnuplot tinytrain-loss.gp "
+             "&& test -s tinytrain-loss.png", dir);
+    cr_assert_eq(system(path), 0);
+}
+
+/* ---- bad input -------------------------------------------------------------------------- */
+
+static void expect_config_error(const char *ini, const char *message)
+{
+    write_at("bad/experiment.ini", ini);
+    cr_assert_eq(logt(NULL, "run bad --backend cpu --out r.h5"), 1, "%s", err);
+    EXPECT_ERR("logt: error: ");
+    EXPECT_ERR(message);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/r.h5", dir);
+    cr_assert_neq(access(path, F_OK), 0, "a results file was made for a bad experiment");
+}
+
+Test(runner, zero_T)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nT = 16, 0\n",
+                        "bad/experiment.ini:4: bad value '0' for T: expected positive integers");
+}
+
+Test(runner, unknown_model)
+{
+    expect_config_error("[experiment]\nmodels = lstm, gru\n",
+                        "bad/experiment.ini:2: unknown model 'gru' (known: lstm, lstm-cudnn");
+}
+
+Test(runner, unknown_key_with_line)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n\n; a comment\n[sweep]\nT = 4\nfoo = 3\n",
+                        "bad/experiment.ini:7: unknown key 'foo' in [sweep] (known: T, B, D,");
+}
+
+Test(runner, unknown_section)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n[swep]\nT = 4\n",
+                        "bad/experiment.ini:4: unknown section [swep]");
+}
+
+Test(runner, bad_values)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\npass = backward\n",
+                        "experiment.ini:4: bad value 'backward' for pass: expected forward or fwdbwd");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\ndtype = f16\n",
+                        "bad value 'f16' for dtype: expected f64, f32 or bf16");
+    expect_config_error("[experiment]\nmodels = lstm\n[train]\nlr = -1\n",
+                        "bad value '-1' for lr: expected a positive number");
+    expect_config_error("[experiment]\nmodels = lstm\nbackend = gpu\n",
+                        "bad value 'gpu' for backend: expected cpu, cuda or auto");
+    expect_config_error("[experiment]\nmodels = lstm\n[plot.x]\ny = loss\nx = T\n",
+                        "[plot.x] plots loss against T");
+}
+
+Test(runner, malformed_file)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep\nT = 4\n",
+                        "bad/experiment.ini:3: syntax error");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nT = 4\nT = 8\n",
+                        "bad/experiment.ini:5: 'T' is set twice in [sweep]");
+    expect_config_error("[experiment]\n", "[experiment] needs models = ...");
+}
+
+Test(runner, head_dim_not_dividing_D)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.head_dim=3 --set sweep.T=4 "
+                            "--set sweep.pass=forward"), 1, "%s", err);
+    EXPECT_ERR("head dim 3 does not divide the hidden size D = 4: choose one of 1, 2, 4");
+}
+
+Test(runner, bad_command_line)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend gpu"), 2);
+    EXPECT_ERR("--backend expects cpu, cuda or auto, got 'gpu'");
+    cr_assert_eq(logt(NULL, "run exp --set T=4"), 2);
+    EXPECT_ERR("--set expects SECTION.KEY=VALUE");
+    cr_assert_eq(logt(NULL, "run exp --set sweep.T"), 2);
+    EXPECT_ERR("--set expects SECTION.KEY=VALUE");
+    cr_assert_eq(logt(NULL, "run exp --set sweep.Q=4"), 1);
+    EXPECT_ERR("--set sweep.Q=4: unknown key 'Q' in [sweep]");
+    cr_assert_eq(logt(NULL, "run exp --set sweep.T=-4"), 1);
+    EXPECT_ERR("--set sweep.T=-4: bad value '-4' for T: expected positive integers");
+    cr_assert_eq(logt(NULL, "run exp --frob"), 2);
+    EXPECT_ERR("unknown option '--frob'");
+    cr_assert_eq(logt(NULL, "run nowhere"), 1);
+    EXPECT_ERR("no experiment at nowhere");
+}
+
+Test(runner, corrupt_results_file_is_refused_and_kept)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    const char *garbage = "these bytes are not HDF5, and must survive\n";
+    write_at("results/tiny.h5", garbage);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu"), 1, "%s", err);
+    EXPECT_ERR("results/tiny.h5 is not a valid HDF5 file");
+    EXPECT_ERR("--out");
+    char back[256];
+    read_at("results/tiny.h5", back, sizeof back);
+    cr_assert_str_eq(back, garbage);
+}
+
+Test(runner, results_of_another_experiment_are_refused)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    write_at("exp2/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4 --set sweep.pass=forward"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp2 --backend cpu --out r.h5"), 1);
+    EXPECT_ERR("r.h5 holds results of experiment 'tiny', not 'tinytrain'");
+}
+
+Test(runner, read_only_results_file_is_refused)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    const char *args = "run exp --backend cpu --out r.h5 --set sweep.T=4 --set sweep.pass=forward";
+    cr_assert_eq(logt(NULL, args), 0, "%s", err);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/r.h5", dir);
+    struct stat before, after;
+    cr_assert_eq(chmod(path, 0444), 0);
+    cr_assert_eq(stat(path, &before), 0);
+    /* refused even for root, who could write it: mode 0444 marks results to keep */
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 1);
+    EXPECT_ERR("results file r.h5 is read-only");
+    cr_assert_eq(stat(path, &after), 0);
+    cr_assert_eq(before.st_size, after.st_size);
+    cr_assert_eq(before.st_mtime, after.st_mtime);
+}
+
+Test(runner, unwritable_directory_is_refused)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    char ro[PATH_MAX];
+    snprintf(ro, sizeof ro, "%s/ro", dir);
+    cr_assert_eq(mkdir(ro, 0555), 0);
+    if (access(ro, W_OK) == 0) {
+        /* root ignores directory permissions: a path below a regular file fails for anyone */
+        cr_log_info("running as root: checking a directory that cannot exist instead of a read-only one");
+        write_at("plainfile", "x\n");
+        cr_assert_eq(logt(NULL, "run exp --backend cpu --out plainfile/r.h5"), 1);
+        EXPECT_ERR("plainfile/r.h5");
+        return;
+    }
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out ro/r.h5"), 1);
+    EXPECT_ERR("cannot create results file ro/r.h5: directory ro is not writable");
+}
+
+Test(runner, cuda_backend_without_gpu_is_an_error)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    if (system("nvidia-smi -L >/dev/null 2>&1") == 0) {
+        cr_skip_test("a GPU is visible here");
+    }
+    cr_assert_eq(logt(NULL, "run exp --backend cuda --out r.h5"), 1);
+    EXPECT_ERR("logt: error: ");
+    EXPECT_ERR("--backend cpu");
+    cr_assert_eq(logt(NULL, "run exp --backend auto --out r.h5 --set sweep.T=4 --set sweep.pass=forward"), 0,
+                 "%s", err);
+    EXPECT_ERR("tiny on cpu");
+}
