@@ -16,6 +16,13 @@ uint64_t logt_hash64(uint64_t seed, uint64_t stream, uint64_t i)
     return mix(mix(mix(seed) ^ stream) ^ i);
 }
 
+void logt_uniform_fill(uint64_t seed, uint64_t stream, double *out, int64_t n, double lo, double hi)
+{
+    const uint64_t key = mix(mix(seed) ^ stream);   /* logt_hash64's prefix, hoisted */
+    for (int64_t i = 0; i < n; i++)
+        out[i] = lo + (hi - lo) * ((double)(mix(key ^ (uint64_t)i) >> 11) * 0x1.0p-53);
+}
+
 double logt_uniform(uint64_t seed, uint64_t stream, uint64_t i)
 {
     return (double)(logt_hash64(seed, stream, i) >> 11) * 0x1.0p-53;

@@ -135,8 +135,7 @@ logt_status logt_net_init_params(logt_net *net)
             const logt_slice *sl = &net->layout[l].s[i];
             double *p = host + net->layer_offset[l] + sl->offset;
             uint64_t stream = (uint64_t)l * LOGT_MAX_SLICES + (uint64_t)i;
-            for (int64_t j = 0; j < sl->numel; j++)
-                p[j] = sl->init_bound * (2.0 * logt_uniform(net->cfg.seed, stream, (uint64_t)j) - 1.0);
+            logt_uniform_fill(net->cfg.seed, stream, p, sl->numel, -sl->init_bound, sl->init_bound);
         }
     logt_status s = logt_tensor_from_f64(&net->w, host);
     free(host);

@@ -199,3 +199,11 @@ Test(core, one_seed_same_parameters_on_cpu_and_cuda)
     free(g);
     logt_net_destroy(cpu), logt_net_destroy(gpu);
 }
+
+Test(core, uniform_fill_equals_the_counter_form)
+{
+    double v[100];
+    logt_uniform_fill(9, 4, v, 100, -0.5, 0.5);
+    for (int i = 0; i < 100; i++)
+        cr_assert_float_eq(v[i], logt_uniform(9, 4, (uint64_t)i) - 0.5, 1e-16, "element %d", i);
+}
