@@ -9,7 +9,8 @@
  *
  * Data type, math precision, math type:
  *   f32,  math=fp32   FLOAT,    FLOAT, FMA_MATH       (DEFAULT_MATH would permit TF32 on sm_80+)
- *   f32,  math=tf32   FLOAT,    FLOAT, DEFAULT_MATH   (TF32 tensor ops permitted; PyTorch's choice)
+ *   f32,  math=tf32   FLOAT,    FLOAT, TENSOR_OP_MATH or DEFAULT_MATH (PyTorch's choice), the
+ *                     faster of the two: both permit TF32 tensor ops
  *   bf16              BFLOAT16, FLOAT, TENSOR_OP_MATH, else DEFAULT_MATH if cuDNN refuses it
  *                     (cuDNN's RNNs take bf16 from 9.13; math precision FLOAT as in PyTorch)
  *
@@ -25,7 +26,8 @@
  * each of PERSIST_STATIC_SMALL_H, PERSIST_STATIC and STANDARD that cuDNN accepts
  * for the shape, at the first forward of each (T, B), and keeps the fastest: the
  * order of preference alone misleads (on an H200, B = 64, D = 256: PERSIST_STATIC
- * 4x slower than STANDARD). bf16's two math types are chosen between the same way.
+ * 4x slower than STANDARD). The two math types of bf16 and of tf32 are chosen between
+ * the same way.
  * Measured on the H200 against the f64 reference, STANDARD's h is within ~3e-7;
  * both persistent algorithms within ~1.2e-5 (they are less exact, not wrong).
  * m->base.impl records what ran.
@@ -249,11 +251,11 @@ static logt_status init_state(lstm_cudnn_model *m, rnn_state *s)
     case LSTM_CUDNN_PERSIST_STATIC_SMALL_H: algos[na++] = CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H; break;
     }
     for (int a = 0; a < na; a++) {
-        if (bf16) {
+        if (bf16 || m->tf32) {   /* both permit tensor cores; the faster is kept */
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_TENSOR_OP_MATH};
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_DEFAULT_MATH};
         } else {
-            s->cand[s->ncand++] = (rnn_cand){algos[a], m->tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH};
+            s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_FMA_MATH};
         }
     }
     return LOGT_OK;
