@@ -60,9 +60,10 @@ static const char *const run_help =
 static const char *const plot_help =
     "usage: logt plot EXP_DIR [--in FILE] [--set SECTION.KEY=VALUE]...\n"
     "\n"
-    "For each [plot.NAME] section of EXP_DIR/experiment.ini, write plots/EXPNAME-NAME.gp\n"
+    "For each [plot.NAME] section of EXP_DIR/experiment.ini, write plots/STEM-NAME.gp\n"
     "(a gnuplot script holding its data, re-renderable with `gnuplot FILE.gp`) and render\n"
-    "it to plots/EXPNAME-NAME.png and .svg. Failed runs are left out.\n"
+    "it to plots/STEM-NAME.png and .svg, where STEM is the results file's name without\n"
+    ".h5 (the experiment's name for the default file). Failed runs are left out.\n"
     "\n"
     "options:\n"
     "  --in FILE     results file (default results/NAME.h5)\n"
@@ -219,8 +220,14 @@ static int cmd_plot(opts *o)
     /* the plots of the backend the results were last run on */
     logt_store_root_str(st, "backend", backend, sizeof backend);
     int rc = 0;
+    /* figures take the results file's name: results/x-h200.h5 -> plots/x-h200-NAME.png */
+    char stem[LOGT_WORD];
+    const char *slash = strrchr(path, '/');
+    logt_strlcpy(stem, sizeof stem, slash ? slash + 1 : path);
+    size_t len = strlen(stem);
+    if (len > 3 && !strcmp(stem + len - 3, ".h5")) stem[len - 3] = '\0';
     if (logt_exp_resolve(e, strcmp(backend, "cuda") ? LOGT_CPU : LOGT_CUDA) != LOGT_OK ||
-        logt_plot_experiment(e, st, "plots") != LOGT_OK)
+        logt_plot_experiment(e, st, "plots", stem) != LOGT_OK)
         rc = fail();
     logt_store_close(st);
     logt_exp_free(e);

@@ -401,7 +401,8 @@ static logt_status run_gnuplot(const char *gp)
     return LOGT_OK;
 }
 
-logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir)
+logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir,
+                                 const char *stem)
 {
     if (e->nplot == 0) {
         fprintf(stderr, "logt: %s has no [plot.NAME] sections: nothing to plot\n", e->file);
@@ -426,7 +427,7 @@ logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const
                     *p->baseline ? " with a matching baseline" : "");
         } else if (s == LOGT_OK) {
             char base[PATH_MAX], gp[PATH_MAX + 8];
-            snprintf(base, sizeof base, "%s/%s-%s", outdir, e->name, p->name);
+            snprintf(base, sizeof base, "%s/%s-%s", outdir, stem, p->name);
             snprintf(gp, sizeof gp, "%s.gp", base);
             s = write_script(e, p, &f, gp, base, logt_store_path(st), commit);
             if (s == LOGT_OK && !*first_gp) logt_strlcpy(first_gp, sizeof first_gp, gp);

@@ -11,7 +11,10 @@
 #include "config.h"
 #include "store.h"
 
-logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir);
+/* Figures are named OUTDIR/STEM-NAME.{gp,png,svg}; STEM is the experiment's name for its
+ * default results file, else the results file's own name (results/x-h200.h5 -> x-h200). */
+logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir,
+                                 const char *stem);
 /* Is `gnuplot` on the PATH? */
 int logt_gnuplot_found(void);
 

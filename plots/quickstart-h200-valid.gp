@@ -1,0 +1,68 @@
+# plots/quickstart-h200-valid.gp: figure 'valid' of experiment quickstart, written by `logt plot experiments/quickstart`
+# from results/quickstart-h200.h5 (commit b158314); y = eval_loss against x = wall_s, one curve per run (model
+# Re-render without logt: gnuplot plots/quickstart-h200-valid.gp  (writes the .png and .svg beside it)
+
+$data << EOD
+# index 0: lstm
+0.310346933 0.1765741483
+0.615387897 0.1733810272
+0.922993814 0.1863248263
+1.229349307 0.1732364803
+1.553574399 0.1749691483
+1.882435646 0.1681522679
+2.20797096 0.005430660463
+2.573677606 0.003430455087
+2.973012977 0.001982658401
+3.362698108 0.001438039681
+3.763871477 0.0009818011572
+4.080348376 0.0007224465555
+4.396925189 0.0008158387477
+4.713271428 0.0004354599905
+5.027518794 0.0004278285889
+5.336868637 0.0002733007981
+5.642632324 0.0003543626205
+5.947836401 0.000281988031
+6.251542284 0.0001889082306
+6.572459652 0.0002768372647
+
+
+# index 1: lstm-cudnn
+0.134097048 0.1765740697
+0.214708738 0.1733810573
+0.296081638 0.1863247885
+0.377368824 0.1732364853
+0.45856673 0.1749691002
+0.541265508 0.1681508919
+0.622343299 0.005210072147
+0.703127476 0.002952812227
+0.78418315 0.002071340415
+0.865139664 0.001172601205
+0.94629408 0.0008188797782
+1.027319676 0.0005794225058
+1.108437718 0.0006573611307
+1.18994777 0.0005242877909
+1.271544131 0.0003100194103
+1.356103944 0.0002374258615
+1.437783248 0.0003713719042
+1.518835332 0.0003530312488
+1.601022909 0.0001712319317
+1.688753336 0.000245100018
+EOD
+
+out = "plots/quickstart-h200-valid"
+if (exists("ARG0") && strlen(ARG0) > 3 && ARG0[strlen(ARG0)-2:] eq ".gp") out = ARG0[1:strlen(ARG0)-3]
+set title "quickstart: validation loss vs training time"
+set xlabel "training time (s)"
+set ylabel "validation loss"
+set grid
+set key outside right top
+set style data lines
+set logscale y
+set terminal pngcairo size 1000,600 font "sans,11" noenhanced
+set output out.".png"
+plot $data index 0 using 1:2 title "lstm", \
+     $data index 1 using 1:2 title "lstm-cudnn"
+set terminal svg size 1000,600 font "sans,11" noenhanced background rgb "white"
+set output out.".svg"
+replot
+unset output
