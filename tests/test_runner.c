@@ -350,11 +350,12 @@ Test(runner, failing_run_is_recorded_and_sweep_continues)
     free(rows);
     logt_store_close(st);
 
-    /* and the plot leaves them out (the .gp is written with or without gnuplot) */
+    /* and the plot leaves them out (the .gp is written with or without gnuplot); the
+     * figures take the results file's name: r.h5 -> plots/r-NAME */
     int rc = logt(NULL, "plot exp --in r.h5");
     cr_assert(rc == 0 || (rc == 1 && strstr(err, "gnuplot-nox")), "%s", err);
     char gp[8192];
-    read_at("plots/tiny-speed.gp", gp, sizeof gp);
+    read_at("plots/r-speed.gp", gp, sizeof gp);
     cr_assert(strstr(gp, "$data << EOD"), "%s", gp);
     int points = 0;   /* data lines: the two ok runs only */
     for (const char *p = strstr(gp, "$data << EOD\n"); p && strncmp(p, "EOD\n", 4); p = strchr(p, '\n') + 1)
