@@ -30,7 +30,9 @@ ifneq ($(NVCC),)
   LDLIBS    += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudnn -lcublas -lcudart -lstdc++
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.cu.o)
 else
-  $(info nvcc not found: building the CPU backend only (install the CUDA toolkit for the cuda backend))
+  ifeq ($(MAKELEVEL),0)
+    $(info nvcc not found: building the CPU backend only (install the CUDA toolkit for the cuda backend))
+  endif
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o)
 endif
 RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
@@ -60,18 +62,23 @@ $(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
 
-run: deps all
+# deps first, then the build (pkg-config must see what setup.sh installed, also under -j)
+run: deps
+	$(MAKE) --no-print-directory all
 	$(B)/bin/logt run experiments/quickstart --backend auto
 	$(B)/bin/logt plot experiments/quickstart
 
-test: deps all
+test: deps
+	$(MAKE) --no-print-directory all
 	$(B)/bin/logt-tests --jobs 2
 
-bench: deps all
+bench: deps
+	$(MAKE) --no-print-directory all
 	$(B)/bin/logt run experiments/lstm-vs-cudnn --backend cuda
 	$(B)/bin/logt plot experiments/lstm-vs-cudnn
 
-bundle: deps all
+bundle: deps
+	$(MAKE) --no-print-directory all
 	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests
 
 clean:

@@ -116,6 +116,16 @@ logt_status logt_tensor_new3(logt_tensor *t, logt_device dev, logt_dtype dt, int
     return logt_tensor_new(t, dev, dt, 3, (int64_t[]){a, b, c});
 }
 
+logt_status logt_tensor_ensure3(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t a,
+                                int64_t b, int64_t c)
+{
+    if (t->data && t->owns && t->device == dev && t->dtype == dt && t->ndim == 3 &&
+        t->shape[0] == a && t->shape[1] == b && t->shape[2] == c)
+        return LOGT_OK;
+    logt_tensor_free(t);
+    return logt_tensor_new3(t, dev, dt, a, b, c);
+}
+
 void logt_tensor_free(logt_tensor *t)
 {
     if (!t) return;

@@ -47,6 +47,10 @@ logt_status logt_tensor_new2(logt_tensor *t, logt_device dev, logt_dtype dt, int
 logt_status logt_tensor_new3(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t a, int64_t b,
                              int64_t c);
 void logt_tensor_free(logt_tensor *t);
+/* Make t an owned [a][b][c] tensor of that device and dtype, reallocating only when it
+ * is not one already (buffers kept between calls of the same shape). */
+logt_status logt_tensor_ensure3(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t a,
+                                int64_t b, int64_t c);
 
 /* A non-owning view of numel elements starting at element `offset`, reshaped. */
 logt_tensor logt_tensor_view(const logt_tensor *t, int64_t offset, int ndim, const int64_t *shape);

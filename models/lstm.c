@@ -44,19 +44,11 @@ static logt_status lstm_create(const logt_model_cfg *cfg, logt_model **out)
     return LOGT_OK;
 }
 
-static logt_status ensure(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t a, int64_t b,
-                          int64_t c)
-{
-    if (t->data && t->shape[0] == a && t->shape[1] == b && t->shape[2] == c) return LOGT_OK;
-    logt_tensor_free(t);
-    return logt_tensor_new3(t, dev, dt, a, b, c);
-}
-
 logt_status lstm_forward_cpu(lstm_model *m, const logt_tensor *x, logt_tensor *h)
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    LOGT_TRY(ensure(&m->gates, LOGT_CPU, LOGT_F64, T, B, 4 * D));
-    LOGT_TRY(ensure(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
+    LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, T, B, 4 * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;   /* [4D][I] */
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;   /* [4D][D] */
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;

@@ -114,15 +114,6 @@ static logt_status check_f32(const logt_tensor *t, const char *what)
     return LOGT_OK;
 }
 
-/* An f32 device tensor of exactly [a][b][c] (the saved activations). */
-static logt_status ensure3(logt_tensor *t, int64_t a, int64_t b, int64_t c)
-{
-    if (t->data && t->ndim == 3 && t->shape[0] == a && t->shape[1] == b && t->shape[2] == c)
-        return LOGT_OK;
-    logt_tensor_free(t);
-    return logt_tensor_new3(t, LOGT_CUDA, LOGT_F32, a, b, c);
-}
-
 /* An f32 device buffer of at least n elements (scratch: grows, never shrinks).
  * *fresh says whether it was just allocated. */
 static logt_status ensure_cap(logt_tensor *t, int64_t n, int *fresh)
@@ -145,8 +136,8 @@ extern "C" logt_status lstm_forward_cuda(lstm_model *m, const logt_tensor *x, lo
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     LOGT_TRY(check_f32(x, "the input x"));
     LOGT_TRY(check_f32(h, "the output h"));
-    LOGT_TRY(ensure3(&m->gates, T, B, 4 * D));
-    LOGT_TRY(ensure3(&m->c, T, B, D));
+    LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CUDA, LOGT_F32, T, B, 4 * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CUDA, LOGT_F32, T, B, D));
     const float *W = param(m, &m->base.w, "W");   /* [4D][I] */
     const float *R = param(m, &m->base.w, "R");   /* [4D][D] */
     const float *bias = param(m, &m->base.w, "b");

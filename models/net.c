@@ -142,14 +142,6 @@ logt_status logt_net_init_params(logt_net *net)
     return s;
 }
 
-static logt_status ensure(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t T, int64_t B,
-                          int64_t D)
-{
-    if (t->data && t->shape[0] == T && t->shape[1] == B && t->shape[2] == D) return LOGT_OK;
-    logt_tensor_free(t);
-    return logt_tensor_new3(t, dev, dt, T, B, D);
-}
-
 static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t width,
                              const char *what)
 {
@@ -181,7 +173,7 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
         return LOGT_FAIL(LOGT_EINVAL, "the initial state has batch %lld but x has B = %lld",
                          (long long)net->h0.shape[1], (long long)B);
     for (int l = 0; l < net->L; l++) {
-        LOGT_TRY(ensure(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
+        LOGT_TRY(logt_tensor_ensure3(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
         const logt_tensor *in = l == 0 ? x : &net->act[l - 1];
         logt_status s = net->ops->forward(net->layer[l], in, &net->act[l], ctx);
         if (s != LOGT_OK) {
@@ -205,8 +197,8 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
                          (long long)net->B);
     int64_t D = net->cfg.hidden_size;
     if (net->L > 1) {
-        LOGT_TRY(ensure(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
-        LOGT_TRY(ensure(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
+        LOGT_TRY(logt_tensor_ensure3(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
+        LOGT_TRY(logt_tensor_ensure3(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
     }
     const logt_tensor *dout = dh;
     for (int l = net->L - 1; l >= 0; l--) {

@@ -6,6 +6,7 @@
 #include "../core/rng.h"
 #include "../core/tensor.h"
 #include "../models/model.h"
+#include "gpu.h"
 
 Test(core, bf16_rounds_to_nearest_even)
 {
@@ -206,4 +207,21 @@ Test(core, uniform_fill_equals_the_counter_form)
     logt_uniform_fill(9, 4, v, 100, -0.5, 0.5);
     for (int i = 0; i < 100; i++)
         cr_assert_float_eq(v[i], logt_uniform(9, 4, (uint64_t)i) - 0.5, 1e-16, "element %d", i);
+}
+
+Test(core, out_of_gpu_memory_is_a_clear_error)
+{
+    SKIP_WITHOUT_GPU("the out-of-GPU-memory message");
+    logt_tensor t;
+    size_t before = logt_mem_current();
+    /* 2^40 floats = 4 TiB: more than any GPU has */
+    cr_assert_eq(logt_tensor_new1(&t, LOGT_CUDA, LOGT_F32, (int64_t)1 << 40), LOGT_ENOMEM);
+    cr_assert(strstr(logt_errmsg(), "out of GPU memory") && strstr(logt_errmsg(), "4096.000 GiB") &&
+                  strstr(logt_errmsg(), "HINT"),
+              "%s", logt_errmsg());
+    cr_assert_eq(t.data, NULL);
+    cr_assert_eq(logt_mem_current(), before, "a failed allocation must not count");
+    /* and the GPU is still usable afterwards */
+    cr_assert_eq(logt_tensor_new1(&t, LOGT_CUDA, LOGT_F32, 1024), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor_free(&t);
 }
