@@ -169,9 +169,11 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
 {
     LOGT_TRY(check_seq(net, x, net->cfg.input_size, "the input x"));
     int64_t T = x->shape[0], B = x->shape[1], D = net->cfg.hidden_size;
-    if (net->h0.data && net->h0.shape[1] != B)
-        return LOGT_FAIL(LOGT_EINVAL, "the initial state has batch %lld but x has B = %lld",
-                         (long long)net->h0.shape[1], (long long)B);
+    const logt_tensor *state[2] = {&net->h0, &net->c0};
+    for (int k = 0; k < 2; k++)
+        if (state[k]->data && state[k]->shape[1] != B)
+            return LOGT_FAIL(LOGT_EINVAL, "the initial state %s has batch %lld but x has B = %lld",
+                             k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
     for (int l = 0; l < net->L; l++) {
         LOGT_TRY(logt_tensor_ensure3(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
         const logt_tensor *in = l == 0 ? x : &net->act[l - 1];
@@ -195,6 +197,13 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
         return LOGT_FAIL(LOGT_EINVAL, "dh is [%lld][%lld] but the last forward was [%lld][%lld]",
                          (long long)dh->shape[0], (long long)dh->shape[1], (long long)net->T,
                          (long long)net->B);
+    if (dx) {
+        LOGT_TRY(check_seq(net, dx, net->cfg.input_size, "the gradient dx"));
+        if (dx->shape[0] != net->T || dx->shape[1] != net->B)
+            return LOGT_FAIL(LOGT_EINVAL, "dx is [%lld][%lld] but the last forward was [%lld][%lld]",
+                             (long long)dx->shape[0], (long long)dx->shape[1], (long long)net->T,
+                             (long long)net->B);
+    }
     int64_t D = net->cfg.hidden_size;
     if (net->L > 1) {
         LOGT_TRY(logt_tensor_ensure3(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));

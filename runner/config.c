@@ -872,21 +872,21 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         logt_cfg_set_knob(&r->cfg, knobs[k].key, knobs[k].val);
     }
     qsort(knobs, (size_t)nk, sizeof knobs[0], cmp_knob);
-    size_t used = 0;
-    for (int k = 0; k < nk; k++)
+    size_t used = 0;   /* 16 knobs of at most 31 + 63 characters fit: nothing is cut */
+    for (int k = 0; k < nk && used < sizeof r->knobs; k++)
         used += (size_t)snprintf(r->knobs + used, sizeof r->knobs - used, "%s%s=%s", k ? "," : "",
                                  knobs[k].key, knobs[k].val);
     r->T = (int)T;
     r->B = (int)B;
     const char *dtype = logt_dtype_name(r->cfg.dtype);
     double per_token = (double)D * (double)(D + I) * (double)L;
-    char extra[256] = "";
+    char extra[256] = "";   /* for the label only, which cuts it short anyway */
     size_t eu = 0;
-    for (int a = AX_INPUT; a < LOGT_NAXIS; a++)
+    for (int a = AX_INPUT; a < LOGT_NAXIS && eu < sizeof extra; a++)
         if (a != AX_PASS && ax[a].n > 1)
             eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", logt_axis_names[a],
                                    ax[a].v[ai[a]]);
-    for (int k = 0; k < nk; k++)
+    for (int k = 0; k < nk && eu < sizeof extra; k++)
         eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", kx[k]->key,
                                kx[k]->vals.v[ki[k]]);
     if (kind == LOGT_KIND_SPEED) {
@@ -950,6 +950,12 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
                     runs = grown;
                 }
                 fill_spec(e, kind, e->models.v[m], ai, kx, ki, nk, &runs[count++]);
+                /* the same run twice (training ignores input_size and pass): keep one */
+                for (int j = 0; j < count - 1; j++)
+                    if (!strcmp(runs[j].key, runs[count - 1].key)) {
+                        count--;
+                        break;
+                    }
                 /* odometer: knobs innermost, then the sweep keys from last to first;
                  * training has no pass, so its pass index stays 0 */
                 int carry = 1;

@@ -80,8 +80,8 @@ typedef struct logt_run_spec {
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches;
     double lr, clip;
-    char knobs[256];         /* "algo=standard,math=fp32" (sorted by key)          */
-    char key[768];           /* canonical: equal keys mean the same measurement    */
+    char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
+    char key[2048];          /* canonical: equal keys mean the same measurement    */
     char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */
     double cost;             /* rough relative cost, for the ETA                   */
 } logt_run_spec;

@@ -1,8 +1,8 @@
 /* plot.h — figures from a results file through gnuplot.
  *
- * For each [plot.NAME] of the experiment: OUTDIR/EXPNAME-NAME.gp, a gnuplot
+ * For each [plot.NAME] of the experiment: OUTDIR/STEM-NAME.gp, a gnuplot
  * script holding its data inline (one datablock, one `index` per curve) that
- * renders OUTDIR/EXPNAME-NAME.png (pngcairo) and .svg next to itself; then
+ * renders OUTDIR/STEM-NAME.png (pngcairo) and .svg next to itself; then
  * gnuplot is run on it. Failed runs are left out.
  */
 #ifndef LOGT_RUNNER_PLOT_H

@@ -16,7 +16,8 @@
  *
  * Test hooks (used by tests/test_runner.c): LOGT_TEST_DIE_AFTER_RUNS=N makes
  * the process _exit(137) once N runs have finished in it, like a kill -9;
- * LOGT_TEST_DIE_AFTER_STEPS=N the same after training step N.
+ * LOGT_TEST_DIE_AFTER_STEPS=N the same after training step N;
+ * LOGT_TEST_FAIL_AFTER_STEPS=N makes training step N fail (as a NaN would).
  */
 #include "run.h"
 
@@ -251,6 +252,10 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     logt_status s = random_input(0, c->device, c->dtype, r->T, r->B, c->input_size, c->seed, 0x78, &x);
     if (s == LOGT_OK && fwdbwd)
         s = random_input(1, c->device, c->dtype, r->T, r->B, c->hidden_size, c->seed, 0x6468, &dh);
+    if (!fwdbwd) {   /* a forward run's peak must not count an earlier run's dh */
+        logt_tensor_free(&inputs[1].t);
+        memset(&inputs[1], 0, sizeof inputs[1]);
+    }
     logt_mem_reset_peak();   /* the peak counts the inputs (still allocated) and all the run adds */
     if (s == LOGT_OK) s = logt_net_create(c, &net);
     if (s == LOGT_OK && fwdbwd) s = logt_tensor_new3(&dx, c->device, c->dtype, r->T, r->B, c->input_size);
@@ -413,6 +418,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     int nbuf = 0;
     double *v = NULL;
     const int die_at = env_int("LOGT_TEST_DIE_AFTER_STEPS");
+    const int fail_at = env_int("LOGT_TEST_FAIL_AFTER_STEPS");
     logt_mem_reset_peak();
 
     if ((s = logt_dataset_open(r->task, r->T, r->cfg.seed, &ds)) != LOGT_OK) goto done;
@@ -427,7 +433,10 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
 
     double wall = 0;
     int64_t neval = 0;
-    if (resume && logt_store_has(st, id, "checkpoint", "latest")) {
+    int64_t latest = -1;   /* -1: a run started afresh and killed before its first checkpoint */
+    if (logt_store_has(st, id, "checkpoint", "latest"))
+        STORE(logt_store_get_i64(st, id, "checkpoint", "latest", &latest));
+    if (resume && latest >= 0) {
         if ((s = ckpt_load(st, id, tr, &wall, &neval, fatal)) != LOGT_OK) goto done;
         res->resumed_at = (int)tr->step;
     }
@@ -451,6 +460,9 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         }
         double gn, t0 = logt_now();
         s = logt_trainer_step(tr, &loss, &gn);
+        if (s == LOGT_OK && fail_at > 0 && tr->step == fail_at)
+            s = LOGT_FAIL(LOGT_ENUMERIC, "step %d failed: injected by LOGT_TEST_FAIL_AFTER_STEPS",
+                          fail_at);
         if (s != LOGT_OK) {
             char msg[2048];   /* keep the losses so far, and the run's error message */
             logt_strlcpy(msg, sizeof msg, logt_errmsg());
@@ -726,7 +738,12 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
         int64_t id;
         logt_run_state state;
         logt_store_find(st, r->key, &id, &state);
-        /* an interrupted run resumes from its checkpoint; a failed one starts over */
+        /* an interrupted run resumes from its checkpoint; a failed one starts over; one
+         * finished meanwhile (the same key twice in the sweep) is not run again */
+        if (state == LOGT_RUN_OK) {
+            rep->skipped++;
+            continue;
+        }
         int resume = state == LOGT_RUN_INTERRUPTED;
         if (id >= 0) s = logt_store_run_reset(st, id);
         else s = logt_store_run_new(st, r->key, &id);

@@ -289,7 +289,7 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
     if (id > st->max_id) st->max_id = id;
     hid_t g = H5Gopen2(runs, name, H5P_DEFAULT);
     if (g < 0) return -1;
-    char key[1024], status[32] = "";
+    char key[2048], status[32] = "";
     char what[64];
     snprintf(what, sizeof what, "run %s", name);
     htri_t has_key = H5Aexists(g, "key"), has_status = H5Aexists(g, "status");
@@ -424,8 +424,9 @@ logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_
         if (s == LOGT_OK) {
             st->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
             if (st->file < 0)
-                s = H5FAIL(st, "cannot open the results file for writing (is another logt run "
-                               "writing it?)");
+                s = H5FAIL(st, "cannot open the results file for writing: it is damaged "
+                               "(truncated?) or another logt run holds it open. HINT: write "
+                               "elsewhere with --out NEW.h5 and keep this file for inspection");
         }
         char name[256] = "";
         if (s == LOGT_OK && attr_get_str(st, st->file, "/", "experiment", name, sizeof name) != LOGT_OK)
@@ -899,10 +900,10 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     hid_t runtype = -1, fspace = -1, mspace = -1, type = -1;
     int64_t *ids = NULL;
     int failed = strcmp(row->status, "ok") != 0;
-    LOGT_TRY(logt_store_set_str(st, row->run, "", "status", row->status));
     if (failed) LOGT_TRY(logt_store_set_str(st, row->run, "", "error", error ? error : ""));
 
-    /* the row of this run, if it has one already (a redone run), else a new row */
+    /* The summary row first, the status last: a run marked finished always has its row.
+     * The row of this run, if it has one already (a redone run), else a new row */
     int64_t n, at;
     LOGT_TRY(summary_len(st, &n));
     ids = malloc((size_t)(n > 0 ? n : 1) * sizeof *ids);
@@ -924,6 +925,7 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     CHK(mspace = H5Screate_simple(1, &count, NULL), "cannot make a dataspace");
     CHK(type = summary_type(), "cannot make the summary's row type");
     CHK(H5Dwrite(st->summary, type, mspace, fspace, H5P_DEFAULT, row), "cannot write /summary");
+    if ((s = logt_store_set_str(st, row->run, "", "status", row->status)) != LOGT_OK) goto done;
     CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
     run_ix *r = find_id(st, row->run);
     if (r) r->state = failed ? LOGT_RUN_FAILED : LOGT_RUN_OK;

@@ -302,6 +302,43 @@ Test(runner, killed_training_resumes_from_checkpoint)
     logt_store_close(b);
 }
 
+/* A run that failed after a checkpoint, retried, and killed before the retry's first
+ * checkpoint, then run again: it starts afresh (no stale checkpoint) and ends like an
+ * uninterrupted run. */
+Test(runner, retried_run_killed_early_restarts_cleanly)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 0, "%s", err);
+    cr_assert_eq(logt("LOGT_TEST_FAIL_AFTER_STEPS=25", "run exp --backend cpu --out r.h5"), 1, "%s", err);
+    EXPECT_ERR("injected by LOGT_TEST_FAIL_AFTER_STEPS");
+    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_STEPS=5", "run exp --backend cpu --out r.h5 --retry-failed"),
+                 137, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    logt_store *a = open_results("whole.h5"), *b = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(b), 1);
+    double *va, *vb;
+    int64_t na, nb;
+    cr_assert_eq(logt_store_read(a, 0, "loss", &va, &na), LOGT_OK);
+    cr_assert_eq(logt_store_read(b, 0, "loss", &vb, &nb), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(nb, 40);
+    for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "loss[%lld]", (long long)i);
+    free(va), free(vb);
+    logt_store_close(a);
+    logt_store_close(b);
+}
+
+/* The same run twice in a sweep (training ignores input_size) is run and stored once. */
+Test(runner, duplicate_sweep_points_run_once)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.input_size=0,8"), 0, "%s", err);
+    EXPECT_ERR("1 runs");
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(st), 1);
+    cr_assert_eq(count_ok_runs(st), 1);
+    logt_store_close(st);
+}
+
 /* A run the model refuses is stored as failed with its message; the sweep goes on. */
 Test(runner, failing_run_is_recorded_and_sweep_continues)
 {
@@ -515,7 +552,9 @@ Test(runner, read_only_results_file_is_refused)
     EXPECT_ERR("results file r.h5 is read-only");
     cr_assert_eq(stat(path, &after), 0);
     cr_assert_eq(before.st_size, after.st_size);
-    cr_assert_eq(before.st_mtime, after.st_mtime);
+    cr_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+                  before.st_mtim.tv_nsec == after.st_mtim.tv_nsec,
+              "the read-only file was rewritten");
 }
 
 Test(runner, unwritable_directory_is_refused)

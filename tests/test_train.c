@@ -222,6 +222,7 @@ Test(adam, rejects_mismatched_tensors)
     cr_assert_eq(logt_adam_step(&a, &w, &g, 1.0, NULL), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "gradient"), "message: %s", logt_errmsg());
     cr_assert_eq(a.t, 0, "a failed step takes no step");
+    logt_adam_free(&a);
     cr_assert_eq(logt_adam_init(&a, &w, 0), LOGT_EINVAL);
     logt_tensor_free(&w), logt_tensor_free(&g);
 }
