@@ -592,7 +592,7 @@ logt_status logt_store_run_new(logt_store *st, const char *key, int64_t *id)
     run_name(*id, name, sizeof name);
     CHK(g = H5Gcreate2(st->runs, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
         "cannot create run /runs/%s", name);
-    LOGT_TRY(attr_put_str(st, g, name, "key", key));
+    if ((s = attr_put_str(st, g, name, "key", key)) != LOGT_OK) goto done;
     if (st->n == st->cap) {
         st->cap = st->cap ? 2 * st->cap : 64;
         run_ix *grown = realloc(st->ix, (size_t)st->cap * sizeof *grown);
