@@ -1,0 +1,398 @@
+/* gilr.c — the gilr and gilr-lstm models (equations in gilr.h): their ops, and the float64
+ * CPU reference.
+ *
+ * Forward: the input projection of all T steps at once (one product per gate), the
+ * activations, then the state by a linear scan. Backward mirrors it: the scan's backward
+ * (a reversed scan, kernels/scan.h), the activations' derivatives, then the weight
+ * gradients as sums over all steps. Nothing runs step by step except inside the scan.
+ * Cost O(T·B·D·(I+D)) like the LSTM, but only O(T·B·D) of it is sequential.
+ */
+#include "gilr.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/scan.h"
+
+static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
+
+/* ---- dense products over all N = T·B rows: W [R][K], X [N][K], Y [N][R] ------------ */
+
+static void set_rows(int64_t N, int64_t R, const double *bias, double *Y)   /* Y[n] = bias */
+{
+    for (int64_t n = 0; n < N; n++) memcpy(Y + n * R, bias, (size_t)R * sizeof *Y);
+}
+
+/* Y[n][r] += Σ_k W[r][k] X[n][k] */
+static void matmul_add(int64_t N, int64_t R, int64_t K, const double *W, const double *X,
+                       double *Y)
+{
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t r = 0; r < R; r++) {
+            double s = 0.0;
+            for (int64_t k = 0; k < K; k++) s += W[r * K + k] * X[n * K + k];
+            Y[n * R + r] += s;
+        }
+}
+
+/* The weight side of its backward: dW[r][k] += Σ_n dY[n][r] X[n][k], db[r] += Σ_n dY[n][r]. */
+static void matmul_add_dw(int64_t N, int64_t R, int64_t K, const double *dY, const double *X,
+                          double *dW, double *db)
+{
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t r = 0; r < R; r++) {
+            double d = dY[n * R + r];
+            if (db) db[r] += d;
+            for (int64_t k = 0; k < K; k++) dW[r * K + k] += d * X[n * K + k];
+        }
+}
+
+/* The input side: dX[n][k] += Σ_r W[r][k] dY[n][r]. */
+static void matmul_add_dx(int64_t N, int64_t R, int64_t K, const double *W, const double *dY,
+                          double *dX)
+{
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++) {
+            double s = 0.0;
+            for (int64_t r = 0; r < R; r++) s += W[r * K + k] * dY[n * R + r];
+            dX[n * K + k] += s;
+        }
+}
+
+/* ---- the GILR: shared by both models ------------------------------------------------ */
+
+/* Forward of one GILR over x [N][I] from W [2D][I], bias [2D]: writes the activated gate g
+ * and impulse i into sur [2][N][D] and the state into hs [T][B][D]. */
+static logt_status gilr_run(int64_t T, int64_t B, int64_t I, int64_t D, const double *W,
+                            const double *bias, const double *X, const double *h0, double *sur,
+                            double *hs)
+{
+    const int64_t N = T * B;
+    double *g = sur, *imp = sur + N * D;
+    for (int k = 0; k < 2; k++) {   /* the projection of every step at once */
+        set_rows(N, D, bias + k * D, sur + k * N * D);
+        matmul_add(N, D, I, W + k * D * I, X, sur + k * N * D);
+    }
+    for (int64_t e = 0; e < N * D; e++) {
+        g[e] = sigmoid(g[e]);
+        imp[e] = tanh(imp[e]);
+        hs[e] = (1.0 - g[e]) * imp[e];   /* the scan's input b, in place of its output */
+    }
+    return scan_cpu(T, B * D, g, hs, h0, hs);   /* h_t = g_t ⊙ h_{t-1} + (1 − g_t) ⊙ i_t */
+}
+
+/* Backward of gilr_run: given dhs = dL/dh [T][B][D], write the gradients of the gate and
+ * impulse pre-activations into dsur [2][N][D], and dh0 [B][D] unless NULL. */
+static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const double *sur,
+                                     const double *h0, const double *hs, const double *dhs,
+                                     double *dsur, double *dh0)
+{
+    const int64_t N = T * B;
+    const double *g = sur, *imp = sur + N * D;
+    double *dg = dsur, *dimp = dsur + N * D;
+    /* through the scan: dL/da into dg, dL/db into dimp */
+    LOGT_TRY(scan_backward_cpu(T, B * D, g, h0, hs, dhs, dg, dimp, dh0));
+    for (int64_t e = 0; e < N * D; e++) {
+        double gb = dimp[e];                           /* dL/db_t, b = (1 − g) ⊙ i */
+        double dgate = dg[e] - gb * imp[e];            /* g is both a and part of b  */
+        double dimpulse = gb * (1.0 - g[e]);
+        dg[e] = dgate * g[e] * (1.0 - g[e]);
+        dimp[e] = dimpulse * (1.0 - imp[e] * imp[e]);
+    }
+    return LOGT_OK;
+}
+
+/* ---- layouts ------------------------------------------------------------------------ */
+
+static logt_status check_cfg(const logt_model_cfg *cfg)
+{
+    logt_dtype want = logt_param_dtype(cfg->device);
+    if (cfg->dtype != want)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
+                         cfg->model, logt_device_name(cfg->device), logt_dtype_name(want),
+                         logt_dtype_name(cfg->dtype), logt_dtype_name(want));
+    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
+                         "or D = %d, not %d",
+                         cfg->model, cfg->hidden_size, cfg->head_dim);
+    return LOGT_OK;
+}
+
+logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    LOGT_TRY(check_cfg(cfg));
+    int64_t D = cfg->hidden_size, I = cfg->input_size;
+    double k = 1.0 / sqrt((double)D);   /* as lstm */
+    logt_layout_add(out, "W", k, 2, 2 * D, I, 0);
+    logt_layout_add(out, "b", k, 1, 2 * D, 0, 0);
+    return LOGT_OK;
+}
+
+logt_status logt_gilr_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    LOGT_TRY(check_cfg(cfg));
+    int64_t D = cfg->hidden_size, I = cfg->input_size;
+    double k = 1.0 / sqrt((double)D);
+    logt_layout_add(out, "Ws", k, 2, 2 * D, I, 0);
+    logt_layout_add(out, "bs", k, 1, 2 * D, 0, 0);
+    logt_layout_add(out, "W", k, 2, 4 * D, I, 0);
+    logt_layout_add(out, "U", k, 2, 4 * D, D, 0);
+    logt_layout_add(out, "b", k, 1, 4 * D, 0, 0);
+    return LOGT_OK;
+}
+
+/* ---- gilr ----------------------------------------------------------------------------- */
+
+logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CPU, LOGT_F64, 2, T * B, D));
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;      /* [2D][I] */
+    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;   /* [2D]    */
+    return gilr_run(T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data);
+}
+
+logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B;
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
+    double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
+    double *dsur = malloc((size_t)(2 * N * D) * sizeof *dsur);   /* [2][N][D] pre-activations */
+    if (!dsur) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+
+    logt_status s = gilr_run_backward(T, B, D, m->sur.data, m->base.h0.data, m->h.data, dh->data,
+                                      dsur, m->base.dh0.data);
+    if (s == LOGT_OK) {
+        memset(dW, 0, (size_t)(2 * D * I) * sizeof *dW);
+        memset(db, 0, (size_t)(2 * D) * sizeof *db);
+        for (int k = 0; k < 2; k++)
+            matmul_add_dw(N, D, I, dsur + k * N * D, x->data, dW + k * D * I, db + k * D);
+        if (dx) {
+            memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
+            for (int k = 0; k < 2; k++)
+                matmul_add_dx(N, D, I, W + k * D * I, dsur + k * N * D, dx->data);
+        }
+    }
+    free(dsur);
+    return s;
+}
+
+/* ---- gilr-lstm -------------------------------------------------------------------------- */
+
+logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B;
+    LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CPU, LOGT_F64, 2, N, D));
+    LOGT_TRY(logt_tensor_ensure3(&m->hs, LOGT_CPU, LOGT_F64, T, B, D));
+    LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, 4, N, D));
+    LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
+    const double *Ws = logt_model_param(&m->base, &m->base.w, "Ws").data;    /* [2D][I] */
+    const double *bs = logt_model_param(&m->base, &m->base.w, "bs").data;    /* [2D]    */
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;      /* [4D][I] */
+    const double *U = logt_model_param(&m->base, &m->base.w, "U").data;      /* [4D][D] */
+    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;   /* [4D]    */
+    const double *X = x->data, *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    double *Hs = m->hs.data, *P = m->gates.data, *C = m->c.data, *H = h->data;
+
+    /* 1. the surrogate h̃: a GILR over x */
+    LOGT_TRY(gilr_run(T, B, I, D, Ws, bs, X, h0, m->sur.data, Hs));
+
+    /* 2. the LSTM pre-activations of every step at once, from x_t and h̃_{t-1}: the rows of
+     *    step t >= 1 read row t-1 of h̃, those of step 0 read h0 (zeros when NULL) */
+    for (int k = 0; k < 4; k++) {
+        double *Pk = P + k * N * D;
+        set_rows(N, D, bias + k * D, Pk);
+        matmul_add(N, D, I, W + k * D * I, X, Pk);
+        matmul_add(N - B, D, D, U + k * D * D, Hs, Pk + B * D);
+        if (h0) matmul_add(B, D, D, U + k * D * D, h0, Pk);
+    }
+
+    /* 3. activations; the cell scan's input i ⊙ z goes in place of its output */
+    double *gi = P, *gf = P + N * D, *gz = P + 2 * N * D, *go = P + 3 * N * D;
+    for (int64_t e = 0; e < N * D; e++) {
+        gi[e] = sigmoid(gi[e]), gf[e] = sigmoid(gf[e]);
+        gz[e] = tanh(gz[e]), go[e] = sigmoid(go[e]);
+        C[e] = gi[e] * gz[e];
+    }
+    LOGT_TRY(scan_cpu(T, B * D, gf, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + i_t ⊙ z_t */
+    for (int64_t e = 0; e < N * D; e++) H[e] = go[e] * C[e];
+    return LOGT_OK;
+}
+
+logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B;
+    const double *Ws = logt_model_param(&m->base, &m->base.w, "Ws").data;
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *U = logt_model_param(&m->base, &m->base.w, "U").data;
+    double *dWs = logt_model_param(&m->base, &m->base.dw, "Ws").data;
+    double *dbs = logt_model_param(&m->base, &m->base.dw, "bs").data;
+    double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
+    double *dU = logt_model_param(&m->base, &m->base.dw, "U").data;
+    double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
+    const double *X = x->data, *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    const double *Hs = m->hs.data, *P = m->gates.data, *C = m->c.data, *dH = dh->data;
+    double *dh0 = m->base.dh0.data, *dc0 = m->base.dc0.data;
+
+    double *scratch = malloc((size_t)(7 * N * D) * sizeof *scratch);
+    if (!scratch) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    double *dA = scratch;              /* [4][N][D] dL/d(pre-activation), i f z o     */
+    double *dS = scratch + 4 * N * D;  /* [2][N][D] the same for the surrogate's g, j */
+    double *E = scratch + 6 * N * D;   /* [N][D] dL/dc from h directly, then dL/dh̃   */
+    double *dAi = dA, *dAf = dA + N * D, *dAz = dA + 2 * N * D, *dAo = dA + 3 * N * D;
+    const double *gi = P, *gf = P + N * D, *gz = P + 2 * N * D, *go = P + 3 * N * D;
+
+    /* 1. h = o ⊙ c */
+    for (int64_t e = 0; e < N * D; e++) {
+        dAo[e] = dH[e] * C[e];   /* dL/do for now */
+        E[e] = dH[e] * go[e];
+    }
+    /* 2. the cell scan: dL/df into dAf, dL/d(i ⊙ z) into dAz, and dc0 */
+    logt_status s = scan_backward_cpu(T, B * D, gf, c0, C, E, dAf, dAz, dc0);
+    if (s != LOGT_OK) goto done;
+
+    /* 3. through the activations */
+    for (int64_t e = 0; e < N * D; e++) {
+        double i = gi[e], f = gf[e], z = gz[e], o = go[e], diz = dAz[e];
+        dAi[e] = diz * z * i * (1.0 - i);
+        dAf[e] = dAf[e] * f * (1.0 - f);
+        dAz[e] = diz * i * (1.0 - z * z);
+        dAo[e] = dAo[e] * o * (1.0 - o);
+    }
+
+    /* 4. the LSTM weights, and dL/dh̃: step t's gates read h̃_{t-1}, so the gradient they
+     *    send lands one step earlier, and nothing reaches h̃_{T-1} */
+    memset(dW, 0, (size_t)(4 * D * I) * sizeof *dW);
+    memset(dU, 0, (size_t)(4 * D * D) * sizeof *dU);
+    memset(db, 0, (size_t)(4 * D) * sizeof *db);
+    memset(E, 0, (size_t)(N * D) * sizeof *E);
+    for (int k = 0; k < 4; k++) {
+        const double *dAk = dA + k * N * D;
+        matmul_add_dw(N, D, I, dAk, X, dW + k * D * I, db + k * D);
+        matmul_add_dw(N - B, D, D, dAk + B * D, Hs, dU + k * D * D, NULL);
+        if (h0) matmul_add_dw(B, D, D, dAk, h0, dU + k * D * D, NULL);
+        matmul_add_dx(N - B, D, D, U + k * D * D, dAk + B * D, E);
+    }
+
+    /* 5. the surrogate GILR; h0 = h̃_{-1} also feeds step 0's gates directly */
+    s = gilr_run_backward(T, B, D, m->sur.data, h0, Hs, E, dS, dh0);
+    if (s != LOGT_OK) goto done;
+    if (dh0)
+        for (int k = 0; k < 4; k++) matmul_add_dx(B, D, D, U + k * D * D, dA + k * N * D, dh0);
+    memset(dWs, 0, (size_t)(2 * D * I) * sizeof *dWs);
+    memset(dbs, 0, (size_t)(2 * D) * sizeof *dbs);
+    for (int k = 0; k < 2; k++)
+        matmul_add_dw(N, D, I, dS + k * N * D, X, dWs + k * D * I, dbs + k * D);
+
+    /* 6. x feeds both the LSTM gates and the surrogate */
+    if (dx) {
+        memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
+        for (int k = 0; k < 4; k++)
+            matmul_add_dx(N, D, I, W + k * D * I, dA + k * N * D, dx->data);
+        for (int k = 0; k < 2; k++)
+            matmul_add_dx(N, D, I, Ws + k * D * I, dS + k * N * D, dx->data);
+    }
+done:
+    free(scratch);
+    return s;
+}
+
+/* ---- ops ---------------------------------------------------------------------------------- */
+
+static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
+{
+    gilr_model *m = calloc(1, sizeof *m);
+    if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    snprintf(m->base.impl, sizeof m->base.impl,
+             "cpu f64 reference: input projection of all steps, then a serial linear scan");
+    (void)cfg;
+    *out = &m->base;
+    return LOGT_OK;
+}
+
+static logt_status keep_io(logt_model *base, const logt_tensor *x, logt_tensor *h)
+{
+    gilr_model *m = (gilr_model *)base;
+    if (base->cfg.device != LOGT_CPU)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s has no %s version yet: use the cpu backend",
+                         base->cfg.model, logt_device_name(base->cfg.device));
+    m->x = *x;
+    m->h = *h;
+    m->x.owns = m->h.owns = 0;
+    return LOGT_OK;
+}
+
+static logt_status gilr_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
+                                logt_ctx *ctx)
+{
+    (void)ctx;
+    LOGT_TRY(keep_io(base, x, h));
+    return gilr_forward_cpu((gilr_model *)base, x, h);
+}
+
+static logt_status gilr_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
+                                 logt_ctx *ctx)
+{
+    (void)ctx;
+    return gilr_backward_cpu((gilr_model *)base, dh, dx);
+}
+
+static logt_status gilr_lstm_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
+                                     logt_ctx *ctx)
+{
+    (void)ctx;
+    LOGT_TRY(keep_io(base, x, h));
+    return gilr_lstm_forward_cpu((gilr_model *)base, x, h);
+}
+
+static logt_status gilr_lstm_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
+                                      logt_ctx *ctx)
+{
+    (void)ctx;
+    return gilr_lstm_backward_cpu((gilr_model *)base, dh, dx);
+}
+
+static void gilr_destroy(logt_model *base)
+{
+    gilr_model *m = (gilr_model *)base;
+    logt_tensor_free(&m->sur);
+    logt_tensor_free(&m->hs);
+    logt_tensor_free(&m->gates);
+    logt_tensor_free(&m->c);
+    free(m);
+}
+
+const logt_model_ops logt_gilr_ops = {
+    .name = "gilr",
+    .summary = "GILR: gate and impulse from the input only, the state by a linear scan",
+    .devices = 1u << LOGT_CPU,
+    .nstate = 1,
+    .knobs = NULL,
+    .layout = logt_gilr_layout,
+    .create = gilr_create,
+    .forward = gilr_forward,
+    .backward = gilr_backward,
+    .destroy = gilr_destroy,
+};
+
+const logt_model_ops logt_gilr_lstm_ops = {
+    .name = "gilr-lstm",
+    .summary = "GILR-LSTM: an LSTM fed a GILR surrogate of its output; two linear scans",
+    .devices = 1u << LOGT_CPU,
+    .nstate = 2,
+    .knobs = NULL,
+    .layout = logt_gilr_lstm_layout,
+    .create = gilr_create,
+    .forward = gilr_lstm_forward,
+    .backward = gilr_lstm_backward,
+    .destroy = gilr_destroy,
+};
