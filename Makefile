@@ -3,6 +3,7 @@
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
+#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-bench
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
@@ -39,7 +40,7 @@ RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_C:%.c=$(B)/%.o)
 RPATH    := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all run test bench bundle clean deps
+.PHONY: all run test bench bundle clean deps dev
 all: $(B)/bin/logt $(B)/bin/logt-tests
 
 deps: $(B)/.deps
@@ -61,6 +62,17 @@ $(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
 $(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+$(B)/bin/scan-bench: $(B)/kernels/dev/scan_bench.o $(B)/liblogt.a
+	@mkdir -p $(@D)
+	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+
+# kernels/dev/ holds programs with a main: not in LIB_C (kernels/*.c does not recurse)
+ifneq ($(NVCC),)
+dev: $(B)/bin/scan-bench
+else
+dev:
+	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
+endif
 
 # deps first, then the build (pkg-config must see what setup.sh installed, also under -j)
 run: deps
@@ -78,8 +90,8 @@ bench: deps
 	$(B)/bin/logt plot experiments/lstm-vs-cudnn
 
 bundle: deps
-	$(MAKE) --no-print-directory all
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests
+	$(MAKE) --no-print-directory all dev
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-bench)
 
 clean:
 	rm -rf $(B) bundle

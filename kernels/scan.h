@@ -14,14 +14,15 @@
  *   g_t  = dh_t + a_{t+1} ⊙ g_{t+1}     (g_{T-1} = dh_{T-1})
  *   db_t = g_t,    da_t = g_t ⊙ h_{t-1},    dh0 = a_0 ⊙ g_0
  *
- * This header is the API the CUDA version will share; *_cpu is the float64
- * reference: plain loops, O(T·C).
+ * *_cpu is the float64 reference: plain loops, O(T·C). scan_cuda (kernels/scan.cu) is the
+ * GPU version: f32 or bf16 arrays, fp32 arithmetic.
  */
 #ifndef LOGT_SCAN_H
 #define LOGT_SCAN_H
 
 #include <stdint.h>
 
+#include "../core/ctx.h"
 #include "../core/status.h"
 
 #ifdef __cplusplus
@@ -41,6 +42,24 @@ logt_status scan_reverse_cpu(int64_t T, int64_t C, const double *a, const double
 logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const double *h0,
                               const double *h, const double *dh, double *da, double *db,
                               double *dh0);
+
+#ifdef LOGT_HAVE_CUDA
+/* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32 or
+ * LOGT_BF16, fp32 arithmetic), h0 a device [C] array of dt or NULL (zeros); reverse = 1
+ * runs from t = T-1 down with h0 as h_T, like scan_reverse_cpu. Everything runs on
+ * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel or chunked over T)
+ * is chosen from the shape, see scan.cu. */
+logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
+                      const void *a, const void *b, const void *h0, void *h);
+/* The baseline: one thread per channel walking T, one step at a time (Martin & Cundy's
+ * "serial" kernel). Same arguments and results as scan_cuda; for benches and tests. */
+logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
+                             const void *a, const void *b, const void *h0, void *h);
+/* The route scan_cuda takes for this shape on the current device: "channels" or "chunked",
+ * and the smallest C that goes channel-parallel (for tests that cross it). */
+const char *scan_cuda_route(int64_t T, int64_t C);
+int64_t scan_cuda_channel_threshold(void);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,297 @@
+/* test_scan_cuda.c — scan_cuda (kernels/scan.cu) against the f64 CPU reference scan_cpu.
+ *
+ * Both sides see the same inputs: a, b, h0 are drawn in f64, converted to the device dtype
+ * through logt_tensor_copy, and read back, so the reference runs on the f32- or bf16-rounded
+ * values and only the GPU's arithmetic and output rounding are measured. h is poisoned
+ * (every byte 0xFF: NaN in f32 and in bf16) before each call, so an unwritten output fails.
+ *
+ * Tolerances, |x - ref| <= atol + rtol·|ref| with M = max|ref|:
+ *   f32, a in [0.5, 1)  atol 1e-5·M, rtol 1e-5. Each step rounds once (one fma, ~6e-8
+ *                       relative) and the errors of earlier steps are multiplied by the
+ *                       gates, so they sum like Σ_k Π a ≈ Σ 0.75^k = 4 steps' worth: ~2.4e-7·M.
+ *                       The chunked route composes chunk maps instead (a product of up to L
+ *                       gates, ~L·6e-8 relative, but multiplying a carry the product has
+ *                       already shrunk): the same order. 1e-5 leaves a margin of ~40.
+ *   f32, a in [0.999, 1] errors survive ~1/(1-a) = 1000 steps instead of ~4, so the bound is
+ *                       min(T, 1000)·6e-8·M = 6e-5·M: atol 1e-4·M. (It grows with T up to the
+ *                       gates' memory, and would grow with T without limit for gates exactly 1.)
+ *   bf16                the state stays fp32 inside the kernel, only h is rounded on the way
+ *                       out: half an ulp of bf16 is 2^-9 ≈ 2e-3 of |h|, so rtol 1e-2, plus the
+ *                       f32 atol 1e-5·M for the arithmetic.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/ctx.h"
+#include "../core/rng.h"
+#include "../core/tensor.h"
+#include "../kernels/scan.h"
+#include "check.h"
+#include "gpu.h"
+
+#ifdef LOGT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#define OK(call) cr_assert_eq((call), LOGT_OK, "%s", logt_errmsg())
+
+typedef struct scan_case {
+    int64_t T, C;
+    logt_dtype dt;
+    int reverse, with_h0, in_place;
+    uint64_t seed;
+    double alo, ahi;   /* gates uniform in [alo, ahi); b in [-1, 1), h0 in [-1, 1) */
+    double atol_rel;   /* atol = atol_rel·max|ref| */
+} scan_case;
+
+static double *alloc_f64(int64_t n)
+{
+    double *p = malloc(sizeof(double) * (size_t)n);
+    cr_assert(p, "out of host memory for %lld doubles", (long long)n);
+    return p;
+}
+
+/* Draw host values, put them on the device in c->dt and read the rounded values back. */
+static void to_device(logt_tensor *d, double *host, int64_t n, logt_dtype dt, uint64_t seed,
+                      uint64_t stream, double lo, double hi)
+{
+    logt_uniform_fill(seed, stream, host, n, lo, hi);
+    OK(logt_tensor_new1(d, LOGT_CUDA, dt, n));
+    OK(logt_tensor_from_f64(d, host));
+    OK(logt_tensor_to_f64(d, host));
+}
+
+static void run_case(logt_ctx *ctx, const scan_case *c)
+{
+    int64_t T = c->T, C = c->C, n = T * C;
+    double *a = alloc_f64(n), *b = alloc_f64(n), *got = alloc_f64(n), *ref = alloc_f64(n);
+    double *h0 = alloc_f64(C);
+    logt_tensor da, db, dh0, dh;
+    to_device(&da, a, n, c->dt, c->seed, 1, c->alo, c->ahi);
+    to_device(&db, b, n, c->dt, c->seed, 2, -1, 1);
+    to_device(&dh0, h0, C, c->dt, c->seed, 3, -1, 1);
+    if (c->in_place) dh = db;
+    else OK(logt_tensor_new1(&dh, LOGT_CUDA, c->dt, n));
+    if (!c->in_place) cr_assert_eq(cudaMemset(dh.data, 0xFF, logt_tensor_bytes(&dh)), cudaSuccess);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+
+    const void *h0p = c->with_h0 ? dh0.data : NULL;
+    OK(scan_cuda(ctx, c->reverse, T, C, c->dt, da.data, db.data, h0p, dh.data));
+    OK(logt_ctx_sync(ctx));
+    OK(logt_tensor_to_f64(&dh, got));
+    const double *h0r = c->with_h0 ? h0 : NULL;
+    OK(c->reverse ? scan_reverse_cpu(T, C, a, b, h0r, ref) : scan_cpu(T, C, a, b, h0r, ref));
+
+    double big = 0;
+    for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref[i]));
+    double rtol = c->dt == LOGT_BF16 ? 1e-2 : 1e-5;
+    char what[64];
+    snprintf(what, sizeof what, "T=%lld C=%lld %s %s%s%s s%llu %s", (long long)T,
+             (long long)C, logt_dtype_name(c->dt), c->reverse ? "rev" : "fwd",
+             c->with_h0 ? " h0" : "", c->in_place ? " in place" : "", (unsigned long long)c->seed,
+             scan_cuda_route(T, C));
+    check_result r = check_close(what, got, ref, n, c->atol_rel * big, rtol);
+    cr_assert(r.ok, "%s", r.msg);
+
+    logt_tensor_free(&da), logt_tensor_free(&db), logt_tensor_free(&dh0);
+    if (!c->in_place) logt_tensor_free(&dh);
+    free(a), free(b), free(got), free(ref), free(h0);
+}
+
+/* The grid T × C; at each shape the 8 variants (direction × h0 × seed) of dtype dt, or
+ * fewer at the large shapes (about 8M elements' worth per shape) to keep the file fast. The
+ * largest, T = 127323 × C = 1000, is left out: T = 127323 is covered with C ≤ 32. */
+static void grid(logt_dtype dt)
+{
+    static const int64_t Ts[] = {1, 2, 31, 32, 33, 1000, 8000, 16323, 33753, 127323};
+    static const int64_t Cs[] = {1, 3, 32, 1000};
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    int shape = 0;
+    for (size_t i = 0; i < sizeof Ts / sizeof Ts[0]; i++)
+        for (size_t j = 0; j < sizeof Cs / sizeof Cs[0]; j++, shape++) {
+            int64_t n = Ts[i] * Cs[j];
+            if (n > 64 << 20) continue;
+            int64_t k = (8 << 20) / n;
+            int variants = k >= 8 ? 8 : k < 1 ? 1 : (int)k;
+            for (int v = 0; v < variants; v++) {
+                int m = (shape * 3 + v * 5) % 8;   /* v*5 mod 8 permutes: vary which are kept */
+                scan_case c = {Ts[i], Cs[j], dt, m & 1, (m >> 1) & 1, 0, 1 + (uint64_t)(m >> 2),
+                               0.5, 1.0, 1e-5};
+                run_case(ctx, &c);
+            }
+        }
+    logt_ctx_destroy(ctx);
+}
+#endif
+
+Test(scan_cuda, matches_cpu_f32, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda f32 vs scan_cpu");
+#ifdef LOGT_HAVE_CUDA
+    grid(LOGT_F32);
+#endif
+}
+
+Test(scan_cuda, matches_cpu_bf16, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda bf16 vs scan_cpu");
+#ifdef LOGT_HAVE_CUDA
+    grid(LOGT_BF16);
+#endif
+}
+
+/* a in [0.999, 1]: the state remembers ~1000 steps, so a wrong carry between chunks stays
+ * visible downstream instead of decaying within a few steps. C = 3: many chunks per channel. */
+Test(scan_cuda, gates_near_one_over_long_T, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda with gates near 1");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    cr_assert_str_eq(scan_cuda_route(127323, 3), "chunked");
+    for (int m = 0; m < 4; m++) {
+        scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4};
+        run_case(ctx, &c);
+    }
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* Both routes, and the threshold between them crossed from both sides. */
+Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda's two routes");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    int64_t thr = scan_cuda_channel_threshold();
+    cr_assert_str_eq(scan_cuda_route(64, 65536), "channels");   /* T < 2 chunks: always */
+    cr_assert_str_eq(scan_cuda_route(300, thr - 1), "chunked");
+    cr_assert_str_eq(scan_cuda_route(300, thr), "channels");
+    struct { int64_t T, C; } shapes[] = {{64, 65536}, {300, thr - 1}, {300, thr}};
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 4; m++) {
+            scan_case c = {shapes[i].T, shapes[i].C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, 1, 0,
+                           7, 0.5, 1.0, 1e-5};
+            run_case(ctx, &c);
+        }
+    /* h = b, on both routes */
+    scan_case inplace[] = {{1000, 3, LOGT_F32, 0, 1, 1, 8, 0.5, 1.0, 1e-5},
+                           {1000, 3, LOGT_BF16, 1, 1, 1, 8, 0.5, 1.0, 1e-5},
+                           {64, 65536, LOGT_F32, 1, 0, 1, 8, 0.5, 1.0, 1e-5}};
+    for (int i = 0; i < 3; i++) run_case(ctx, &inplace[i]);
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+#ifdef LOGT_HAVE_CUDA
+/* T·C > 2^31 elements (f32: 3 × 8.6 GB). Every byte 0x3f makes every a and b
+ * v = 12533567/2^24 (0x3f3f3f3f), so from zeros h at step s (of the walk) is
+ * v·Σ_{k<=s} v^k; checked at rows around the 2^31st element and at the ends. */
+static void beyond_2_to_31(logt_ctx *ctx, int64_t T, int64_t C, int reverse)
+{
+    int64_t n = T * C;
+    cr_assert(n > (1ll << 31));
+    logt_tensor a, h;
+    logt_status s = logt_tensor_new1(&a, LOGT_CUDA, LOGT_F32, n);
+    if (s == LOGT_ENOMEM) cr_skip_test("not enough GPU memory for 2^31 floats: %s", logt_errmsg());
+    OK(s);
+    s = logt_tensor_new1(&h, LOGT_CUDA, LOGT_F32, n);
+    if (s == LOGT_ENOMEM) cr_skip_test("not enough GPU memory for 2 · 2^31 floats: %s", logt_errmsg());
+    OK(s);
+    cr_assert_eq(cudaMemset(a.data, 0x3f, (size_t)n * 4), cudaSuccess);
+    cr_assert_eq(cudaMemset(h.data, 0xFF, (size_t)n * 4), cudaSuccess);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    OK(scan_cuda(ctx, reverse, T, C, LOGT_F32, a.data, a.data, NULL, h.data));   /* b = a */
+    OK(logt_ctx_sync(ctx));
+    const double v = 12533567.0 / 16777216.0;
+    int64_t mid = (1ll << 31) / C;
+    int64_t rows[] = {0, 1, mid - 1, mid, mid + 1, T - 2, T - 1};
+    float *row = malloc(sizeof(float) * (size_t)C);
+    for (int i = 0; i < 7; i++) {
+        int64_t t = rows[i], steps = reverse ? T - 1 - t : t;   /* walk step of row t */
+        double want = v * (1 - pow(v, (double)(steps + 1))) / (1 - v);
+        cr_assert_eq(cudaMemcpy(row, (float *)h.data + t * C, sizeof(float) * (size_t)C,
+                                cudaMemcpyDeviceToHost), cudaSuccess);
+        for (int64_t c = 0; c < C; c++)
+            cr_assert(fabs(row[c] - want) <= 1e-5 * want, "T=%lld C=%lld %s: h[%lld][%lld] = %.9g, want %.9g",
+                      (long long)T, (long long)C, reverse ? "reversed" : "forward", (long long)t,
+                      (long long)c, row[c], want);
+    }
+    free(row);
+    logt_tensor_free(&a), logt_tensor_free(&h);
+}
+#endif
+
+Test(scan_cuda, beyond_2_to_31_elements, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda past 2^31 elements");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    beyond_2_to_31(ctx, (1ll << 31) / 1000 + 100, 1000, 0);    /* chunked */
+    beyond_2_to_31(ctx, (1ll << 31) / 1000 + 100, 1000, 1);
+    beyond_2_to_31(ctx, (1ll << 31) / 65536 + 2, 65536, 1);   /* channel-parallel */
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+Test(scan_cuda, bad_inputs_say_what_is_wrong)
+{
+    SKIP_WITHOUT_GPU("scan_cuda's argument errors");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    float x[4];
+    logt_errclear();
+    cr_assert_eq(scan_cuda(ctx, 0, 0, 2, LOGT_F32, x, x, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "scan_cuda: T = 0 steps: a scan needs at least one step (T >= 1)"),
+              "%s", logt_errmsg());
+    logt_errclear();
+    cr_assert_eq(scan_cuda(ctx, 1, 2, 0, LOGT_BF16, x, x, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "scan_cuda: C = 0 channels"), "%s", logt_errmsg());
+    logt_errclear();
+    cr_assert_eq(scan_cuda(ctx, 0, 2, 2, LOGT_F64, x, x, NULL, x), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "scan_cuda: dtype f64: the CUDA scan takes f32 or bf16"), "%s",
+              logt_errmsg());
+    logt_errclear();
+    cr_assert_eq(scan_cuda_serial(ctx, 0, -1, 2, LOGT_F32, x, x, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "scan_cuda_serial: T = -1 steps"), "%s", logt_errmsg());
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* The serial baseline of the bench gives the same answers. */
+Test(scan_cuda, serial_baseline_matches_cpu)
+{
+    SKIP_WITHOUT_GPU("scan_cuda_serial vs scan_cpu");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    int64_t T = 1000, C = 33, n = T * C;
+    double *a = alloc_f64(n), *b = alloc_f64(n), *got = alloc_f64(n), *ref = alloc_f64(n), h0[33];
+    logt_tensor da, db, dh0, dh;
+    to_device(&da, a, n, LOGT_F32, 9, 1, 0.5, 1.0);
+    to_device(&db, b, n, LOGT_F32, 9, 2, -1, 1);
+    to_device(&dh0, h0, C, LOGT_F32, 9, 3, -1, 1);
+    OK(logt_tensor_new1(&dh, LOGT_CUDA, LOGT_F32, n));
+    for (int reverse = 0; reverse < 2; reverse++) {
+        cr_assert_eq(cudaMemset(dh.data, 0xFF, logt_tensor_bytes(&dh)), cudaSuccess);
+        cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+        OK(scan_cuda_serial(ctx, reverse, T, C, LOGT_F32, da.data, db.data, dh0.data, dh.data));
+        OK(logt_ctx_sync(ctx));
+        OK(logt_tensor_to_f64(&dh, got));
+        OK(reverse ? scan_reverse_cpu(T, C, a, b, h0, ref) : scan_cpu(T, C, a, b, h0, ref));
+        double big = 0;
+        for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref[i]));
+        check_result r = check_close(reverse ? "serial reversed" : "serial forward", got, ref, n,
+                                     1e-5 * big, 1e-5);
+        cr_assert(r.ok, "%s", r.msg);
+    }
+    logt_tensor_free(&da), logt_tensor_free(&db), logt_tensor_free(&dh0), logt_tensor_free(&dh);
+    free(a), free(b), free(got), free(ref);
+    logt_ctx_destroy(ctx);
+#endif
+}
