@@ -108,11 +108,7 @@ static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const doub
 
 static logt_status check_cfg(const logt_model_cfg *cfg)
 {
-    logt_dtype want = logt_param_dtype(cfg->device);
-    if (cfg->dtype != want)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
-                         cfg->model, logt_device_name(cfg->device), logt_dtype_name(want),
-                         logt_dtype_name(cfg->dtype), logt_dtype_name(want));
+    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
     if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s has no heads (its recurrence is element-wise): head_dim must be 0 "

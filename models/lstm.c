@@ -16,11 +16,7 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 logt_status logt_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
     int64_t D = cfg->hidden_size, I = cfg->input_size;
-    logt_dtype want = cfg->device == LOGT_CPU ? LOGT_F64 : LOGT_F32;
-    if (cfg->dtype != want)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
-                         cfg->model, logt_device_name(cfg->device), logt_dtype_name(want),
-                         logt_dtype_name(cfg->dtype), logt_dtype_name(want));
+    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
     if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s is dense (one head): head_dim must be 0 or D = %d, not %d; "

@@ -19,6 +19,16 @@ void logt_model_cfg_init(logt_model_cfg *cfg, const char *model, logt_device dev
 
 logt_dtype logt_param_dtype(logt_device dev) { return dev == LOGT_CPU ? LOGT_F64 : LOGT_F32; }
 
+logt_status logt_cfg_require_param_dtype(const logt_model_cfg *cfg)
+{
+    logt_dtype want = logt_param_dtype(cfg->device);
+    if (cfg->dtype != want)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
+                         cfg->model, logt_device_name(cfg->device), logt_dtype_name(want),
+                         logt_dtype_name(cfg->dtype), logt_dtype_name(want));
+    return LOGT_OK;
+}
+
 logt_status logt_cfg_set_knob(logt_model_cfg *cfg, const char *key, const char *val)
 {
     if (strlen(key) >= sizeof cfg->knobs[0].key || strlen(val) >= sizeof cfg->knobs[0].val)

@@ -59,6 +59,8 @@ logt_status logt_cfg_set_knob(logt_model_cfg *cfg, const char *key, const char *
 const char *logt_cfg_knob(const logt_model_cfg *cfg, const char *key, const char *dflt);
 /* The parameter dtype of a device: f64 on cpu, f32 on cuda. */
 logt_dtype logt_param_dtype(logt_device dev);
+/* For models that compute in exactly that dtype: an error naming the dtype to set. */
+logt_status logt_cfg_require_param_dtype(const logt_model_cfg *cfg);
 
 typedef struct logt_slice {
     char name[32];

@@ -8,6 +8,7 @@
 #include "../core/rng.h"
 #include "../models/model.h"
 #include "check.h"
+#include "gradcheck.h"
 
 static double sig(double a) { return 1 / (1 + exp(-a)); }
 
@@ -39,32 +40,6 @@ Test(lstm_cpu, one_unit_two_steps_by_hand)
     logt_net_destroy(net);
 }
 
-/* L = sum(dh ⊙ h): its gradient with respect to h is dh. */
-static double loss_of(logt_net *net, const logt_tensor *x, const double *dh)
-{
-    const logt_tensor *h;
-    cr_assert_eq(logt_net_forward(net, x, &h, NULL), LOGT_OK, "%s", logt_errmsg());
-    double L = 0;
-    for (int64_t i = 0; i < h->numel; i++) L += dh[i] * ((double *)h->data)[i];
-    return L;
-}
-
-static void fill(double *p, int64_t n, uint64_t stream)
-{
-    for (int64_t i = 0; i < n; i++) p[i] = 2 * logt_uniform(99, stream, (uint64_t)i) - 1;
-}
-
-/* Central difference of L along one scalar p. Step 1e-5: truncation ~1e-10, rounding ~1e-11. */
-static double numgrad(logt_net *net, const logt_tensor *x, const double *dh, double *p)
-{
-    const double eps = 1e-5, keep = *p;
-    *p = keep + eps;
-    double up = loss_of(net, x, dh);
-    *p = keep - eps;
-    double down = loss_of(net, x, dh);
-    *p = keep;
-    return (up - down) / (2 * eps);
-}
 
 /* Every gradient of a two-layer stack, from a given initial state or from zeros. */
 static void gradcheck(int with_state)
