@@ -8,9 +8,21 @@
 #define LOGT_TEST_GRADCHECK_H
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../core/rng.h"
 #include "../models/model.h"
+#include "check.h"
+
+/* A [a][b][c] f64 cpu tensor holding vals (uninitialised when vals is NULL). */
+static inline logt_tensor tensor3(int64_t a, int64_t b, int64_t c, const double *vals)
+{
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, LOGT_CPU, LOGT_F64, a, b, c), LOGT_OK);
+    if (vals) memcpy(t.data, vals, sizeof(double) * (size_t)t.numel);
+    return t;
+}
 
 /* L = sum(dh ⊙ h): its gradient with respect to h is dh. */
 static inline double loss_of(logt_net *net, const logt_tensor *x, const double *dh)
@@ -37,6 +49,30 @@ static inline double numgrad(logt_net *net, const logt_tensor *x, const double *
     double down = loss_of(net, x, dh);
     *p = keep;
     return (up - down) / (2 * eps);
+}
+
+/* One group of gradients g[n], as the last backward left them, against central differences
+ * along each of the n scalars p (atol 1e-9, rtol 1e-6). A failure names `label` and the
+ * group and, when the group is the net's parameters, the first slice that is off. */
+static inline void expect_grad(logt_net *net, const logt_tensor *x, const double *dh,
+                               const char *label, const char *what, double *p, const double *g,
+                               int64_t n)
+{
+    double *num = malloc(sizeof(double) * (size_t)n), *ana = malloc(sizeof(double) * (size_t)n);
+    cr_assert(num && ana);
+    memcpy(ana, g, sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) num[i] = numgrad(net, x, dh, &p[i]);
+    check_result r = check_close(what, ana, num, n, 1e-9, 1e-6);
+    if (!r.ok && p == (double *)net->w.data)
+        for (int s = 0; s < logt_net_nslices(net); s++) {
+            char name[64];
+            int64_t off, len;
+            logt_net_slice(net, s, name, sizeof name, &off, &len);
+            check_result rs = check_close(name, ana + off, num + off, len, 1e-9, 1e-6);
+            cr_assert(rs.ok, "%s: %s", label, rs.msg);
+        }
+    cr_assert(r.ok, "%s: %s", label, r.msg);
+    free(num), free(ana);
 }
 
 #endif
