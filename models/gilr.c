@@ -14,52 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/dense_cpu.h"
 #include "../kernels/scan.h"
 
 static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
-
-/* ---- dense products over all N = T·B rows: W [R][K], X [N][K], Y [N][R] ------------ */
-
-static void set_rows(int64_t N, int64_t R, const double *bias, double *Y)   /* Y[n] = bias */
-{
-    for (int64_t n = 0; n < N; n++) memcpy(Y + n * R, bias, (size_t)R * sizeof *Y);
-}
-
-/* Y[n][r] += Σ_k W[r][k] X[n][k] */
-static void matmul_add(int64_t N, int64_t R, int64_t K, const double *W, const double *X,
-                       double *Y)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t r = 0; r < R; r++) {
-            double s = 0.0;
-            for (int64_t k = 0; k < K; k++) s += W[r * K + k] * X[n * K + k];
-            Y[n * R + r] += s;
-        }
-}
-
-/* The weight side of its backward: dW[r][k] += Σ_n dY[n][r] X[n][k], db[r] += Σ_n dY[n][r]. */
-static void matmul_add_dw(int64_t N, int64_t R, int64_t K, const double *dY, const double *X,
-                          double *dW, double *db)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t r = 0; r < R; r++) {
-            double d = dY[n * R + r];
-            if (db) db[r] += d;
-            for (int64_t k = 0; k < K; k++) dW[r * K + k] += d * X[n * K + k];
-        }
-}
-
-/* The input side: dX[n][k] += Σ_r W[r][k] dY[n][r]. */
-static void matmul_add_dx(int64_t N, int64_t R, int64_t K, const double *W, const double *dY,
-                          double *dX)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < K; k++) {
-            double s = 0.0;
-            for (int64_t r = 0; r < R; r++) s += W[r * K + k] * dY[n * R + r];
-            dX[n * K + k] += s;
-        }
-}
 
 /* ---- the GILR: shared by both models ------------------------------------------------ */
 
@@ -72,8 +30,8 @@ static logt_status gilr_run(int64_t T, int64_t B, int64_t I, int64_t D, const do
     const int64_t N = T * B;
     double *g = sur, *imp = sur + N * D;
     for (int k = 0; k < 2; k++) {   /* the projection of every step at once */
-        set_rows(N, D, bias + k * D, sur + k * N * D);
-        matmul_add(N, D, I, W + k * D * I, X, sur + k * N * D);
+        dense_set_rows_cpu(N, D, bias + k * D, sur + k * N * D);
+        dense_add_cpu(N, D, I, W + k * D * I, X, sur + k * N * D);
     }
     for (int64_t e = 0; e < N * D; e++) {
         g[e] = sigmoid(g[e]);
@@ -168,11 +126,11 @@ logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor 
         memset(dW, 0, (size_t)(2 * D * I) * sizeof *dW);
         memset(db, 0, (size_t)(2 * D) * sizeof *db);
         for (int k = 0; k < 2; k++)
-            matmul_add_dw(N, D, I, dsur + k * N * D, x->data, dW + k * D * I, db + k * D);
+            dense_add_dw_cpu(N, D, I, dsur + k * N * D, x->data, dW + k * D * I, db + k * D);
         if (dx) {
             memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
             for (int k = 0; k < 2; k++)
-                matmul_add_dx(N, D, I, W + k * D * I, dsur + k * N * D, dx->data);
+                dense_add_dx_cpu(N, D, I, W + k * D * I, dsur + k * N * D, dx->data);
         }
     }
     free(dsur);
@@ -204,10 +162,10 @@ logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tens
      *    step t >= 1 read row t-1 of h̃, those of step 0 read h0 (zeros when NULL) */
     for (int k = 0; k < 4; k++) {
         double *Pk = P + k * N * D;
-        set_rows(N, D, bias + k * D, Pk);
-        matmul_add(N, D, I, W + k * D * I, X, Pk);
-        matmul_add(N - B, D, D, U + k * D * D, Hs, Pk + B * D);
-        if (h0) matmul_add(B, D, D, U + k * D * D, h0, Pk);
+        dense_set_rows_cpu(N, D, bias + k * D, Pk);
+        dense_add_cpu(N, D, I, W + k * D * I, X, Pk);
+        dense_add_cpu(N - B, D, D, U + k * D * D, Hs, Pk + B * D);
+        if (h0) dense_add_cpu(B, D, D, U + k * D * D, h0, Pk);
     }
 
     /* 3. activations; the cell scan's input i ⊙ z goes in place of its output */
@@ -273,29 +231,29 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
     memset(E, 0, (size_t)(N * D) * sizeof *E);
     for (int k = 0; k < 4; k++) {
         const double *dAk = dA + k * N * D;
-        matmul_add_dw(N, D, I, dAk, X, dW + k * D * I, db + k * D);
-        matmul_add_dw(N - B, D, D, dAk + B * D, Hs, dU + k * D * D, NULL);
-        if (h0) matmul_add_dw(B, D, D, dAk, h0, dU + k * D * D, NULL);
-        matmul_add_dx(N - B, D, D, U + k * D * D, dAk + B * D, E);
+        dense_add_dw_cpu(N, D, I, dAk, X, dW + k * D * I, db + k * D);
+        dense_add_dw_cpu(N - B, D, D, dAk + B * D, Hs, dU + k * D * D, NULL);
+        if (h0) dense_add_dw_cpu(B, D, D, dAk, h0, dU + k * D * D, NULL);
+        dense_add_dx_cpu(N - B, D, D, U + k * D * D, dAk + B * D, E);
     }
 
     /* 5. the surrogate GILR; h0 = h̃_{-1} also feeds step 0's gates directly */
     s = gilr_run_backward(T, B, D, m->sur.data, h0, Hs, E, dS, dh0);
     if (s != LOGT_OK) goto done;
     if (dh0)
-        for (int k = 0; k < 4; k++) matmul_add_dx(B, D, D, U + k * D * D, dA + k * N * D, dh0);
+        for (int k = 0; k < 4; k++) dense_add_dx_cpu(B, D, D, U + k * D * D, dA + k * N * D, dh0);
     memset(dWs, 0, (size_t)(2 * D * I) * sizeof *dWs);
     memset(dbs, 0, (size_t)(2 * D) * sizeof *dbs);
     for (int k = 0; k < 2; k++)
-        matmul_add_dw(N, D, I, dS + k * N * D, X, dWs + k * D * I, dbs + k * D);
+        dense_add_dw_cpu(N, D, I, dS + k * N * D, X, dWs + k * D * I, dbs + k * D);
 
     /* 6. x feeds both the LSTM gates and the surrogate */
     if (dx) {
         memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
         for (int k = 0; k < 4; k++)
-            matmul_add_dx(N, D, I, W + k * D * I, dA + k * N * D, dx->data);
+            dense_add_dx_cpu(N, D, I, W + k * D * I, dA + k * N * D, dx->data);
         for (int k = 0; k < 2; k++)
-            matmul_add_dx(N, D, I, Ws + k * D * I, dS + k * N * D, dx->data);
+            dense_add_dx_cpu(N, D, I, Ws + k * D * I, dS + k * N * D, dx->data);
     }
 done:
     free(scratch);

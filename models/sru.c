@@ -16,54 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/dense_cpu.h"
 #include "../kernels/scan.h"
 
 static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
-
-/* ---- dense products over all N = T·B rows: W [R][K], X [N][K], Y [N][R] ------------ */
-
-static void set_rows(int64_t N, int64_t R, const double *bias, double *Y)   /* Y[n] = bias or 0 */
-{
-    for (int64_t n = 0; n < N; n++)
-        if (bias) memcpy(Y + n * R, bias, (size_t)R * sizeof *Y);
-        else memset(Y + n * R, 0, (size_t)R * sizeof *Y);
-}
-
-/* Y[n][r] += Σ_k W[r][k] X[n][k] */
-static void matmul_add(int64_t N, int64_t R, int64_t K, const double *W, const double *X,
-                       double *Y)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t r = 0; r < R; r++) {
-            double s = 0.0;
-            for (int64_t k = 0; k < K; k++) s += W[r * K + k] * X[n * K + k];
-            Y[n * R + r] += s;
-        }
-}
-
-/* dW[r][k] += Σ_n dY[n][r] X[n][k], db[r] += Σ_n dY[n][r] (db may be NULL). */
-static void matmul_add_dw(int64_t N, int64_t R, int64_t K, const double *dY, const double *X,
-                          double *dW, double *db)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t r = 0; r < R; r++) {
-            double d = dY[n * R + r];
-            if (db) db[r] += d;
-            for (int64_t k = 0; k < K; k++) dW[r * K + k] += d * X[n * K + k];
-        }
-}
-
-/* dX[n][k] += Σ_r W[r][k] dY[n][r] */
-static void matmul_add_dx(int64_t N, int64_t R, int64_t K, const double *W, const double *dY,
-                          double *dX)
-{
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < K; k++) {
-            double s = 0.0;
-            for (int64_t r = 0; r < R; r++) s += W[r * K + k] * dY[n * R + r];
-            dX[n * K + k] += s;
-        }
-}
 
 /* ---- knobs and layout ------------------------------------------------------------------- */
 
@@ -144,12 +100,12 @@ logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h)
 
     /* 1. every step's projections at once: z, then the gates' pre-activations without v */
     for (int k = 0; k < 3; k++) {
-        set_rows(N, D, k ? bias + (k - 1) * D : NULL, G + k * N * D);
-        matmul_add(N, D, I, W + k * D * I, X, G + k * N * D);
+        dense_set_rows_cpu(N, D, k ? bias + (k - 1) * D : NULL, G + k * N * D);
+        dense_add_cpu(N, D, I, W + k * D * I, X, G + k * N * D);
     }
     if (Wp) {
-        set_rows(N, D, NULL, G + 3 * N * D);
-        matmul_add(N, D, I, Wp, X, G + 3 * N * D);
+        dense_set_rows_cpu(N, D, NULL, G + 3 * N * D);
+        dense_add_cpu(N, D, I, Wp, X, G + 3 * N * D);
     }
 
     /* 2. the cell state */
@@ -259,18 +215,18 @@ logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *d
     memset(dW, 0, (size_t)(3 * D * I) * sizeof *dW);
     memset(db, 0, (size_t)(2 * D) * sizeof *db);
     for (int k = 0; k < 3; k++)
-        matmul_add_dw(N, D, I, dG + k * ND, X, dW + k * D * I, k ? db + (k - 1) * D : NULL);
+        dense_add_dw_cpu(N, D, I, dG + k * ND, X, dW + k * D * I, k ? db + (k - 1) * D : NULL);
     if (Wp) {
         memset(dWp, 0, (size_t)(D * I) * sizeof *dWp);
-        matmul_add_dw(N, D, I, dxp, X, dWp, NULL);
+        dense_add_dw_cpu(N, D, I, dxp, X, dWp, NULL);
     }
 
     /* 4. the input: through every projection, and the highway directly when x' = x */
     if (dx) {
         double *dX = dx->data;
         memset(dX, 0, (size_t)(N * I) * sizeof *dX);
-        for (int k = 0; k < 3; k++) matmul_add_dx(N, D, I, W + k * D * I, dG + k * ND, dX);
-        if (Wp) matmul_add_dx(N, D, I, Wp, dxp, dX);
+        for (int k = 0; k < 3; k++) dense_add_dx_cpu(N, D, I, W + k * D * I, dG + k * ND, dX);
+        if (Wp) dense_add_dx_cpu(N, D, I, Wp, dxp, dX);
         else
             for (int64_t e = 0; e < ND; e++) dX[e] += dH[e] * (1.0 - r[e]) * alpha;
     }
