@@ -276,9 +276,7 @@ static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 static logt_status keep_io(logt_model *base, const logt_tensor *x, logt_tensor *h)
 {
     gilr_model *m = (gilr_model *)base;
-    if (base->cfg.device != LOGT_CPU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s has no %s version yet: use the cpu backend",
-                         base->cfg.model, logt_device_name(base->cfg.device));
+    /* cpu only: logt_net_create refuses the other devices (.devices) */
     m->x = *x;
     m->h = *h;
     m->x.owns = m->h.owns = 0;
