@@ -3,7 +3,7 @@
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
-#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-bench
+#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
@@ -62,13 +62,13 @@ $(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
 $(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
 	@mkdir -p $(@D)
 	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
-$(B)/bin/scan-bench: $(B)/kernels/dev/scan_bench.o $(B)/liblogt.a
+# kernels/dev/ holds standalone workbenches with a main (not in LIB_CU: no recursion)
+$(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+	$(NVCC) $(NVFLAGS) $< -o $@
 
-# kernels/dev/ holds programs with a main: not in LIB_C (kernels/*.c does not recurse)
 ifneq ($(NVCC),)
-dev: $(B)/bin/scan-bench
+dev: $(B)/bin/scan-dev
 else
 dev:
 	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
@@ -91,7 +91,7 @@ bench: deps
 
 bundle: deps
 	$(MAKE) --no-print-directory all dev
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-bench)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev)
 
 clean:
 	rm -rf $(B) bundle

@@ -67,6 +67,7 @@ void logt_ctx_destroy(logt_ctx *ctx)
 {
     if (!ctx) return;
 #ifdef LOGT_HAVE_CUDA
+    logt_tensor_free(&ctx->ws);
     if (ctx->device == LOGT_CUDA) logt_ctx_cuda_fini(ctx);
 #endif
     free(ctx);
@@ -110,5 +111,24 @@ logt_status logt_timer_end(logt_ctx *ctx, double *ms)
     if (ctx->device == LOGT_CUDA) return logt_ctx_cuda_timer_end(ctx, ms);
 #endif
     *ms = 1e3 * (logt_now() - ctx->t0);
+    return LOGT_OK;
+}
+
+logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out)
+{
+    *out = NULL;
+    if (ctx->device != LOGT_CUDA)
+        return LOGT_FAIL(LOGT_EINVAL, "logt_ctx_workspace: the workspace is device memory; "
+                                      "this context is %s", logt_device_name(ctx->device));
+    if (bytes == 0) bytes = 1;
+    if (ctx->ws.data && (size_t)ctx->ws.numel * 4 >= bytes) {
+        *out = ctx->ws.data;
+        return LOGT_OK;
+    }
+    LOGT_TRY(logt_ctx_sync(ctx));   /* work queued earlier may still read the old buffer */
+    logt_tensor_free(&ctx->ws);
+    size_t grow = bytes + bytes / 4;   /* a little headroom: sizes tend to creep up */
+    LOGT_TRY(logt_tensor_new1(&ctx->ws, LOGT_CUDA, LOGT_F32, (int64_t)((grow + 3) / 4)));
+    *out = ctx->ws.data;
     return LOGT_OK;
 }

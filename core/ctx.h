@@ -22,6 +22,7 @@ typedef struct logt_ctx {
     void *cudnn;        /* cudnnHandle_t, NULL until logt_ctx_cudnn() */
     void *ev_start, *ev_stop;
     double t0;          /* CPU timer start, seconds */
+    logt_tensor ws;     /* scratch device memory, grown on demand (logt_ctx_workspace) */
 } logt_ctx;
 
 logt_status logt_ctx_create(logt_device dev, logt_ctx **out);
@@ -29,6 +30,11 @@ void logt_ctx_destroy(logt_ctx *ctx);
 logt_status logt_ctx_sync(logt_ctx *ctx);
 /* The cuDNN handle, created on the first call (cuDNN loads slowly). */
 logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle);
+
+/* Device scratch of at least `bytes` for work queued on ctx's stream, valid until the next
+ * call: kernels that need scratch (the scan's carries) borrow it instead of allocating and
+ * synchronising on every call. Growing waits for the stream, then reallocates. */
+logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
 
 /* Time one region: begin, run, end. end waits for the device and returns ms. */
 logt_status logt_timer_begin(logt_ctx *ctx);

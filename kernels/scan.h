@@ -47,15 +47,22 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
 /* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32 or
  * LOGT_BF16, fp32 arithmetic), h0 a device [C] array of dt or NULL (zeros); reverse = 1
  * runs from t = T-1 down with h0 as h_T, like scan_reverse_cpu. Everything runs on
- * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel or chunked over T)
+ * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel, or one pass over tiles of T with look-back)
  * is chosen from the shape, see scan.cu. */
 logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                       const void *a, const void *b, const void *h0, void *h);
+/* The backward of a forward scan_cuda, like scan_backward_cpu: given the forward's a, h0
+ * (NULL: zeros) and output h, and dh = dL/dh [T][C], write db = g [T][C] (db may be dh:
+ * in place), and da [T][C] and dh0 [C] unless NULL. g comes from one reversed scan whose
+ * gates are a shifted by one step (read in place, nothing copied). Same dtypes as scan_cuda. */
+logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, const void *a,
+                               const void *h0, const void *h, const void *dh, void *da, void *db,
+                               void *dh0);
 /* The baseline: one thread per channel walking T, one step at a time (Martin & Cundy's
  * "serial" kernel). Same arguments and results as scan_cuda; for benches and tests. */
 logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                              const void *a, const void *b, const void *h0, void *h);
-/* The route scan_cuda takes for this shape on the current device: "channels" or "chunked",
+/* The route scan_cuda takes for this shape on the current device: "channels" or "lookback",
  * and the smallest C that goes channel-parallel (for tests that cross it). */
 const char *scan_cuda_route(int64_t T, int64_t C);
 int64_t scan_cuda_channel_threshold(void);

@@ -9,7 +9,7 @@
  *   f32, a in [0.5, 1)  atol 1e-5·M, rtol 1e-5. Each step rounds once (one fma, ~6e-8
  *                       relative) and the errors of earlier steps are multiplied by the
  *                       gates, so they sum like Σ_k Π a ≈ Σ 0.75^k = 4 steps' worth: ~2.4e-7·M.
- *                       The chunked route composes chunk maps instead (a product of up to L
+ *                       The look-back route composes tile maps instead (a product of up to L
  *                       gates, ~L·6e-8 relative, but multiplying a carry the product has
  *                       already shrunk): the same order. 1e-5 leaves a margin of ~40.
  *   f32, a in [0.999, 1] errors survive ~1/(1-a) = 1000 steps instead of ~4, so the bound is
@@ -150,7 +150,7 @@ Test(scan_cuda, gates_near_one_over_long_T, .timeout = 120)
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
-    cr_assert_str_eq(scan_cuda_route(127323, 3), "chunked");
+    cr_assert_str_eq(scan_cuda_route(127323, 3), "lookback");
     for (int m = 0; m < 4; m++) {
         scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4};
         run_case(ctx, &c);
@@ -167,11 +167,16 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     int64_t thr = scan_cuda_channel_threshold();
-    cr_assert_str_eq(scan_cuda_route(64, 65536), "channels");   /* T < 2 chunks: always */
-    cr_assert_str_eq(scan_cuda_route(300, thr - 1), "chunked");
+    cr_assert_str_eq(scan_cuda_route(64, 65536), "channels");
+    cr_assert_str_eq(scan_cuda_route(300, thr - 1), "lookback");
     cr_assert_str_eq(scan_cuda_route(300, thr), "channels");
-    struct { int64_t T, C; } shapes[] = {{64, 65536}, {300, thr - 1}, {300, thr}};
-    for (int i = 0; i < 3; i++)
+    /* and the look-back tilings: Cb = C with idle threads (100: 2 lanes of 100 in 256
+     * threads; 255: one lane), a partial channel group (257 = 256 + 1), one channel with
+     * 256 lanes over many tiles, T shorter than one tile */
+    struct { int64_t T, C; } shapes[] = {{64, 65536}, {300, thr - 1}, {300, thr},
+                                         {5000, 100}, {3001, 255}, {4099, 257},
+                                         {300007, 1}, {7, 2000}};
+    for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++)
         for (int m = 0; m < 4; m++) {
             scan_case c = {shapes[i].T, shapes[i].C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, 1, 0,
                            7, 0.5, 1.0, 1e-5};
@@ -231,7 +236,7 @@ Test(scan_cuda, beyond_2_to_31_elements, .timeout = 120)
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
-    beyond_2_to_31(ctx, (1ll << 31) / 1000 + 100, 1000, 0);    /* chunked */
+    beyond_2_to_31(ctx, (1ll << 31) / 1000 + 100, 1000, 0);    /* look-back */
     beyond_2_to_31(ctx, (1ll << 31) / 1000 + 100, 1000, 1);
     beyond_2_to_31(ctx, (1ll << 31) / 65536 + 2, 65536, 1);   /* channel-parallel */
     logt_ctx_destroy(ctx);
@@ -292,6 +297,80 @@ Test(scan_cuda, serial_baseline_matches_cpu)
     }
     logt_tensor_free(&da), logt_tensor_free(&db), logt_tensor_free(&dh0), logt_tensor_free(&dh);
     free(a), free(b), free(got), free(ref);
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+#ifdef LOGT_HAVE_CUDA
+/* scan_backward_cuda against scan_backward_cpu on the same (rounded) a, h0, h, dh: db, da
+ * and dh0, with db written over dh (in place) half of the time. Tolerance: g is a reversed
+ * scan like the forward (f32 atol 1e-5·M, rtol 1e-5, or 1e-4·M with gates near 1); da and
+ * dh0 are one product more (rtol 2e-5); bf16 rounds g on the way out (rtol 1e-2) and da is
+ * computed from that rounded g (rtol 2e-2). */
+static void backward_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, int with_h0,
+                          int in_place, uint64_t seed, double alo)
+{
+    int64_t n = T * C;
+    double *a = alloc_f64(n), *h = alloc_f64(n), *dh = alloc_f64(n), *h0 = alloc_f64(C);
+    double *ref_db = alloc_f64(n), *ref_da = alloc_f64(n), *ref_dh0 = alloc_f64(C);
+    double *got = alloc_f64(n);
+    logt_tensor d_a, d_h, d_dh, d_h0, d_da, d_db, d_dh0;
+    to_device(&d_a, a, n, dt, seed, 1, alo, 1.0);
+    to_device(&d_h, h, n, dt, seed, 2, -1, 1);   /* any h: the backward only reads it */
+    to_device(&d_dh, dh, n, dt, seed, 3, -1, 1);
+    to_device(&d_h0, h0, C, dt, seed, 4, -1, 1);
+    OK(logt_tensor_new1(&d_da, LOGT_CUDA, dt, n));
+    OK(logt_tensor_new1(&d_dh0, LOGT_CUDA, dt, C));
+    if (in_place) d_db = d_dh;
+    else OK(logt_tensor_new1(&d_db, LOGT_CUDA, dt, n));
+    if (!in_place) cr_assert_eq(cudaMemset(d_db.data, 0xFF, logt_tensor_bytes(&d_db)), cudaSuccess);
+    cr_assert_eq(cudaMemset(d_da.data, 0xFF, logt_tensor_bytes(&d_da)), cudaSuccess);
+    cr_assert_eq(cudaMemset(d_dh0.data, 0xFF, logt_tensor_bytes(&d_dh0)), cudaSuccess);
+    cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
+    OK(scan_backward_cuda(ctx, T, C, dt, d_a.data, with_h0 ? d_h0.data : NULL, d_h.data,
+                          d_dh.data, d_da.data, d_db.data, d_dh0.data));
+    OK(logt_ctx_sync(ctx));
+    OK(scan_backward_cpu(T, C, a, with_h0 ? h0 : NULL, h, dh, ref_da, ref_db, ref_dh0));
+
+    char what[96];
+    const double gtol = alo > 0.9 ? 1e-4 : 1e-5, bf = dt == LOGT_BF16;
+    snprintf(what, sizeof what, "backward T=%lld C=%lld %s%s%s db", (long long)T, (long long)C,
+             logt_dtype_name(dt), with_h0 ? " h0" : "", in_place ? " in place" : "");
+    double big = 0;
+    for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref_db[i]));
+    OK(logt_tensor_to_f64(&d_db, got));
+    check_result r = check_close(what, got, ref_db, n, gtol * big, bf ? 1e-2 : 1e-5);
+    cr_assert(r.ok, "%s", r.msg);
+    what[strlen(what) - 2] = 'a';
+    OK(logt_tensor_to_f64(&d_da, got));
+    r = check_close(what, got, ref_da, n, gtol * big, bf ? 2e-2 : 2e-5);
+    cr_assert(r.ok, "%s", r.msg);
+    strcat(what, " dh0");
+    OK(logt_tensor_to_f64(&d_dh0, got));
+    r = check_close(what, got, ref_dh0, C, gtol * big, bf ? 2e-2 : 2e-5);
+    cr_assert(r.ok, "%s", r.msg);
+
+    logt_tensor_free(&d_a), logt_tensor_free(&d_h), logt_tensor_free(&d_h0);
+    logt_tensor_free(&d_da), logt_tensor_free(&d_dh0), logt_tensor_free(&d_dh);
+    if (!in_place) logt_tensor_free(&d_db);
+    free(a), free(h), free(dh), free(h0), free(ref_db), free(ref_da), free(ref_dh0), free(got);
+}
+#endif
+
+Test(scan_cuda, backward_matches_cpu, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_backward_cuda vs scan_backward_cpu");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    struct { int64_t T, C; } shapes[] = {{1, 1}, {2, 3}, {33, 32}, {1000, 1000}, {16323, 3},
+                                         {33753, 32}, {127323, 1}, {40, 40000}};
+    for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++)
+        for (int m = 0; m < 4; m++)
+            backward_case(ctx, shapes[i].T, shapes[i].C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1,
+                          (i + m) & 1, 11 + (uint64_t)i, 0.5);
+    backward_case(ctx, 127323, 3, LOGT_F32, 1, 0, 12, 0.999);   /* gates near 1 */
+    backward_case(ctx, 127323, 3, LOGT_F32, 0, 1, 13, 0.999);
     logt_ctx_destroy(ctx);
 #endif
 }

@@ -1,0 +1,295 @@
+/* kernels/dev/scan.cu — workbench for the linear scan h_t = a_t ⊙ h_{t-1} + b_t over [T][C]
+ * (forward, f32, from h0 = 0): every version validated against a CPU reference, then timed.
+ *
+ *   make dev && build/bin/scan-dev            all versions, validation then timing
+ *   build/bin/scan-dev 4                       one version
+ *
+ * Versions (1, 2 and 4 are the library's kernels, from ../scan_kernels.cuh; 3, 5, 6 live here):
+ *   1  serial: one thread per channel, one step at a time (Martin & Cundy's baseline)
+ *   2  channel-parallel: one thread per channel, 8 steps' loads in flight
+ *   3  three-pass reduce-then-scan, as Martin & Cundy did it: chunks of T reduced to maps,
+ *      the maps scanned (Hillis–Steele in a block per channel), the chunks rewalked from
+ *      their carries: a and b read twice, 5·T·C·4 bytes
+ *   4  single pass with decoupled look-back, 16 steps per thread (the library's choice)
+ *   5  the same, 8 steps per thread (more tiles, more look-back traffic)
+ *   6  the same, 32 steps per thread (fewer tiles, fewer blocks per SM)
+ * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
+ * block at SCAN_LB_THREADS and vary the tile length instead (versions 4-6).
+ *
+ * Bound: 3·T·C·4 bytes (a, b read, h written) over the copy bandwidth measured in the same
+ * run (cudaMemcpy device to device, 2·T·C·4 bytes). Flops: one FMA per element, nothing.
+ * The output: per version and shape, median ms of 20 calls after 3 warm-ups, GB/s, % of copy.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../scan_kernels.cuh"
+
+#define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
+static void cuda_check(cudaError_t e, const char *file, int line)
+{
+    if (e == cudaSuccess) return;
+    fprintf(stderr, "[CUDA ERROR] at %s:%d: %s\nHINT: is a GPU visible (nvidia-smi)?\n", file,
+            line, cudaGetErrorString(e));
+    exit(1);
+}
+
+/* ---- CPU reference ------------------------------------------------------------------------ */
+
+static void scan_forward_cpu(int64_t T, int64_t C, const float *a, const float *b, double *h)
+{
+    for (int64_t c = 0; c < C; c++) {
+        double x = 0;
+        for (int64_t t = 0; t < T; t++) h[t * C + c] = x = (double)a[t * C + c] * x + b[t * C + c];
+    }
+}
+
+/* ---- version 3: three passes -------------------------------------------------------------- */
+
+/* Pass 1 (and 3 when WRITE): thread i = (chunk p, channel c) walks the steps of its chunk. */
+template <bool WRITE>
+__global__ void scan_chunk_walk_kernel3(int64_t T, int64_t C, int64_t L, int64_t P, const float *a,
+                                        const float *b, float *A, float *Bc, float *h)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= P * C) return;
+    int64_t p = i / C, c = i - p * C, s1 = min(T, (p + 1) * L);
+    float x = WRITE ? Bc[i] : 0.0f, prod = 1.0f;
+    for (int64_t t = p * L; t < s1; t++) {
+        float at = a[t * C + c];
+        x = fmaf(at, x, b[t * C + c]);
+        if (WRITE) h[t * C + c] = x;
+        else prod *= at;
+    }
+    if (!WRITE) A[i] = prod, Bc[i] = x;   /* chunk p maps carry-in y to prod·y + x */
+}
+
+/* Pass 2: a block per channel scans its P maps in place, leaving each chunk's carry-in. */
+__global__ void scan_chunk_carry_kernel3(int64_t P, int64_t C, const float *A, float *Bc)
+{
+    __shared__ float sa[256], sb[256];
+    int64_t c = blockIdx.x;
+    int tid = threadIdx.x;
+    int64_t run = (P + 255) / 256, p0 = tid * run, p1 = min(P, p0 + run);
+    float ga = 1.0f, gb = 0.0f;
+    for (int64_t p = p0; p < p1; p++) gb = fmaf(A[p * C + c], gb, Bc[p * C + c]), ga *= A[p * C + c];
+    sa[tid] = ga, sb[tid] = gb;
+    __syncthreads();
+    for (int off = 1; off < 256; off *= 2) {
+        float pa = 1.0f, pb = 0.0f;
+        if (tid >= off) pa = sa[tid - off], pb = sb[tid - off];
+        __syncthreads();
+        gb = fmaf(ga, pb, gb), ga *= pa;
+        sa[tid] = ga, sb[tid] = gb;
+        __syncthreads();
+    }
+    float x = tid ? sb[tid - 1] : 0.0f;   /* h0 = 0 */
+    for (int64_t p = p0; p < p1; p++) {
+        float qa = A[p * C + c], qb = Bc[p * C + c];
+        Bc[p * C + c] = x;
+        x = fmaf(qa, x, qb);
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------------------------ */
+
+typedef struct bench {
+    int64_t T, C;
+    float *a, *b, *h;
+    char *ws;        /* scratch for versions 3-6 */
+    size_t ws_bytes;
+} bench;
+
+static unsigned blocks(int64_t n, int bs) { return (unsigned)((n + bs - 1) / bs); }
+
+static void scan1(bench *w, int bs)
+{
+    scan_channels_kernel<1, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, 0, w->a, w->b, NULL, w->h);
+}
+
+static void scan2(bench *w, int bs)
+{
+    scan_channels_kernel<8, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, 0, w->a, w->b, NULL, w->h);
+}
+
+static void scan3(bench *w, int bs)
+{
+    int sms = 0;
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int64_t want = ((int64_t)sms * 1024 + w->C - 1) / w->C, most = w->T / 64 > 1 ? w->T / 64 : 1;
+    int64_t P = want < most ? want : most, L = (w->T + P - 1) / P;
+    P = (w->T + L - 1) / L;
+    float *A = (float *)w->ws, *Bc = A + P * w->C;
+    if ((size_t)(2 * P * w->C) * 4 > w->ws_bytes) { fprintf(stderr, "scan3: scratch too small\n"); exit(1); }
+    scan_chunk_walk_kernel3<false><<<blocks(P * w->C, bs), bs>>>(w->T, w->C, L, P, w->a, w->b, A, Bc, NULL);
+    scan_chunk_carry_kernel3<<<(unsigned)w->C, 256>>>(P, w->C, A, Bc);
+    scan_chunk_walk_kernel3<true><<<blocks(P * w->C, bs), bs>>>(w->T, w->C, L, P, w->a, w->b, A, Bc, w->h);
+}
+
+template <int V>
+static void scan_lb(bench *w)
+{
+    int Cb = w->C >= SCAN_LB_THREADS ? SCAN_LB_THREADS : (int)w->C, lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
+    int64_t n = G * K;
+    size_t off_agg = (16 + (size_t)n * 4 + 15) / 16 * 16, off_inc = off_agg + (size_t)n * Cb * 8;
+    if (off_inc + (size_t)n * Cb * 4 > w->ws_bytes) { fprintf(stderr, "scan_lb: scratch too small\n"); exit(1); }
+    scan_lb_status st = {(unsigned long long *)w->ws, (int *)(w->ws + 16), (float2 *)(w->ws + off_agg),
+                         (float *)(w->ws + off_inc)};
+    cudaCheck(cudaMemsetAsync(w->ws, 0, off_agg));
+    scan_lookback_kernel<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes, G,
+                                                                     w->a, w->b, NULL, w->h, st);
+}
+
+#define NVERSIONS 6
+static void scan(int version, bench *w, int bs)
+{
+    switch (version) {
+    case 1: scan1(w, bs); break;
+    case 2: scan2(w, bs); break;
+    case 3: scan3(w, bs); break;
+    case 4: scan_lb<16>(w); break;
+    case 5: scan_lb<8>(w); break;
+    case 6: scan_lb<32>(w); break;
+    default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
+    }
+    cudaCheck(cudaGetLastError());
+}
+
+/* ---- main ------------------------------------------------------------------------------------ */
+
+static int cmp_float(const void *x, const void *y)
+{
+    float a = *(const float *)x, b = *(const float *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median ms of 20 calls after 3 warm-ups; version 0 is the copy h <- a. */
+static float time_ms(int version, bench *w, int bs)
+{
+    cudaEvent_t e0, e1;
+    cudaCheck(cudaEventCreate(&e0));
+    cudaCheck(cudaEventCreate(&e1));
+    float ms[20];
+    for (int r = -3; r < 20; r++) {
+        cudaCheck(cudaEventRecord(e0));
+        if (version) scan(version, w, bs);
+        else cudaCheck(cudaMemcpyAsync(w->h, w->a, (size_t)(w->T * w->C) * 4, cudaMemcpyDeviceToDevice));
+        cudaCheck(cudaEventRecord(e1));
+        cudaCheck(cudaEventSynchronize(e1));
+        if (r >= 0) cudaCheck(cudaEventElapsedTime(&ms[r], e0, e1));
+    }
+    cudaCheck(cudaEventDestroy(e0));
+    cudaCheck(cudaEventDestroy(e1));
+    qsort(ms, 20, sizeof ms[0], cmp_float);
+    return 0.5f * (ms[9] + ms[10]);
+}
+
+static float frand(uint64_t *s)   /* xorshift, [0, 1) */
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return (float)(*s >> 40) / 16777216.0f;
+}
+
+static void setup(bench *w, int64_t T, int64_t C, int fill)
+{
+    size_t n = (size_t)(T * C);
+    w->T = T, w->C = C;
+    cudaCheck(cudaMalloc(&w->a, n * 4));
+    cudaCheck(cudaMalloc(&w->b, n * 4));
+    cudaCheck(cudaMalloc(&w->h, n * 4));
+    w->ws_bytes = n * 2 + (1 << 24);   /* the most any version asks: look-back at V = 8 */
+    cudaCheck(cudaMalloc(&w->ws, w->ws_bytes));
+    if (!fill) {   /* timing only: the values do not matter */
+        cudaCheck(cudaMemset(w->a, 0x3f, n * 4));
+        cudaCheck(cudaMemset(w->b, 0x3f, n * 4));
+    }
+}
+
+static void teardown(bench *w)
+{
+    cudaCheck(cudaFree(w->a)), cudaCheck(cudaFree(w->b)), cudaCheck(cudaFree(w->h));
+    cudaCheck(cudaFree(w->ws));
+}
+
+/* Gates near 1 (a in [0.999, 1)) so that a wrong carry stays visible; tolerance as in
+ * tests/test_scan_cuda.c: |h - ref| <= 1e-4·max|ref| + 1e-5·|ref|. */
+static int validate(int version, int64_t T, int64_t C, int bs)
+{
+    bench w;
+    setup(&w, T, C, 1);
+    size_t n = (size_t)(T * C);
+    float *a = (float *)malloc(n * 4), *b = (float *)malloc(n * 4), *h = (float *)malloc(n * 4);
+    double *ref = (double *)malloc(n * 8);
+    uint64_t s = 88172645463325252ull ^ (uint64_t)(T * 131 + C);
+    for (size_t i = 0; i < n; i++) a[i] = 0.999f + 0.001f * frand(&s), b[i] = 2 * frand(&s) - 1;
+    cudaCheck(cudaMemcpy(w.a, a, n * 4, cudaMemcpyHostToDevice));
+    cudaCheck(cudaMemcpy(w.b, b, n * 4, cudaMemcpyHostToDevice));
+    cudaCheck(cudaMemset(w.h, 0xFF, n * 4));
+    scan(version, &w, bs);
+    cudaCheck(cudaMemcpy(h, w.h, n * 4, cudaMemcpyDeviceToHost));
+    scan_forward_cpu(T, C, a, b, ref);
+    double big = 0;
+    for (size_t i = 0; i < n; i++) big = fmax(big, fabs(ref[i]));
+    int bad = 0;
+    for (size_t i = 0; i < n && bad < 3; i++)
+        if (!(fabs(h[i] - ref[i]) <= 1e-4 * big + 1e-5 * fabs(ref[i]))) {
+            printf("  version %d T=%lld C=%lld block %d: h[%zu] = %.7g, reference %.7g\n", version,
+                   (long long)T, (long long)C, bs, i, h[i], ref[i]);
+            bad++;
+        }
+    free(a), free(b), free(h), free(ref);
+    teardown(&w);
+    return bad == 0;
+}
+
+int main(int argc, char **argv)
+{
+    int only = argc > 1 ? atoi(argv[1]) : 0;
+    cudaDeviceProp p;
+    cudaCheck(cudaGetDeviceProperties(&p, 0));
+    printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
+
+    static const int64_t vshapes[][2] = {{1, 1}, {33, 3}, {1000, 32}, {16323, 1000}, {127323, 1},
+                                         {33753, 257}, {400, 40000}};
+    static const int sizes[] = {64, 128, 256, 512, 1024};
+    int failed = 0;
+    for (int v = 1; v <= NVERSIONS; v++) {
+        if (only && v != only) continue;
+        int ok = 1;
+        for (int i = 0; i < 7; i++)
+            for (int k = 0; k < (v <= 3 ? 5 : 1); k++)
+                ok &= validate(v, vshapes[i][0], vshapes[i][1], sizes[k]);
+        printf("version %d: %s\n", v, ok ? "matches the CPU reference" : "WRONG");
+        failed |= !ok;
+    }
+
+    /* the four shapes of the bandwidth experiment, and Martin & Cundy's m = 32, T = 65536 */
+    static const int64_t shapes[][2] = {{1024, 65536}, {16384, 65536}, {1048576, 1024},
+                                        {4194304, 32}, {65536, 32}};
+    printf("\n%3s %5s %9s %8s %9s %9s %7s\n", "ver", "block", "T", "C", "ms", "GB/s", "%copy");
+    for (int i = 0; i < 5; i++) {
+        bench w;
+        setup(&w, shapes[i][0], shapes[i][1], 0);
+        double bytes = (double)shapes[i][0] * shapes[i][1] * 4;
+        float copy = time_ms(0, &w, 0);
+        printf("%3s %5s %9lld %8lld %9.4f %9.1f %7s\n", "copy", "", (long long)w.T, (long long)w.C,
+               copy, 2 * bytes / copy * 1e-6, "100%");
+        for (int v = 1; v <= NVERSIONS; v++) {
+            if (only && v != only) continue;
+            if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
+            for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
+                int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
+                float ms = time_ms(v, &w, bs);
+                double gbs = 3 * bytes / ms * 1e-6;
+                printf("%3d %5d %9lld %8lld %9.4f %9.1f %6.1f%%\n", v, bs, (long long)w.T,
+                       (long long)w.C, ms, gbs, 100 * gbs / (2 * bytes / copy * 1e-6));
+            }
+        }
+        fflush(stdout);
+        teardown(&w);
+    }
+    return failed;
+}

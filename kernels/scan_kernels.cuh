@@ -1,0 +1,225 @@
+/* scan_kernels.cuh — the device code of the linear scan h_t = a_t ⊙ h_{t-1} + b_t over [T][C]
+ * (kernels/scan.h), shared by the library launchers (kernels/scan.cu) and the workbench
+ * (kernels/dev/scan.cu), which adds the versions that lost.
+ *
+ * Conventions of every kernel here:
+ *   - step s of the walk is time t = reverse ? T-1-s : s (a reversed scan mirrors time);
+ *   - the gate of time t is a[t + goff] (0 outside [0, T)): goff = 0 is the plain scan,
+ *     goff = +1 with reverse = 1 is the backward of a forward scan (g_t = dh_t + a_{t+1} g_{t+1});
+ *   - E is float or __nv_bfloat16 in memory, the arithmetic is fp32;
+ *   - offsets are int64 (T·C may exceed 2^31).
+ * A chunk of steps maps its carry-in x to A·x + B; composing an earlier map (pa, pb) with a
+ * later one (qa, qb) gives (qa·pa, qa·pb + qb). Everything below is that one operator.
+ */
+#ifndef LOGT_SCAN_KERNELS_CUH
+#define LOGT_SCAN_KERNELS_CUH
+
+#include <cuda_bf16.h>
+#include <stdint.h>
+
+__device__ __forceinline__ float scan_ld(const float *p) { return *p; }
+__device__ __forceinline__ float scan_ld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+__device__ __forceinline__ void scan_st(float *p, float v) { *p = v; }
+__device__ __forceinline__ void scan_st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
+
+/* Time of step s, and the gate of time t with its offset applied. */
+__device__ __forceinline__ int64_t scan_time(int64_t T, int reverse, int64_t s)
+{
+    return reverse ? T - 1 - s : s;
+}
+template <typename E>
+__device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int goff, int64_t t,
+                                           int64_t c)
+{
+    int64_t tg = t + goff;
+    return tg >= 0 && tg < T ? scan_ld(a + tg * C + c) : 0.0f;
+}
+
+/* ---- channel-parallel: one thread per channel walks all T steps -------------------------- */
+
+/* U steps' loads are issued before their FMAs (U = 1 is the serial baseline). Exactly
+ * 3·T·C·bytes of traffic; needs C large enough to fill the GPU by itself. */
+template <int U, typename E>
+__global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff, const E *a,
+                                     const E *b, const E *h0, E *h)
+{
+    int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    float x = h0 ? scan_ld(h0 + c) : 0.0f;
+    int64_t s = 0;
+    for (; s + U <= T; s += U) {
+        float av[U], bv[U];
+        int64_t off[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            int64_t t = scan_time(T, reverse, s + k);
+            off[k] = t * C + c;
+            av[k] = scan_gate(a, T, C, goff, t, c);
+            bv[k] = scan_ld(b + off[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            x = fmaf(av[k], x, bv[k]);
+            scan_st(h + off[k], x);
+        }
+    }
+    for (; s < T; s++) {   /* the last T mod U steps */
+        int64_t t = scan_time(T, reverse, s);
+        x = fmaf(scan_gate(a, T, C, goff, t, c), x, scan_ld(b + t * C + c));
+        scan_st(h + t * C + c, x);
+    }
+}
+
+/* ---- single pass with decoupled look-back (Merrill & Garland 2016) ------------------------
+ *
+ * Tiles: a block of SCAN_LB_THREADS threads takes a tile of Cb channels × L = lanes·V steps.
+ * Thread t owns channel t % Cb and V consecutive steps (its "lane" is t / Cb); Cb = C when
+ * C <= 256 (lanes = 256 / C), else 256 (lanes = 1, G = ⌈C/256⌉ channel groups). A warp's loads
+ * at one step are consecutive channels: coalesced for Cb >= 32; below that the rows a warp
+ * touches come back through L1 on the next steps.
+ *
+ * Per tile, in one pass over a and b:
+ *   1. load V steps of a and b per thread into registers (the tile's only DRAM read);
+ *   2. fold them to the thread's map, scan the maps across lanes in shared memory: the tile's
+ *      aggregate per channel;
+ *   3. publish the aggregate (flag AGG), then look back over the predecessor tiles of the same
+ *      channel group, 32 at a time (one warp polls 32 flags), composing aggregates until one
+ *      has published its inclusive value (flag INC): that is the tile's carry-in;
+ *   4. publish the inclusive value (flag INC), rescan the registers from the carry, write h.
+ * DRAM traffic: 3·T·C·bytes plus 12 bytes per (tile, channel) of status (1/(lanes·V) of the
+ * data per element: 1/16 · 12/(3·4) ≈ 6% at V = 16 for f32 with lanes = 1, hitting L2 mostly).
+ *
+ * Tile ids come from an atomic counter in start order, not blockIdx, so every tile a block
+ * waits for belongs to a block that started earlier: no deadlock, whatever the scheduler does.
+ * Flags and values live in a workspace the launcher zeroes (flags) before each call.
+ */
+#define SCAN_LB_THREADS 256
+enum { SCAN_EMPTY = 0, SCAN_AGG = 1, SCAN_INC = 2 };
+
+struct scan_lb_status {
+    unsigned long long *counter;   /* next tile id                                  */
+    int *flag;                     /* [ntiles] SCAN_EMPTY / SCAN_AGG / SCAN_INC        */
+    float2 *agg;                   /* [ntiles][Cb] the tile's map (A, B)               */
+    float *inc;                    /* [ntiles][Cb] the state after the tile's last step */
+};
+
+template <int V, typename E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS)
+scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
+                     const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
+{
+    __shared__ float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS], s_carry[SCAN_LB_THREADS];
+    __shared__ long long s_tile;
+    __shared__ int s_n, s_found;
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    if (tid == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    const int64_t tile = s_tile, g = tile % G, k = tile / G, c = g * Cb + cl;
+    const bool active = lane < lanes && c < C;
+    const int64_t s0 = (k * lanes + lane) * V;
+
+    /* 1. the tile's one read of a and b */
+    float av[V], bv[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
+        if (active && s0 + v < T) {
+            int64_t t = scan_time(T, reverse, s0 + v);
+            av[v] = scan_gate(a, T, C, goff, t, c);
+            bv[v] = scan_ld(b + t * C + c);
+        }
+    }
+    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    sA[tid] = A, sB[tid] = B;
+    __syncthreads();
+    for (int off = 1; off < lanes; off *= 2) {
+        float pa = 1.0f, pb = 0.0f;
+        if (lane >= off && lane < lanes) pa = sA[tid - off * Cb], pb = sB[tid - off * Cb];
+        __syncthreads();
+        B = fmaf(A, pb, B), A *= pa;
+        sA[tid] = A, sB[tid] = B;
+        __syncthreads();
+    }
+    const int last = (lanes - 1) * Cb + cl;   /* the tile's aggregate, for channel cl */
+
+    /* 3. carry-in: h0 for the first chunk, else look back */
+    if (k == 0) {
+        if (tid < Cb) s_carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
+    } else {
+        if (tid < Cb) st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) atomicExch(st.flag + tile, SCAN_AGG);
+        float cA = 1.0f, cB = 0.0f;   /* the predecessors composed so far, nearest first */
+        for (int64_t j = k - 1;; j -= 32) {
+            if (tid < 32) {   /* warp 0 polls the flags of chunks j, j-1, ..., j-31 */
+                int64_t jj = j - tid;
+                unsigned empty, inc;
+                do {
+                    int f = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
+                    empty = __ballot_sync(0xffffffffu, f == SCAN_EMPTY);
+                    inc = __ballot_sync(0xffffffffu, f == SCAN_INC);
+                    int n = inc ? __ffs(inc) - 1 : 32;
+                    empty &= n == 32 ? 0xffffffffu : (1u << n) - 1;   /* only nearer ones matter */
+                } while (empty);
+                __threadfence();
+                if (tid == 0) s_n = inc ? __ffs(inc) - 1 : 32, s_found = inc != 0;
+            }
+            __syncthreads();
+            const int n = s_n, found = s_found;
+            if (tid < Cb) {
+                for (int i = 0; i < n; i++) {
+                    float2 m = __ldcg(st.agg + ((j - i) * G + g) * Cb + cl);
+                    cB = fmaf(cA, m.y, cB), cA *= m.x;
+                }
+                if (found) {
+                    int64_t jj = j - n;
+                    float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
+                                      : (h0 && c < C ? scan_ld(h0 + c) : 0.0f);
+                    s_carry[cl] = fmaf(cA, x, cB);
+                }
+            }
+            __syncthreads();   /* s_n is rewritten next round */
+            if (found) break;
+        }
+    }
+    __syncthreads();
+    /* 4. publish the inclusive value, then rescan from the carry and write h */
+    if (tid < Cb) st.inc[tile * Cb + cl] = fmaf(sA[last], s_carry[cl], sB[last]);
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) atomicExch(st.flag + tile, SCAN_INC);
+    if (!active) return;
+    float x = s_carry[cl];
+    if (lane > 0) x = fmaf(sA[tid - Cb], x, sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) scan_st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+}
+
+/* ---- the rest of the scan's backward ------------------------------------------------------
+ * With g = db from the shifted reversed scan: da_t = g_t ⊙ h_{t-1} (h_{-1} = h0), dh0 = a_0 ⊙ g_0.
+ * dh0 is written before da_0, so da may be a. */
+template <typename E>
+__global__ void scan_backward_rest_kernel(int64_t T, int64_t C, const E *a, const E *h0,
+                                          const E *h, const E *g, E *da, E *dh0)
+{
+    const int64_t n = T * C;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        float gi = scan_ld(g + i);
+        if (i < C) {
+            if (dh0) scan_st(dh0 + i, scan_ld(a + i) * gi);
+            if (da) scan_st(da + i, h0 ? gi * scan_ld(h0 + i) : 0.0f);
+        } else if (da) {
+            scan_st(da + i, gi * scan_ld(h + i - C));
+        }
+    }
+}
+
+#endif
