@@ -21,8 +21,9 @@
 
 /* Steps whose a and b are loaded before the FMA chain uses them (channel route). */
 #define UNROLL 8
-/* Steps per thread in a look-back tile: 2·V values in registers, the whole tile read once. */
-#define LB_V 16
+/* Steps per thread in a look-back tile: 2·V values in registers, the whole tile read once.
+ * 32 beat 8 and 16 on every shape of the workbench (kernels/dev/scan.cu). */
+#define LB_V 32
 #define BLOCK 256
 
 /* The route. Channel-parallel needs no workspace and no look-back, so it wins whenever C
@@ -78,7 +79,7 @@ typedef struct lb_plan {
 static lb_plan lb_make(int64_t T, int64_t C, int V)
 {
     lb_plan p;
-    p.Cb = C >= SCAN_LB_THREADS ? SCAN_LB_THREADS : (int)C;
+    p.Cb = scan_lb_channels(C);
     p.lanes = SCAN_LB_THREADS / p.Cb;
     p.G = (C + p.Cb - 1) / p.Cb;
     const int64_t L = (int64_t)p.lanes * V;

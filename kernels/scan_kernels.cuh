@@ -22,6 +22,7 @@ __device__ __forceinline__ float scan_ld(const __nv_bfloat16 *p) { return __bflo
 __device__ __forceinline__ void scan_st(float *p, float v) { *p = v; }
 __device__ __forceinline__ void scan_st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
 
+
 /* Time of step s, and the gate of time t with its offset applied. */
 __device__ __forceinline__ int64_t scan_time(int64_t T, int reverse, int64_t s)
 {
@@ -73,27 +74,41 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff
 /* ---- single pass with decoupled look-back (Merrill & Garland 2016) ------------------------
  *
  * Tiles: a block of SCAN_LB_THREADS threads takes a tile of Cb channels × L = lanes·V steps.
- * Thread t owns channel t % Cb and V consecutive steps (its "lane" is t / Cb); Cb = C when
- * C <= 256 (lanes = 256 / C), else 256 (lanes = 1, G = ⌈C/256⌉ channel groups). A warp's loads
- * at one step are consecutive channels: coalesced for Cb >= 32; below that the rows a warp
- * touches come back through L1 on the next steps.
+ * Thread t owns channel t % Cb and V consecutive steps (its "lane" is t / Cb). Cb = 32 when
+ * C >= 32 (a warp's loads at one step are one 128-byte row: coalesced), else Cb = C (the rows
+ * a warp touches come back through L1 on the next steps); lanes = 256 / Cb, G = ⌈C/Cb⌉
+ * channel groups, each an independent chain of tiles along T.
  *
  * Per tile, in one pass over a and b:
  *   1. load V steps of a and b per thread into registers (the tile's only DRAM read);
  *   2. fold them to the thread's map, scan the maps across lanes in shared memory: the tile's
  *      aggregate per channel;
- *   3. publish the aggregate (flag AGG), then look back over the predecessor tiles of the same
- *      channel group, 32 at a time (one warp polls 32 flags), composing aggregates until one
- *      has published its inclusive value (flag INC): that is the tile's carry-in;
+ *   3. publish the aggregate (flag AGG), then look back over the predecessor tiles of the
+ *      same group, SCAN_LB_WINDOW at a time (warp 0 polls their flags in one round), composing
+ *      aggregates until one has published its inclusive value (flag INC): the carry-in. The
+ *      lanes split the aggregates to compose, then combine their pieces in a tree;
  *   4. publish the inclusive value (flag INC), rescan the registers from the carry, write h.
- * DRAM traffic: 3·T·C·bytes plus 12 bytes per (tile, channel) of status (1/(lanes·V) of the
- * data per element: 1/16 · 12/(3·4) ≈ 6% at V = 16 for f32 with lanes = 1, hitting L2 mostly).
+ *
+ * Why these sizes. A look-back round costs a few L2 round trips, h ≈ 1-1.5 µs, and one
+ * round passes at most SCAN_LB_WINDOW tiles, so one chain moves at most WINDOW·tile/h bytes
+ * a second: the first version (the workbench's version 4: 256-channel tiles of 16 steps,
+ * window 32) reached 36% of copy at C = 32 (one chain) and 50% at C = 1024 on an H200.
+ * 32-channel tiles keep L (steps per tile) at 8·V, so there are more chains and longer
+ * tiles; a window of 128 lifts the chain limit; V = 32 beat 8 and 16 (kernels/dev/scan.cu).
+ * Measured: 52-64% of copy on the small-C shapes, which is still short of the copy speed
+ * this route should reach: the tile's lifetime (load, lane scan, look-back, two fences)
+ * is several µs and only 2 blocks of 128 registers fit an SM, so too few bytes are in
+ * flight. The next step is to prefetch the next tile (cp.async into shared memory) during
+ * the look-back of the current one.
+ * DRAM traffic: 3·T·C·bytes plus 12 bytes of status per (tile, channel): 1/(8·V) of the
+ * data in f32 at C >= 32, under 0.5% at V = 32.
  *
  * Tile ids come from an atomic counter in start order, not blockIdx, so every tile a block
  * waits for belongs to a block that started earlier: no deadlock, whatever the scheduler does.
  * Flags and values live in a workspace the launcher zeroes (flags) before each call.
  */
 #define SCAN_LB_THREADS 256
+#define SCAN_LB_WINDOW 128   /* predecessors polled per look-back round: 4 per lane of warp 0 */
 enum { SCAN_EMPTY = 0, SCAN_AGG = 1, SCAN_INC = 2 };
 
 struct scan_lb_status {
@@ -103,12 +118,23 @@ struct scan_lb_status {
     float *inc;                    /* [ntiles][Cb] the state after the tile's last step */
 };
 
+/* Later map (qa, qb) after earlier (pa, pb): x -> qa·(pa·x + pb) + qb. */
+__device__ __forceinline__ void scan_compose(float &qa, float &qb, float pa, float pb)
+{
+    qb = fmaf(qa, pb, qb), qa *= pa;
+}
+
+/* The tiling of scan_lookback_kernel for C channels. */
+static inline int scan_lb_channels(int64_t C) { return C >= 32 ? 32 : (int)C; }
+
 template <int V, typename E>
-__global__ void __launch_bounds__(SCAN_LB_THREADS)
+__global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
                      const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
 {
-    __shared__ float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS], s_carry[SCAN_LB_THREADS];
+    __shared__ float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile  */
+    __shared__ float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* look-back pieces       */
+    __shared__ float s_carry[SCAN_LB_THREADS];
     __shared__ long long s_tile;
     __shared__ int s_n, s_found;
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
@@ -132,14 +158,14 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
     /* 2. the thread's map, then an inclusive scan of the maps across lanes */
     float A = 1.0f, B = 0.0f;
 #pragma unroll
-    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];   /* step v after the rest */
     sA[tid] = A, sB[tid] = B;
     __syncthreads();
     for (int off = 1; off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
         if (lane >= off && lane < lanes) pa = sA[tid - off * Cb], pb = sB[tid - off * Cb];
         __syncthreads();
-        B = fmaf(A, pb, B), A *= pa;
+        scan_compose(A, B, pa, pb);
         sA[tid] = A, sB[tid] = B;
         __syncthreads();
     }
@@ -149,32 +175,65 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
     if (k == 0) {
         if (tid < Cb) s_carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
     } else {
-        if (tid < Cb) st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
-        __threadfence();
+        if (tid < Cb) {
+            st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
+            __threadfence();
+        }
         __syncthreads();
         if (tid == 0) atomicExch(st.flag + tile, SCAN_AGG);
-        float cA = 1.0f, cB = 0.0f;   /* the predecessors composed so far, nearest first */
-        for (int64_t j = k - 1;; j -= 32) {
-            if (tid < 32) {   /* warp 0 polls the flags of chunks j, j-1, ..., j-31 */
-                int64_t jj = j - tid;
-                unsigned empty, inc;
+        float cA = 1.0f, cB = 0.0f;   /* lane 0: the windows composed so far, nearest first */
+        for (int64_t j = k - 1;; j -= SCAN_LB_WINDOW) {
+            if (tid < 32) {   /* warp 0: predecessor i = 4·tid + q is chunk j - i */
+                int first_inc = 4, bad;
                 do {
-                    int f = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
-                    empty = __ballot_sync(0xffffffffu, f == SCAN_EMPTY);
-                    inc = __ballot_sync(0xffffffffu, f == SCAN_INC);
-                    int n = inc ? __ffs(inc) - 1 : 32;
-                    empty &= n == 32 ? 0xffffffffu : (1u << n) - 1;   /* only nearer ones matter */
-                } while (empty);
+                    int f[4];
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        int64_t jj = j - 4 * tid - q;
+                        f[q] = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
+                    }
+                    first_inc = 4, bad = 0;
+#pragma unroll
+                    for (int q = 3; q >= 0; q--)
+                        if (f[q] == SCAN_INC) first_inc = q;
+#pragma unroll
+                    for (int q = 0; q < 4; q++) bad |= q < first_inc && f[q] == SCAN_EMPTY;
+                    unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
+                    unsigned upto = incs ? (2u << (__ffs(incs) - 1)) - 1 : 0xffffffffu;
+                    bad = (__ballot_sync(0xffffffffu, bad) & upto) != 0;   /* lanes <= the INC */
+                } while (bad);
                 __threadfence();
-                if (tid == 0) s_n = inc ? __ffs(inc) - 1 : 32, s_found = inc != 0;
+                unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
+                int l = incs ? __ffs(incs) - 1 : 0;
+                int fi = __shfl_sync(0xffffffffu, first_inc, l);
+                if (tid == 0) s_found = incs != 0, s_n = incs ? 4 * l + fi : SCAN_LB_WINDOW;
             }
             __syncthreads();
             const int n = s_n, found = s_found;
-            if (tid < Cb) {
-                for (int i = 0; i < n; i++) {
-                    float2 m = __ldcg(st.agg + ((j - i) * G + g) * Cb + cl);
-                    cB = fmaf(cA, m.y, cB), cA *= m.x;
+            /* lane l composes predecessors [l·q, l·q + q) of this window, 8 loads in flight */
+            const int q = (n + lanes - 1) / lanes, lo = lane * q, hi = min(n, lo + q);
+            float pA = 1.0f, pB = 0.0f;
+            for (int i0 = lo; i0 < hi; i0 += 8) {
+                float2 m[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (i0 + u < hi) m[u] = __ldcg(st.agg + ((j - i0 - u) * G + g) * Cb + cl);
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (i0 + u < hi) scan_compose(pA, pB, m[u].x, m[u].y);
+            }
+            rA[tid] = pA, rB[tid] = pB;
+            __syncthreads();
+            for (int s = 1; s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
+                if (lane % (2 * s) == 0 && lane + s < lanes) {
+                    float qa = rA[tid], qb = rB[tid];
+                    scan_compose(qa, qb, rA[tid + s * Cb], rB[tid + s * Cb]);
+                    rA[tid] = qa, rB[tid] = qb;
                 }
+                __syncthreads();
+            }
+            if (tid < Cb) {
+                scan_compose(cA, cB, rA[tid], rB[tid]);
                 if (found) {
                     int64_t jj = j - n;
                     float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
@@ -182,14 +241,16 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
                     s_carry[cl] = fmaf(cA, x, cB);
                 }
             }
-            __syncthreads();   /* s_n is rewritten next round */
+            __syncthreads();   /* s_n, rA, rB are rewritten next round */
             if (found) break;
         }
     }
     __syncthreads();
     /* 4. publish the inclusive value, then rescan from the carry and write h */
-    if (tid < Cb) st.inc[tile * Cb + cl] = fmaf(sA[last], s_carry[cl], sB[last]);
-    __threadfence();
+    if (tid < Cb) {
+        st.inc[tile * Cb + cl] = fmaf(sA[last], s_carry[cl], sB[last]);
+        __threadfence();
+    }
     __syncthreads();
     if (tid == 0) atomicExch(st.flag + tile, SCAN_INC);
     if (!active) return;

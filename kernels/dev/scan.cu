@@ -4,17 +4,22 @@
  *   make dev && build/bin/scan-dev            all versions, validation then timing
  *   build/bin/scan-dev 4                       one version
  *
- * Versions (1, 2 and 4 are the library's kernels, from ../scan_kernels.cuh; 3, 5, 6 live here):
+ * Versions (1, 2, 5-7 are the library's kernels, from ../scan_kernels.cuh; 3 and 4 live here):
  *   1  serial: one thread per channel, one step at a time (Martin & Cundy's baseline)
  *   2  channel-parallel: one thread per channel, 8 steps' loads in flight
  *   3  three-pass reduce-then-scan, as Martin & Cundy did it: chunks of T reduced to maps,
  *      the maps scanned (Hillis–Steele in a block per channel), the chunks rewalked from
  *      their carries: a and b read twice, 5·T·C·4 bytes
- *   4  single pass with decoupled look-back, 16 steps per thread (the library's choice)
- *   5  the same, 8 steps per thread (more tiles, more look-back traffic)
- *   6  the same, 32 steps per thread (fewer tiles, fewer blocks per SM)
+ *   4  single pass with decoupled look-back, first try: tiles of min(C, 256) channels × 16
+ *      steps, warp 0 polls 32 predecessors per round, the lane-0 threads compose them alone.
+ *      Measured on the H200: 50% of copy at C = 1024, 36% at C = 32: a chain passes at most
+ *      32 tiles per look-back round (~1.2 µs), too few bytes
+ *   5  the library's look-back: 32-channel tiles (L = 8·V steps at C >= 32), 128
+ *      predecessors per round, composed by all lanes; 16 steps per thread
+ *   6  the same, 8 steps per thread
+ *   7  the same, 32 steps per thread: the library's choice (fewer tiles, 2 blocks per SM)
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
- * block at SCAN_LB_THREADS and vary the tile length instead (versions 4-6).
+ * block at SCAN_LB_THREADS and vary the tile length instead.
  *
  * Bound: 3·T·C·4 bytes (a, b read, h written) over the copy bandwidth measured in the same
  * run (cudaMemcpy device to device, 2·T·C·4 bytes). Flops: one FMA per element, nothing.
@@ -93,6 +98,107 @@ __global__ void scan_chunk_carry_kernel3(int64_t P, int64_t C, const float *A, f
     }
 }
 
+/* ---- version 4: the first look-back (see the list above) ---------------------------------- */
+
+template <int V, typename E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS)
+scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
+                     const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
+{
+    __shared__ float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS], s_carry[SCAN_LB_THREADS];
+    __shared__ long long s_tile;
+    __shared__ int s_n, s_found;
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    if (tid == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    const int64_t tile = s_tile, g = tile % G, k = tile / G, c = g * Cb + cl;
+    const bool active = lane < lanes && c < C;
+    const int64_t s0 = (k * lanes + lane) * V;
+
+    /* 1. the tile's one read of a and b */
+    float av[V], bv[V];
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
+        if (active && s0 + v < T) {
+            int64_t t = scan_time(T, reverse, s0 + v);
+            av[v] = scan_gate(a, T, C, goff, t, c);
+            bv[v] = scan_ld(b + t * C + c);
+        }
+    }
+    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    sA[tid] = A, sB[tid] = B;
+    __syncthreads();
+    for (int off = 1; off < lanes; off *= 2) {
+        float pa = 1.0f, pb = 0.0f;
+        if (lane >= off && lane < lanes) pa = sA[tid - off * Cb], pb = sB[tid - off * Cb];
+        __syncthreads();
+        B = fmaf(A, pb, B), A *= pa;
+        sA[tid] = A, sB[tid] = B;
+        __syncthreads();
+    }
+    const int last = (lanes - 1) * Cb + cl;   /* the tile's aggregate, for channel cl */
+
+    /* 3. carry-in: h0 for the first chunk, else look back */
+    if (k == 0) {
+        if (tid < Cb) s_carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
+    } else {
+        if (tid < Cb) st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
+        __threadfence();
+        __syncthreads();
+        if (tid == 0) atomicExch(st.flag + tile, SCAN_AGG);
+        float cA = 1.0f, cB = 0.0f;   /* the predecessors composed so far, nearest first */
+        for (int64_t j = k - 1;; j -= 32) {
+            if (tid < 32) {   /* warp 0 polls the flags of chunks j, j-1, ..., j-31 */
+                int64_t jj = j - tid;
+                unsigned empty, inc;
+                do {
+                    int f = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
+                    empty = __ballot_sync(0xffffffffu, f == SCAN_EMPTY);
+                    inc = __ballot_sync(0xffffffffu, f == SCAN_INC);
+                    int n = inc ? __ffs(inc) - 1 : 32;
+                    empty &= n == 32 ? 0xffffffffu : (1u << n) - 1;   /* only nearer ones matter */
+                } while (empty);
+                __threadfence();
+                if (tid == 0) s_n = inc ? __ffs(inc) - 1 : 32, s_found = inc != 0;
+            }
+            __syncthreads();
+            const int n = s_n, found = s_found;
+            if (tid < Cb) {
+                for (int i = 0; i < n; i++) {
+                    float2 m = __ldcg(st.agg + ((j - i) * G + g) * Cb + cl);
+                    cB = fmaf(cA, m.y, cB), cA *= m.x;
+                }
+                if (found) {
+                    int64_t jj = j - n;
+                    float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
+                                      : (h0 && c < C ? scan_ld(h0 + c) : 0.0f);
+                    s_carry[cl] = fmaf(cA, x, cB);
+                }
+            }
+            __syncthreads();   /* s_n is rewritten next round */
+            if (found) break;
+        }
+    }
+    __syncthreads();
+    /* 4. publish the inclusive value, then rescan from the carry and write h */
+    if (tid < Cb) st.inc[tile * Cb + cl] = fmaf(sA[last], s_carry[cl], sB[last]);
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) atomicExch(st.flag + tile, SCAN_INC);
+    if (!active) return;
+    float x = s_carry[cl];
+    if (lane > 0) x = fmaf(sA[tid - Cb], x, sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) scan_st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+}
+
 /* ---- launchers ------------------------------------------------------------------------------ */
 
 typedef struct bench {
@@ -128,10 +234,11 @@ static void scan3(bench *w, int bs)
     scan_chunk_walk_kernel3<true><<<blocks(P * w->C, bs), bs>>>(w->T, w->C, L, P, w->a, w->b, A, Bc, w->h);
 }
 
-template <int V>
+template <int V, bool FIRST>
 static void scan_lb(bench *w)
 {
-    int Cb = w->C >= SCAN_LB_THREADS ? SCAN_LB_THREADS : (int)w->C, lanes = SCAN_LB_THREADS / Cb;
+    int Cb = FIRST ? (w->C >= SCAN_LB_THREADS ? SCAN_LB_THREADS : (int)w->C) : scan_lb_channels(w->C);
+    int lanes = SCAN_LB_THREADS / Cb;
     int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
     int64_t n = G * K;
     size_t off_agg = (16 + (size_t)n * 4 + 15) / 16 * 16, off_inc = off_agg + (size_t)n * Cb * 8;
@@ -139,20 +246,25 @@ static void scan_lb(bench *w)
     scan_lb_status st = {(unsigned long long *)w->ws, (int *)(w->ws + 16), (float2 *)(w->ws + off_agg),
                          (float *)(w->ws + off_inc)};
     cudaCheck(cudaMemsetAsync(w->ws, 0, off_agg));
-    scan_lookback_kernel<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes, G,
-                                                                     w->a, w->b, NULL, w->h, st);
+    if (FIRST)
+        scan_lookback_kernel4<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes,
+                                                                          G, w->a, w->b, NULL, w->h, st);
+    else
+        scan_lookback_kernel<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes,
+                                                                         G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 6
+#define NVERSIONS 7
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
     case 1: scan1(w, bs); break;
     case 2: scan2(w, bs); break;
     case 3: scan3(w, bs); break;
-    case 4: scan_lb<16>(w); break;
-    case 5: scan_lb<8>(w); break;
-    case 6: scan_lb<32>(w); break;
+    case 4: scan_lb<16, true>(w); break;
+    case 5: scan_lb<16, false>(w); break;
+    case 6: scan_lb<8, false>(w); break;
+    case 7: scan_lb<32, false>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
