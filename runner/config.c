@@ -18,18 +18,38 @@
 #include <sys/stat.h>
 
 #include "../datasets/dataset.h"
+#include "kernels.h"
 
 const char *const logt_axis_names[LOGT_NAXIS] = {"T",      "B",    "D",    "input_size", "head_dim",
                                                  "layers", "dtype", "seed", "pass",       "cell"};
 static const char *const axis_defaults[LOGT_NAXIS] = {"128", "8", "64", "0", "0",
                                                       "1",   "",  "1",  "forward", ""};
+const char *const logt_kind_names[LOGT_NKIND] = {"speed", "train", "kernel"};
+
+static int axis_index(const char *name)
+{
+    for (int a = 0; a < LOGT_NAXIS; a++)
+        if (!strcmp(logt_axis_names[a], name)) return a;
+    return -1;
+}
+
+/* The sweep keys a kind of run uses; the others keep their first value. Training has
+ * no pass (and ignores input_size: its duplicates are dropped by key); a kernel sees
+ * only T, C = B·D, dtype and seed. */
+static int axis_used(int kind, int a)
+{
+    if (kind == LOGT_KIND_TRAIN) return a != AX_PASS;
+    if (kind == LOGT_KIND_KERNEL)
+        return a == AX_T || a == AX_B || a == AX_D || a == AX_DTYPE || a == AX_SEED;
+    return 1;
+}
 
 /* ---- what may be written ---------------------------------------------------- */
 
 typedef enum {
     V_NAME, V_TEXT, V_KINDS, V_MODELS, V_BACKEND, V_POSINTS, V_NNINTS, V_U64S, V_DTYPES, V_PASSES,
     V_WORDS, V_POSINT, V_NNINT, V_POSNUM, V_NNNUM, V_TASK, V_BOOL, V_XFIELD, V_MEASURE, V_FIELDS,
-    V_FILTERS, V_FILTER1, V_KNOBVALS,
+    V_FILTERS, V_FILTER1, V_KNOBVALS, V_KERNELS, V_ZIP,
 } vtype;
 
 typedef struct { const char *key; vtype type; } keydef;
@@ -40,8 +60,9 @@ static const keydef experiment_keys[] = {
 static const keydef sweep_keys[] = {
     {"T", V_POSINTS}, {"B", V_POSINTS}, {"D", V_POSINTS}, {"input_size", V_NNINTS},
     {"head_dim", V_NNINTS}, {"layers", V_POSINTS}, {"dtype", V_DTYPES}, {"seed", V_U64S},
-    {"pass", V_PASSES}, {"cell", V_WORDS}, {NULL, 0}};
+    {"pass", V_PASSES}, {"cell", V_WORDS}, {"zip", V_ZIP}, {NULL, 0}};
 static const keydef speed_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
+static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
     {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {NULL, 0}};
@@ -51,24 +72,29 @@ static const keydef plot_keys[] = {
     {"ylabel", V_TEXT}, {"title", V_TEXT}, {NULL, 0}};
 
 static const char *const fields[] = {"run", "kind", "model", "backend", "pass", "dtype", "cell",
-                                     "task", "impl", "knobs", "T", "B", "D", "input_size",
+                                     "task", "impl", "knobs", "T", "B", "D", "C", "input_size",
                                      "head_dim", "layers", "seed", NULL};
-static const char *const xfields[] = {"T", "B", "D", "input_size", "head_dim", "layers", "seed",
+static const char *const xfields[] = {"T", "B", "D", "C", "input_size", "head_dim", "layers", "seed",
                                       "step", "wall_s", NULL};
-static const struct { const char *name, *label; int curve; } measures[] = {
-    {"median_ms", "median time per pass (ms)", 0},
-    {"p10_ms", "10th percentile time per pass (ms)", 0},
-    {"p90_ms", "90th percentile time per pass (ms)", 0},
-    {"tokens_per_s", "tokens per second (T·B / median)", 0},
-    {"peak_mem_bytes", "peak device memory (bytes)", 0},
-    {"final_loss", "final training loss (mean of last 10 steps)", 0},
-    {"final_eval_loss", "final validation loss", 0},
-    {"final_eval_acc", "final validation accuracy", 0},
-    {"loss", "training loss", 1},
-    {"grad_norm", "gradient norm (before clipping)", 1},
-    {"eval_loss", "validation loss", 1},
-    {"eval_acc", "validation accuracy", 1},
-    {NULL, NULL, 0}};
+/* curve: one value per step (one curve per run); higher: more is better */
+static const struct { const char *name, *label; int curve, higher; } measures[] = {
+    {"median_ms", "median time per pass (ms)", 0, 0},
+    {"p10_ms", "10th percentile time per pass (ms)", 0, 0},
+    {"p90_ms", "90th percentile time per pass (ms)", 0, 0},
+    {"tokens_per_s", "tokens per second (T·B / median)", 0, 1},
+    {"peak_mem_bytes", "peak device memory (bytes)", 0, 0},
+    {"final_loss", "final training loss (mean of last 10 steps)", 0, 0},
+    {"final_eval_loss", "final validation loss", 0, 0},
+    {"final_eval_acc", "final validation accuracy", 0, 1},
+    {"bytes", "bytes a call moves at the least (inputs read and outputs written once)", 0, 0},
+    {"gbps", "effective bandwidth (GB/s: bytes / median time)", 0, 1},
+    {"copy_gbps", "device-to-device copy in the same run (GB/s: 2N / median time)", 0, 1},
+    {"pct_of_copy", "effective bandwidth, % of the same run's copy", 0, 1},
+    {"loss", "training loss", 1, 0},
+    {"grad_norm", "gradient norm (before clipping)", 1, 0},
+    {"eval_loss", "validation loss", 1, 0},
+    {"eval_acc", "validation accuracy", 1, 1},
+    {NULL, NULL, 0, 0}};
 
 static int in_names(const char *const *names, const char *s)
 {
@@ -104,10 +130,18 @@ const char *logt_plot_measure_label(const char *name)
     return name;
 }
 
+int logt_plot_measure_higher_is_better(const char *name)
+{
+    for (int i = 0; measures[i].name; i++)
+        if (!strcmp(measures[i].name, name)) return measures[i].higher;
+    return 0;
+}
+
 /* ---- sections ------------------------------------------------------------------ */
 
-enum { S_EXPERIMENT, S_SWEEP, S_SPEED, S_TRAIN, S_MODEL, S_PLOT, S_UNKNOWN };
-static const char *const section_bases[] = {"experiment", "sweep", "speed", "train", "model", "plot"};
+enum { S_EXPERIMENT, S_SWEEP, S_SPEED, S_TRAIN, S_KERNEL, S_MODEL, S_PLOT, S_UNKNOWN };
+static const char *const section_bases[] = {"experiment", "sweep", "speed", "train", "kernel",
+                                            "model", "plot"};
 
 /* "model.lstm-cudnn.cuda" -> S_MODEL, name "lstm-cudnn", backend "cuda". */
 static int parse_section(const char *section, char *name, size_t nn, char *backend, size_t nb)
@@ -141,6 +175,7 @@ static const keydef *section_keys(int base, int second)
     case S_SWEEP: return second ? NULL : sweep_keys;
     case S_SPEED: return second ? sweep_keys : speed_keys;
     case S_TRAIN: return second ? sweep_keys : train_keys;
+    case S_KERNEL: return second ? sweep_keys : kernel_keys;
     case S_PLOT: return second ? NULL : plot_keys;
     }
     return NULL;
@@ -165,7 +200,7 @@ static logt_status check_key(const char *where, const char *section, const char 
     if (base == S_UNKNOWN)
         return LOGT_USER_FAIL(LOGT_EINVAL,
                          "%s: unknown section [%s] (known: [experiment], [sweep], [speed], [train], "
-                         "[model.NAME], [plot.NAME]; each may end in .cpu or .cuda)",
+                         "[kernel], [model.NAME], [plot.NAME]; each may end in .cpu or .cuda)",
                          where, section);
     if (strlen(name) > 48)
         return LOGT_USER_FAIL(LOGT_EINVAL, "%s: section name [%s] is longer than 48 characters",
@@ -235,11 +270,14 @@ static logt_status check_value(const char *where, const char *key, vtype type, c
     char known[512];
     int list = type == V_KINDS || type == V_MODELS || type == V_POSINTS || type == V_NNINTS ||
                type == V_U64S || type == V_DTYPES || type == V_PASSES || type == V_WORDS ||
-               type == V_FIELDS || type == V_FILTERS || type == V_KNOBVALS;
+               type == V_FIELDS || type == V_FILTERS || type == V_KNOBVALS || type == V_KERNELS ||
+               type == V_ZIP;
     if (list) {
-        if (logt_list_split(value, ',', &l) != LOGT_OK)
-            return LOGT_USER_FAIL(LOGT_EINVAL, "%s: bad value '%s' for %s: %s", where, value, key,
-                             logt_user_msg());
+        if (logt_list_split(value, ',', &l) != LOGT_OK) {
+            char why[512];   /* the message buffer is about to be rewritten */
+            logt_strlcpy(why, sizeof why, logt_user_msg());
+            return LOGT_USER_FAIL(LOGT_EINVAL, "%s: bad value '%s' for %s: %s", where, value, key, why);
+        }
     } else {
         l.n = 1;
         snprintf(l.v[0], sizeof l.v[0], "%.63s", value);
@@ -259,14 +297,42 @@ static logt_status check_value(const char *where, const char *key, vtype type, c
             if (strlen(value) >= 500) return bad(where, "...", key, "at most 500 characters");
             break;
         case V_KINDS:
-            if (strcmp(s, "speed") && strcmp(s, "train")) return bad(where, s, key, "speed, train");
+            if (strcmp(s, "speed") && strcmp(s, "train") && strcmp(s, "kernel"))
+                return bad(where, s, key, "speed, train (or both), or kernel");
+            if (!strcmp(s, "kernel") && l.n > 1)
+                return LOGT_USER_FAIL(LOGT_EINVAL,
+                                      "%s: kind = kernel stands alone (its models are kernel names, "
+                                      "not registry models): put the kernels in an experiment of "
+                                      "their own", where);
             break;
         case V_MODELS:
             if (strcmp(s, "*") && !logt_model_find(s)) {
                 logt_model_names(known, sizeof known);
-                return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown model '%s' (known: %s; or * for all)",
-                                 where, s, known);
+                return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown model '%s' (known: %s; or * for all)%s",
+                                 where, s, known,
+                                 logt_kernel_find(s) ? ". It is a kernel: time it with kind = kernel" : "");
             }
+            break;
+        case V_KERNELS:
+            if (strcmp(s, "*") && !logt_kernel_find(s)) {
+                logt_kernel_names(known, sizeof known);
+                return LOGT_USER_FAIL(LOGT_EINVAL,
+                                      "%s: unknown kernel '%s' (kind = kernel; known kernels: %s; or * "
+                                      "for all)%s", where, s, known,
+                                      logt_model_find(s) ? ". It is a model: time it with kind = speed" : "");
+            }
+            break;
+        case V_ZIP:
+            if (axis_index(s) < 0) {
+                size_t used = 0;
+                for (int a = 0; a < LOGT_NAXIS; a++)
+                    used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", a ? ", " : "",
+                                             logt_axis_names[a]);
+                return bad(where, s, key, known);
+            }
+            if (l.n < 2) return bad(where, value, key, "two or more sweep keys to walk together");
+            for (int j = 0; j < i; j++)
+                if (!strcmp(l.v[j], s)) return bad(where, value, key, "sweep keys named once each");
             break;
         case V_BACKEND:
             if (strcmp(s, "cpu") && strcmp(s, "cuda") && strcmp(s, "auto"))
@@ -408,6 +474,15 @@ static logt_entry *find_entry(const logt_experiment *e, const char *section, con
     for (int i = 0; i < e->nent; i++)
         if (!strcmp(e->ent[i].section, section) && !strcmp(e->ent[i].key, key)) return &e->ent[i];
     return NULL;
+}
+
+/* Does `kind` in [section] (else in [experiment]) say kernel? Then its models are kernels. */
+static int kernel_kind(const logt_experiment *e, const char *section)
+{
+    const logt_entry *k = find_entry(e, section, "kind");
+    if (!k) k = find_entry(e, "experiment", "kind");
+    logt_list l;
+    return k && logt_list_split(k->value, ',', &l) == LOGT_OK && logt_list_find(&l, "kernel") >= 0;
 }
 
 static int handler(void *user, const char *section, const char *key, const char *value, int lineno)
@@ -560,6 +635,7 @@ logt_status logt_exp_parse(const char *dir, char *const *sets, int nsets, logt_e
     for (int i = 0; s == LOGT_OK && i < e->nent; i++) {
         vtype type;
         s = check_key(e->ent[i].where, e->ent[i].section, e->ent[i].key, &type);
+        if (s == LOGT_OK && type == V_MODELS && kernel_kind(e, e->ent[i].section)) type = V_KERNELS;
         if (s == LOGT_OK) s = check_value(e->ent[i].where, e->ent[i].key, type, e->ent[i].value);
     }
     if (s != LOGT_OK) {
@@ -694,7 +770,9 @@ static logt_status resolve_plot(logt_experiment *e, const char *name)
     snprintf(p->xlabel, sizeof p->xlabel, "%s",
              getv(e, sec, "xlabel", !strcmp(p->x, "wall_s") ? "training time (s)" : p->x));
     char dflt[256];
-    if (*p->baseline)
+    if (*p->baseline && logt_plot_measure_higher_is_better(p->y))
+        snprintf(dflt, sizeof dflt, "speedup over %s (this %s / its %s)", p->baseline, p->y, p->y);
+    else if (*p->baseline)
         snprintf(dflt, sizeof dflt, "speedup over %s (its %s / this %s)", p->baseline, p->y, p->y);
     else
         logt_strlcpy(dflt, sizeof dflt, logt_plot_measure_label(p->y));
@@ -702,6 +780,31 @@ static logt_status resolve_plot(logt_experiment *e, const char *name)
     snprintf(dflt, sizeof dflt, "%s: %s", e->name, p->name);
     logt_strlcpy(p->title, sizeof p->title, getv(e, sec, "title", dflt));
     e->nplot++;
+    return LOGT_OK;
+}
+
+/* zip = K1, K2, ...: the keys' lists must be of one length once resolved for the kind. */
+static logt_status resolve_zip(logt_experiment *e, int kind)
+{
+    const char *sec = logt_kind_names[kind];
+    const logt_entry *en = get(e, sec, "zip");
+    if (!en) en = get(e, "sweep", "zip");
+    e->zip[kind] = 0;
+    if (!en) return LOGT_OK;
+    logt_list l;
+    LOGT_TRY(logt_list_split(en->value, ',', &l));
+    const logt_list *ax = e->axis[kind];
+    int first = axis_index(l.v[0]);
+    for (int i = 0; i < l.n; i++) {
+        int a = axis_index(l.v[i]);
+        if (ax[a].n != ax[first].n)
+            return LOGT_USER_FAIL(LOGT_EINVAL,
+                                  "%s: zip = %s walks its keys together, so their lists need one "
+                                  "length, but %s has %d values and %s has %d (%s runs on %s)",
+                                  en->where, en->value, l.v[0], ax[first].n, l.v[i], ax[a].n, sec,
+                                  e->backend);
+        e->zip[kind] |= 1u << a;
+    }
     return LOGT_OK;
 }
 
@@ -716,38 +819,53 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     LOGT_TRY(logt_list_split(getv(e, "experiment", "kind", "speed"), ',', &l));
     e->nkinds = 0;
     for (int i = 0; i < l.n; i++) {
-        int k = !strcmp(l.v[i], "train") ? LOGT_KIND_TRAIN : LOGT_KIND_SPEED;
+        int k = !strcmp(l.v[i], "train") ? LOGT_KIND_TRAIN
+                : !strcmp(l.v[i], "kernel") ? LOGT_KIND_KERNEL : LOGT_KIND_SPEED;
         int dup = 0;
         for (int j = 0; j < e->nkinds; j++) dup |= e->kinds[j] == k;
         if (!dup) e->kinds[e->nkinds++] = k;
     }
 
+    /* a kernel experiment names kernels (runner/kernels.c), the others registry models */
+    const int kernels = e->kinds[0] == LOGT_KIND_KERNEL;
     const logt_entry *models = get(e, "experiment", "models");
     if (!models) {
         char known[512];
-        logt_model_names(known, sizeof known);
-        return LOGT_USER_FAIL(LOGT_EINVAL, "%s: [experiment] needs models = ... (known: %s; or * for "
-                         "every model that runs on the backend)", e->file, known);
+        if (kernels) logt_kernel_names(known, sizeof known);
+        else logt_model_names(known, sizeof known);
+        return LOGT_USER_FAIL(LOGT_EINVAL, "%s: [experiment] needs models = ... (known%s: %s; or * for "
+                         "every %s that runs on the backend)", e->file, kernels ? " kernels" : "",
+                         known, kernels ? "kernel" : "model");
     }
     LOGT_TRY(logt_list_split(models->value, ',', &l));
     e->models.n = 0;
     for (int i = 0; i < l.n; i++) {
-        for (int m = 0; m < logt_model_count(); m++) {
-            const logt_model_ops *ops = logt_model_at(m);
-            int take = !strcmp(l.v[i], "*") ? (ops->devices & (1u << dev)) != 0
-                                             : !strcmp(l.v[i], ops->name);
-            if (take && logt_list_find(&e->models, ops->name) < 0)
-                snprintf(e->models.v[e->models.n++], LOGT_WORD, "%s", ops->name);
+        int n = kernels ? logt_kernel_count() : logt_model_count(), found = !strcmp(l.v[i], "*");
+        for (int m = 0; m < n; m++) {
+            const char *name = kernels ? logt_kernel_at(m)->name : logt_model_at(m)->name;
+            unsigned devices = kernels ? logt_kernel_at(m)->devices : logt_model_at(m)->devices;
+            int take = !strcmp(l.v[i], "*") ? (devices & (1u << dev)) != 0 : !strcmp(l.v[i], name);
+            found |= take;
+            if (take && logt_list_find(&e->models, name) < 0)
+                snprintf(e->models.v[e->models.n++], LOGT_WORD, "%s", name);
+        }
+        if (!found) {   /* kind set per backend ([experiment.cuda] kind = kernel) */
+            char known[512];
+            if (kernels) logt_kernel_names(known, sizeof known);
+            else logt_model_names(known, sizeof known);
+            return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown %s '%s' for kind = %s on %s (known: %s)",
+                                  models->where, kernels ? "kernel" : "model", l.v[i],
+                                  logt_kind_names[e->kinds[0]], logt_device_name(dev), known);
         }
     }
     if (e->models.n == 0)
-        return LOGT_USER_FAIL(LOGT_EINVAL, "%s: models = %s selects no model that runs on %s",
-                         models->where, models->value, logt_device_name(dev));
+        return LOGT_USER_FAIL(LOGT_EINVAL, "%s: models = %s selects no %s that runs on %s",
+                         models->where, models->value, kernels ? "kernel" : "model",
+                         logt_device_name(dev));
 
-    static const char *const kind_sec[LOGT_NKIND] = {"speed", "train"};
     for (int k = 0; k < LOGT_NKIND; k++)
         for (int a = 0; a < LOGT_NAXIS; a++) {
-            const char *v = getv(e, kind_sec[k], logt_axis_names[a], NULL);
+            const char *v = getv(e, logt_kind_names[k], logt_axis_names[a], NULL);
             if (!v) v = getv(e, "sweep", logt_axis_names[a], NULL);
             if (!v && a == AX_DTYPE) v = logt_dtype_name(logt_param_dtype(dev));
             if (!v) v = axis_defaults[a];
@@ -758,10 +876,13 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
                 LOGT_TRY(logt_list_split(v, ',', &e->axis[k][a]));
             }
         }
+    for (int kk = 0; kk < e->nkinds; kk++) LOGT_TRY(resolve_zip(e, e->kinds[kk]));
 
     int64_t iv;
-    logt_parse_i64(getv(e, "speed", "warmup", "1"), &iv), e->warmup = (int)iv;
-    logt_parse_i64(getv(e, "speed", "repeats", "5"), &iv), e->repeats = (int)iv;
+    logt_parse_i64(getv(e, "speed", "warmup", "1"), &iv), e->warmup[LOGT_KIND_SPEED] = (int)iv;
+    logt_parse_i64(getv(e, "speed", "repeats", "5"), &iv), e->repeats[LOGT_KIND_SPEED] = (int)iv;
+    logt_parse_i64(getv(e, "kernel", "warmup", "3"), &iv), e->warmup[LOGT_KIND_KERNEL] = (int)iv;
+    logt_parse_i64(getv(e, "kernel", "repeats", "20"), &iv), e->repeats[LOGT_KIND_KERNEL] = (int)iv;
     logt_strlcpy(e->task, sizeof e->task, getv(e, "train", "task", "adding"));
     logt_parse_i64(getv(e, "train", "steps", "200"), &iv), e->steps = (int)iv;
     logt_parse_i64(getv(e, "train", "eval_every", "50"), &iv), e->eval_every = (int)iv;
@@ -883,7 +1004,7 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
     char extra[256] = "";   /* for the label only, which cuts it short anyway */
     size_t eu = 0;
     for (int a = AX_INPUT; a < LOGT_NAXIS && eu < sizeof extra; a++)
-        if (a != AX_PASS && ax[a].n > 1)
+        if (a != AX_PASS && axis_used(kind, a) && ax[a].n > 1)
             eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", logt_axis_names[a],
                                    ax[a].v[ai[a]]);
     for (int k = 0; k < nk && eu < sizeof extra; k++)
@@ -891,8 +1012,8 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
                                kx[k]->vals.v[ki[k]]);
     if (kind == LOGT_KIND_SPEED) {
         logt_strlcpy(r->pass, sizeof r->pass, ax[AX_PASS].v[ai[AX_PASS]]);
-        r->warmup = e->warmup;
-        r->repeats = e->repeats;
+        r->warmup = e->warmup[kind];
+        r->repeats = e->repeats[kind];
         snprintf(r->key, sizeof r->key,
                  "speed model=%s backend=%s T=%d B=%d D=%d input_size=%d head_dim=%d layers=%d "
                  "dtype=%s seed=%llu cell=%s pass=%s knobs=%s warmup=%d repeats=%d",
@@ -902,6 +1023,17 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
                  r->pass, extra);
         r->cost = (double)T * (double)B * per_token * (!strcmp(r->pass, "fwdbwd") ? 3 : 1) *
                   (r->warmup + r->repeats) + 1e6;
+    } else if (kind == LOGT_KIND_KERNEL) {
+        /* only T, B, D, dtype, seed matter: the key leaves the rest out */
+        r->warmup = e->warmup[kind];
+        r->repeats = e->repeats[kind];
+        snprintf(r->key, sizeof r->key,
+                 "kernel model=%s backend=%s T=%d B=%d D=%d dtype=%s seed=%llu warmup=%d repeats=%d",
+                 model, e->backend, r->T, r->B, (int)D, dtype, (unsigned long long)seed, r->warmup,
+                 r->repeats);
+        snprintf(r->label, sizeof r->label, "%s T=%d C=%lld (B=%d D=%d)%.150s", model, r->T,
+                 (long long)B * D, r->B, (int)D, extra);
+        r->cost = (double)T * (double)B * (double)D * 2 * (r->warmup + r->repeats) + 1e6;
     } else {
         snprintf(r->pass, sizeof r->pass, "train");
         logt_strlcpy(r->task, sizeof r->task, e->task);
@@ -924,53 +1056,87 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
     }
 }
 
+/* Add r to runs unless the same key is there already (training ignores input_size, a
+ * kernel everything but T, B, D, dtype and seed): keep one. */
+static logt_status push_spec(logt_run_spec **runs, int *count, int *cap, const logt_run_spec *r)
+{
+    for (int j = 0; j < *count; j++)
+        if (!strcmp((*runs)[j].key, r->key)) return LOGT_OK;
+    if (*count == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        logt_run_spec *grown = realloc(*runs, (size_t)*cap * sizeof *grown);
+        if (!grown) return LOGT_USER_FAIL(LOGT_ENOMEM, "out of host memory");
+        *runs = grown;
+    }
+    (*runs)[(*count)++] = *r;
+    return LOGT_OK;
+}
+
+/* The odometer over the sweep keys, last key fastest: advance ai, return 1 when it
+ * wraps around (the sweep is done). Keys the kind does not use stay at their first
+ * value; zipped keys move as one, at the place of the first of them. */
+static int next_point(const logt_experiment *e, int kind, int *ai)
+{
+    const logt_list *ax = e->axis[kind];
+    const unsigned zip = e->zip[kind];
+    int lead = -1;
+    for (int a = 0; a < LOGT_NAXIS && lead < 0; a++)
+        if ((zip >> a & 1) && axis_used(kind, a)) lead = a;
+    for (int a = LOGT_NAXIS - 1; a >= 0; a--) {
+        if (!axis_used(kind, a) || ((zip >> a & 1) && a != lead)) continue;
+        int wrapped = ++ai[a] == ax[a].n;
+        if (wrapped) ai[a] = 0;
+        if (a == lead)
+            for (int b = 0; b < LOGT_NAXIS; b++)
+                if (zip >> b & 1) ai[b] = ai[a];
+        if (!wrapped) return 0;
+    }
+    return 1;
+}
+
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
 {
     *out = NULL;
     *n = 0;
     int cap = 0, count = 0;
-    logt_run_spec *runs = NULL;
-    for (int kk = 0; kk < e->nkinds; kk++) {
+    logt_run_spec *runs = NULL, *r = malloc(sizeof *r);
+    logt_status s = r ? LOGT_OK : LOGT_USER_FAIL(LOGT_ENOMEM, "out of host memory");
+    for (int kk = 0; s == LOGT_OK && kk < e->nkinds; kk++) {
         int kind = e->kinds[kk];
-        const logt_list *ax = e->axis[kind];
-        for (int m = 0; m < e->models.n; m++) {
+        if (kind == LOGT_KIND_KERNEL) {
+            /* the kernels innermost: one shape's inputs serve every kernel in a row */
+            int ai[LOGT_NAXIS] = {0};
+            do {
+                for (int m = 0; s == LOGT_OK && m < e->models.n; m++) {
+                    fill_spec(e, kind, e->models.v[m], ai, NULL, NULL, 0, r);
+                    s = push_spec(&runs, &count, &cap, r);
+                }
+            } while (s == LOGT_OK && !next_point(e, kind, ai));
+            continue;
+        }
+        for (int m = 0; s == LOGT_OK && m < e->models.n; m++) {
             const logt_knob_axis *kx[LOGT_MAX_KNOBS];
             int nk = 0;
             for (int j = 0; j < e->nknob; j++)
                 if (!strcmp(e->knob[j].model, e->models.v[m])) kx[nk++] = &e->knob[j];
             int ai[LOGT_NAXIS] = {0}, ki[LOGT_MAX_KNOBS] = {0};
             for (;;) {
-                if (count == cap) {
-                    cap = cap ? 2 * cap : 64;
-                    logt_run_spec *grown = realloc(runs, (size_t)cap * sizeof *grown);
-                    if (!grown) {
-                        free(runs);
-                        return LOGT_USER_FAIL(LOGT_ENOMEM, "out of host memory");
-                    }
-                    runs = grown;
-                }
-                fill_spec(e, kind, e->models.v[m], ai, kx, ki, nk, &runs[count++]);
-                /* the same run twice (training ignores input_size and pass): keep one */
-                for (int j = 0; j < count - 1; j++)
-                    if (!strcmp(runs[j].key, runs[count - 1].key)) {
-                        count--;
-                        break;
-                    }
-                /* odometer: knobs innermost, then the sweep keys from last to first;
-                 * training has no pass, so its pass index stays 0 */
+                fill_spec(e, kind, e->models.v[m], ai, kx, ki, nk, r);
+                if ((s = push_spec(&runs, &count, &cap, r)) != LOGT_OK) break;
+                /* knobs innermost, then the sweep keys */
                 int carry = 1;
                 for (int k = nk - 1; k >= 0 && carry; k--) {
                     if (++ki[k] < kx[k]->vals.n) carry = 0;
                     else ki[k] = 0;
                 }
-                for (int a = LOGT_NAXIS - 1; a >= 0 && carry; a--) {
-                    if (a == AX_PASS && kind == LOGT_KIND_TRAIN) continue;
-                    if (++ai[a] < ax[a].n) carry = 0;
-                    else ai[a] = 0;
-                }
-                if (carry) break;
+                if (carry && next_point(e, kind, ai)) break;
             }
         }
+    }
+    free(r);
+    if (s != LOGT_OK) {
+        free(runs);
+        return s;
     }
     *out = runs;
     *n = count;

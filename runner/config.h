@@ -2,10 +2,11 @@
  * and expand the sweep into the list of runs.
  *
  * The format is described in runner/README.md. In short: sections [experiment],
- * [sweep], [speed], [train], [model.NAME], [plot.NAME]; any of them may be
+ * [sweep], [speed], [train], [kernel], [model.NAME], [plot.NAME]; any of them may be
  * repeated with a backend suffix ([sweep.cuda], [model.lstm-cudnn.cpu]) whose
  * keys replace the plain section's when running on that backend. Every sweep
- * key is a comma list and the runs are the cartesian product.
+ * key is a comma list and the runs are the cartesian product, except that the
+ * keys named by `zip` are walked together (their i-th values make one point).
  */
 #ifndef LOGT_RUNNER_CONFIG_H
 #define LOGT_RUNNER_CONFIG_H
@@ -15,7 +16,10 @@
 #include "../models/model.h"
 #include "util.h"
 
-enum { LOGT_KIND_SPEED, LOGT_KIND_TRAIN, LOGT_NKIND };
+/* speed and train runs time or train a model of the registry; kernel runs time one
+ * kernel of runner/kernels.c against a device-to-device copy. */
+enum { LOGT_KIND_SPEED, LOGT_KIND_TRAIN, LOGT_KIND_KERNEL, LOGT_NKIND };
+extern const char *const logt_kind_names[LOGT_NKIND];   /* "speed", "train", "kernel" */
 
 /* The sweep keys, in the order the sweep nests them (after the model). */
 enum { AX_T, AX_B, AX_D, AX_INPUT, AX_HEAD, AX_LAYERS, AX_DTYPE, AX_SEED, AX_PASS, AX_CELL, LOGT_NAXIS };
@@ -60,7 +64,8 @@ typedef struct logt_experiment {
     int nkinds, kinds[LOGT_NKIND];
     logt_list models;
     logt_list axis[LOGT_NKIND][LOGT_NAXIS];
-    int warmup, repeats;
+    unsigned zip[LOGT_NKIND];    /* bit a: sweep key a is walked with the other zipped keys */
+    int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
     char task[32];
     int steps, eval_every, eval_batches;
     double lr, clip;
@@ -73,10 +78,11 @@ typedef struct logt_experiment {
 /* One point of the sweep: everything a run needs, and its canonical key. */
 typedef struct logt_run_spec {
     int kind;
-    logt_model_cfg cfg;      /* model, device, dtype, sizes, seed, cell, knobs    */
+    logt_model_cfg cfg;      /* model (a kernel's name for kernel runs), device,
+                              * dtype, sizes, seed, cell, knobs                    */
     int T, B;
-    char pass[16];           /* "forward", "fwdbwd" (speed); "train"               */
-    int warmup, repeats;     /* speed                                              */
+    char pass[16];           /* "forward", "fwdbwd" (speed); "train"; "" (kernel)  */
+    int warmup, repeats;     /* speed, kernel                                      */
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches;
     double lr, clip;
@@ -105,12 +111,17 @@ void logt_exp_free(logt_experiment *e);
 char *logt_exp_text(const logt_experiment *e);
 
 /* The runs of the sweep, in order: kinds, models, then the sweep keys in
- * logt_axis_names order, then the model's knobs. *out is malloc'd. */
+ * logt_axis_names order, then the model's knobs; for kernel runs the kernels
+ * come innermost (all kernels of one shape in a row, sharing its inputs).
+ * *out is malloc'd. */
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n);
 
 /* Fields a plot's series/where may name (beyond the knobs), and its y values. */
 int logt_plot_is_field(const char *name);
 int logt_plot_is_measure(const char *name, int *curve);
 const char *logt_plot_measure_label(const char *name);
+/* Is more better (tokens_per_s, gbps, ...)? Then a baseline ratio is this / baseline's,
+ * else (times, memory, losses) baseline's / this: above 1 means better than the baseline. */
+int logt_plot_measure_higher_is_better(const char *name);
 
 #endif

@@ -16,6 +16,7 @@
 #include "../core/cuda.h"
 #include "../models/model.h"
 #include "config.h"
+#include "kernels.h"
 #include "plot.h"
 #include "run.h"
 #include "store.h"
@@ -26,8 +27,8 @@
 static const char *const main_help =
     "usage: logt COMMAND [ARGS]\n"
     "\n"
-    "logt trains and times recurrent nets on CPU and GPU, stores results in HDF5 and\n"
-    "plots them with gnuplot.\n"
+    "logt trains and times recurrent nets (and times their kernels) on CPU and GPU,\n"
+    "stores results in HDF5 and plots them with gnuplot.\n"
     "\n"
     "commands:\n"
     "  run EXP_DIR     run an experiment's sweep into results/NAME.h5 (resumes)\n"
@@ -72,8 +73,9 @@ static const char *const plot_help =
 static const char *const list_help =
     "usage: logt list\n"
     "\n"
-    "The registered models with their summary and the backends they run on, which\n"
-    "backends this machine has, and the experiments under experiments/.\n";
+    "The registered models with their summary and the backends they run on, the\n"
+    "kernels that kind = kernel experiments time, which backends this machine has,\n"
+    "and the experiments under experiments/.\n";
 
 static const char *const info_help =
     "usage: logt info\n"
@@ -270,6 +272,14 @@ static int cmd_list(void)
         printf("  %-12s %-10s %s\n", m->name, *devs ? devs : "(none yet)",
                m->summary ? m->summary : "");
     }
+    printf("\nkernels (for kind = kernel experiments):\n");
+    for (int i = 0; i < logt_kernel_count(); i++) {
+        const logt_kernel *k = logt_kernel_at(i);
+        char devs[32] = "";
+        if (k->devices & (1u << LOGT_CPU)) strcat(devs, "cpu");
+        if (k->devices & (1u << LOGT_CUDA)) strcat(devs, *devs ? ", cuda" : "cuda");
+        printf("  %-14s %-10s %s\n", k->name, devs, k->summary);
+    }
     char buf[PATH_MAX + 32];
     const char *dir = experiments_dir(buf, sizeof buf);
     if (!dir) {
@@ -304,9 +314,10 @@ static int cmd_list(void)
                 printf("  %-16s (invalid: %s)\n", names[i], logt_user_msg());
             } else {
                 char kinds[32] = "", models[256];
-                for (int k = 0; k < e->nkinds; k++)
-                    strcat(kinds, e->kinds[k] == LOGT_KIND_SPEED ? (k ? ",speed" : "speed")
-                                                                  : (k ? ",train" : "train"));
+                for (int k = 0; k < e->nkinds; k++) {
+                    if (k) strcat(kinds, ",");
+                    strcat(kinds, logt_kind_names[e->kinds[k]]);
+                }
                 logt_list_join(&e->models, ",", models, sizeof models);
                 printf("  %-16s %-11s backend %-4s  %s\n  %-16s %s\n", names[i], kinds, b,
                        models, "", e->description);

@@ -1,10 +1,11 @@
 /* plot.c — [plot.NAME] sections to gnuplot scripts, PNG and SVG.
  *
- * Per-run values (median_ms, tokens_per_s, final_loss, ...) come from /summary:
- * the rows that pass `where` are grouped into curves by the values of the
- * `series` fields and sorted by x. With `baseline = FIELD=VALUE` each point is
- * divided into the matching baseline row's value (same x and same sweep point
- * apart from FIELD and the knobs): a speedup, above 1 when faster.
+ * Per-run values (median_ms, tokens_per_s, gbps, pct_of_copy, final_loss, ...) come
+ * from /summary: the rows that pass `where` are grouped into curves by the values of
+ * the `series` fields and sorted by x. With `baseline = FIELD=VALUE` each point is
+ * set against the matching baseline row's value (same x and same sweep point apart
+ * from FIELD and the knobs): baseline / this for times, this / baseline for rates
+ * (tokens_per_s, gbps, ...), so a speedup, above 1 when better.
  * Per-step values (loss, grad_norm, eval_loss, eval_acc) are one curve per run
  * read from /runs/NNNNNN, against step or training seconds (wall_s).
  * Only the backend of the last `logt run` is plotted unless `where` names one.
@@ -87,6 +88,7 @@ static int field(const logt_summary_row *r, const char *name, char *buf, size_t 
     const struct { const char *name; long long v; } nums[] = {
         {"run", r->run}, {"T", r->T}, {"B", r->B}, {"D", r->D}, {"input_size", r->input_size},
         {"head_dim", r->head_dim}, {"layers", r->layers}, {"seed", (long long)r->seed},
+        {"C", r->B * r->D},
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (!strcmp(name, nums[i].name)) return snprintf(buf, n, "%lld", nums[i].v), 1;
@@ -108,7 +110,8 @@ static int field(const logt_summary_row *r, const char *name, char *buf, size_t 
 
 static int is_numeric_field(const char *name)
 {
-    static const char *const nums[] = {"run", "T", "B", "D", "input_size", "head_dim", "layers", "seed"};
+    static const char *const nums[] = {"run", "T", "B", "D", "C", "input_size", "head_dim", "layers",
+                                       "seed"};
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (!strcmp(nums[i], name)) return 1;
     return 0;
@@ -124,6 +127,10 @@ static double measure(const logt_summary_row *r, const char *name)
     if (!strcmp(name, "final_loss")) return r->final_loss;
     if (!strcmp(name, "final_eval_loss")) return r->final_eval_loss;
     if (!strcmp(name, "final_eval_acc")) return r->final_eval_acc;
+    if (!strcmp(name, "bytes")) return r->bytes;
+    if (!strcmp(name, "gbps")) return r->gbps;
+    if (!strcmp(name, "copy_gbps")) return r->copy_gbps;
+    if (!strcmp(name, "pct_of_copy")) return r->pct_of_copy;
     return NAN;
 }
 
@@ -235,7 +242,7 @@ static logt_status summary_figure(const logt_experiment *e, const logt_plot *p,
             if (matches(r, p->baseline)) continue;   /* the baseline itself is the line y = 1 */
             const logt_summary_row *b = baseline_of(e, p, rows, n, r);
             if (!b) continue;
-            y = measure(b, p->y) / y;
+            y = logt_plot_measure_higher_is_better(p->y) ? y / measure(b, p->y) : measure(b, p->y) / y;
         }
         if (!isfinite(y) || (p->logy && y <= 0)) continue;
         char label[256];
@@ -332,7 +339,9 @@ static logt_status write_script(const logt_experiment *e, const logt_plot *p, co
     for (int i = 0; i < p->series.n; i++) fprintf(out, "%s%s", i ? "," : " (", p->series.v[i]);
     if (!p->curve && p->series.n) fprintf(out, ")");
     for (int i = 0; i < p->where.n; i++) fprintf(out, "%s%s", i ? ", " : "; where ", p->where.v[i]);
-    if (*p->baseline) fprintf(out, "; divided into the %s value of baseline %s", p->y, p->baseline);
+    if (*p->baseline)
+        fprintf(out, "; as a ratio to the %s of baseline %s (%s)", p->y, p->baseline,
+                logt_plot_measure_higher_is_better(p->y) ? "this / baseline" : "baseline / this");
     fprintf(out, "\n# Re-render without logt: gnuplot %s  (writes the .png and .svg beside it)\n\n",
             gp);
     fprintf(out, "$data << EOD\n");

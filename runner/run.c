@@ -5,6 +5,12 @@
  * with dx), each timed by logt_timer_* (CUDA events on the GPU, the monotonic
  * clock on the CPU).
  *
+ * Kernel run (kernels.c): the kernel's input arrays [T][C] (C = B·D) filled once per
+ * shape from the seed, then `warmup` untimed and `repeats` timed calls, each followed
+ * by a device-to-device copy of one array (T·C elements) timed the same way: the
+ * kernel's effective bandwidth (its minimum traffic over its median time) is set
+ * against the copy's (2·T·C·bytes over its median) measured in the same run.
+ *
  * Training run: loss, grad_norm, wall_s grow by one value per step (written in
  * batches: every FLUSH_STEPS steps, every FLUSH_SECONDS, and at each
  * evaluation); eval_step, eval_loss, eval_acc, eval_wall_s by one per
@@ -33,6 +39,7 @@
 #include "../core/rng.h"
 #include "../datasets/dataset.h"
 #include "../train/train.h"
+#include "kernels.h"
 #include "store.h"
 
 #define FLUSH_STEPS 256
@@ -164,14 +171,17 @@ typedef struct input {
     logt_tensor t;
     logt_device dev;
     logt_dtype dt;
-    int64_t T, B, W;
+    int64_t T, B, W, gates;
     uint64_t seed, stream;
 } input;
-static input inputs[2];   /* x, dh */
+enum { IN_X, IN_DH, IN_KERNEL, NINPUTS };
+static input inputs[NINPUTS];   /* x, dh of speed runs; a kernel's input block */
+static logt_tensor kernel_out;  /* a kernel's output block, kept while the shape stays */
 
 static void inputs_free(void)
 {
-    for (int k = 0; k < 2; k++) {
+    logt_tensor_free(&kernel_out);
+    for (int k = 0; k < NINPUTS; k++) {
         logt_tensor_free(&inputs[k].t);
         memset(&inputs[k], 0, sizeof inputs[k]);
     }
@@ -180,16 +190,18 @@ static void inputs_free(void)
 typedef struct fill_job {
     void *p;
     logt_dtype dt;
-    int64_t lo, hi;
+    int64_t lo, hi, gates;
     uint64_t seed, stream;
 } fill_job;
 
-/* Elements [lo, hi) uniform in [-1, 1]: element i is a hash of (seed, stream, i). */
+/* Elements [lo, hi) uniform in [-1, 1], those below `gates` in [0.5, 1) instead:
+ * element i is a hash of (seed, stream, i). */
 static void *fill_uniform(void *arg)
 {
     const fill_job *j = arg;
     for (int64_t i = j->lo; i < j->hi; i++) {
-        double v = 2.0 * logt_uniform(j->seed, j->stream, (uint64_t)i) - 1.0;
+        double u = logt_uniform(j->seed, j->stream, (uint64_t)i);
+        double v = i < j->gates ? 0.5 + 0.5 * u : 2.0 * u - 1.0;
         if (j->dt == LOGT_F64) ((double *)j->p)[i] = v;
         else if (j->dt == LOGT_F32) ((float *)j->p)[i] = (float)v;
         else ((uint16_t *)j->p)[i] = logt_f32_to_bf16((float)v);
@@ -198,12 +210,13 @@ static void *fill_uniform(void *arg)
 }
 
 static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64_t T, int64_t B,
-                                int64_t W, uint64_t seed, uint64_t stream, const logt_tensor **out)
+                                int64_t W, int64_t gates, uint64_t seed, uint64_t stream,
+                                const logt_tensor **out)
 {
     input *in = &inputs[which];
     *out = &in->t;
     if (in->t.data && in->dev == dev && in->dt == dt && in->T == T && in->B == B && in->W == W &&
-        in->seed == seed && in->stream == stream)
+        in->gates == gates && in->seed == seed && in->stream == stream)
         return LOGT_OK;
     logt_tensor_free(&in->t);
     memset(in, 0, sizeof *in);
@@ -217,7 +230,8 @@ static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64
     fill_job job[MAX_THREADS];
     int started[MAX_THREADS] = {0};
     for (int k = 0; k < nt; k++) {
-        job[k] = (fill_job){host.data, dt, host.numel * k / nt, host.numel * (k + 1) / nt, seed, stream};
+        job[k] = (fill_job){host.data, dt, host.numel * k / nt, host.numel * (k + 1) / nt, gates, seed,
+                            stream};
         started[k] = k > 0 && pthread_create(&th[k], NULL, fill_uniform, &job[k]) == 0;
         if (k > 0 && !started[k]) fill_uniform(&job[k]);
     }
@@ -237,7 +251,8 @@ static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64
         memset(in, 0, sizeof *in);
         return s;
     }
-    in->dev = dev, in->dt = dt, in->T = T, in->B = B, in->W = W, in->seed = seed, in->stream = stream;
+    in->dev = dev, in->dt = dt, in->T = T, in->B = B, in->W = W, in->gates = gates;
+    in->seed = seed, in->stream = stream;
     return LOGT_OK;
 }
 
@@ -249,12 +264,14 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     const logt_tensor *x = NULL, *dh = NULL;
     const int fwdbwd = !strcmp(r->pass, "fwdbwd");
     const logt_model_cfg *c = &r->cfg;
-    logt_status s = random_input(0, c->device, c->dtype, r->T, r->B, c->input_size, c->seed, 0x78, &x);
+    logt_status s = random_input(IN_X, c->device, c->dtype, r->T, r->B, c->input_size, 0, c->seed,
+                                 0x78, &x);
     if (s == LOGT_OK && fwdbwd)
-        s = random_input(1, c->device, c->dtype, r->T, r->B, c->hidden_size, c->seed, 0x6468, &dh);
+        s = random_input(IN_DH, c->device, c->dtype, r->T, r->B, c->hidden_size, 0, c->seed, 0x6468,
+                         &dh);
     if (!fwdbwd) {   /* a forward run's peak must not count an earlier run's dh */
-        logt_tensor_free(&inputs[1].t);
-        memset(&inputs[1], 0, sizeof inputs[1]);
+        logt_tensor_free(&inputs[IN_DH].t);
+        memset(&inputs[IN_DH], 0, sizeof inputs[IN_DH]);
     }
     logt_mem_reset_peak();   /* the peak counts the inputs (still allocated) and all the run adds */
     if (s == LOGT_OK) s = logt_net_create(c, &net);
@@ -271,6 +288,61 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
     logt_tensor_free(&dx);
     logt_net_destroy(net);
+    return s;
+}
+
+/* ---- kernel runs ------------------------------------------------------------------------------ */
+
+/* Time r's kernel: ms[repeats] for the kernel, copy_ms[repeats] for a copy of one
+ * [T][C] array right after each call; *bytes the kernel's minimum traffic. */
+static logt_status kernel_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, double *copy_ms,
+                              double *bytes, int64_t *peak, char *impl, size_t nimpl)
+{
+    const logt_model_cfg *c = &r->cfg;
+    const logt_kernel *k = logt_kernel_find(c->model);
+    if (!k) {   /* the config checks the names: only a caller of run.c gets here */
+        char known[512];
+        logt_kernel_names(known, sizeof known);
+        return LOGT_USER_FAIL(LOGT_EINVAL, "unknown kernel '%s' (known kernels: %s)", c->model, known);
+    }
+    if (!(k->devices & (1u << c->device)))
+        return LOGT_USER_FAIL(LOGT_EUNSUPPORTED, "kernel %s does not run on %s", k->name,
+                              logt_device_name(c->device));
+    if (c->device == LOGT_CPU && c->dtype != LOGT_F64)
+        return LOGT_USER_FAIL(LOGT_EUNSUPPORTED,
+                              "kernel %s on the cpu is the float64 reference, not %s: set dtype = f64 "
+                              "for the cpu ([kernel.cpu] or [sweep.cpu])",
+                              k->name, logt_dtype_name(c->dtype));
+    const int64_t T = r->T, C = (int64_t)r->B * c->hidden_size;
+    const logt_device dev = c->device;
+    const logt_dtype dt = c->dtype;
+    /* nothing of another shape may stay allocated while this one's buffers are made */
+    for (int i = IN_X; i <= IN_DH; i++) {
+        logt_tensor_free(&inputs[i].t);
+        memset(&inputs[i], 0, sizeof inputs[i]);
+    }
+    if (!(kernel_out.device == dev && kernel_out.dtype == dt && kernel_out.ndim == 3 &&
+          kernel_out.shape[0] == k->nout && kernel_out.shape[1] == T && kernel_out.shape[2] == C))
+        logt_tensor_free(&kernel_out);
+    const logt_tensor *in;
+    logt_status s = random_input(IN_KERNEL, dev, dt, k->nin, T, C, T * C, c->seed, 0x6b65726e, &in);
+    logt_mem_reset_peak();   /* the peak counts the inputs and the outputs */
+    if (s == LOGT_OK) s = logt_tensor_ensure3(&kernel_out, dev, dt, k->nout, T, C);
+    if (s != LOGT_OK) return s;
+    const logt_kernel_args a = {dev, dt, T, r->B, c->hidden_size, C, in->data, kernel_out.data};
+    const size_t n_bytes = (size_t)T * (size_t)C * logt_dtype_size(dt);
+    *bytes = logt_kernel_bytes(k, &a);
+    for (int i = 0; s == LOGT_OK && i < r->warmup + r->repeats; i++) {
+        const int timed = i >= r->warmup;
+        if (timed) s = logt_timer_begin(ctx);
+        if (s == LOGT_OK) s = k->run(ctx, &a, i == 0 ? impl : NULL, nimpl);
+        if (s == LOGT_OK) s = timed ? logt_timer_end(ctx, &ms[i - r->warmup]) : logt_ctx_sync(ctx);
+        /* the yardstick, under the same conditions: one input array copied to the outputs */
+        if (s == LOGT_OK && timed) s = logt_timer_begin(ctx);
+        if (s == LOGT_OK) s = logt_kernel_copy(ctx, kernel_out.data, in->data, n_bytes);
+        if (s == LOGT_OK) s = timed ? logt_timer_end(ctx, &copy_ms[i - r->warmup]) : logt_ctx_sync(ctx);
+    }
+    *peak = (int64_t)logt_mem_peak();
     return s;
 }
 
@@ -533,7 +605,7 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
 {
     memset(row, 0, sizeof *row);
     row->run = id;
-    logt_strlcpy(row->kind, sizeof row->kind, r->kind == LOGT_KIND_SPEED ? "speed" : "train");
+    logt_strlcpy(row->kind, sizeof row->kind, logt_kind_names[r->kind]);
     logt_strlcpy(row->model, sizeof row->model, r->cfg.model);
     logt_strlcpy(row->backend, sizeof row->backend, logt_device_name(r->cfg.device));
     logt_strlcpy(row->pass, sizeof row->pass, r->pass);
@@ -550,6 +622,7 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     row->seed = r->cfg.seed;
     row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
     row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
+    row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = NAN;
 }
 
 /* The attributes a run group carries from its start. */
@@ -560,7 +633,7 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
     logt_iso8601(now, sizeof now);
     const logt_model_cfg *c = &r->cfg;
     const char *strs[][2] = {
-        {"kind", r->kind == LOGT_KIND_SPEED ? "speed" : "train"},
+        {"kind", logt_kind_names[r->kind]},
         {"model", c->model},
         {"backend", logt_device_name(c->device)},
         {"cell", c->cell},
@@ -582,10 +655,13 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
     };
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         LOGT_TRY(logt_store_set_i64(st, id, "", ints[i].name, ints[i].v));
-    if (r->kind == LOGT_KIND_SPEED) {
+    if (r->kind == LOGT_KIND_SPEED || r->kind == LOGT_KIND_KERNEL) {
         LOGT_TRY(logt_store_set_i64(st, id, "", "warmup", r->warmup));
         LOGT_TRY(logt_store_set_i64(st, id, "", "repeats", r->repeats));
-    } else {
+    }
+    if (r->kind == LOGT_KIND_KERNEL) {
+        LOGT_TRY(logt_store_set_i64(st, id, "", "C", (int64_t)r->B * c->hidden_size));
+    } else if (r->kind == LOGT_KIND_TRAIN) {
         LOGT_TRY(logt_store_set_str(st, id, "", "task", r->task));
         LOGT_TRY(logt_store_set_i64(st, id, "", "steps", r->steps));
         LOGT_TRY(logt_store_set_i64(st, id, "", "eval_every", r->eval_every));
@@ -621,6 +697,30 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             if (w != LOGT_OK) fatal = 1, s = w;
         }
         free(ms);
+    } else if (r->kind == LOGT_KIND_KERNEL) {
+        double *ms = calloc(2 * (size_t)r->repeats, sizeof *ms), bytes = 0;
+        if (!ms) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        double *copy_ms = ms + r->repeats;
+        s = kernel_run(ctx, r, ms, copy_ms, &bytes, &row->peak_mem_bytes, row->impl, sizeof row->impl);
+        if (s == LOGT_OK) {
+            /* GB/s = bytes / (ms * 1e-3) / 1e9; the copy reads N bytes and writes N */
+            const double n = (double)r->T * r->B * r->cfg.hidden_size * logt_dtype_size(r->cfg.dtype);
+            const double copy_median = quantile(copy_ms, r->repeats, 0.5);
+            row->median_ms = quantile(ms, r->repeats, 0.5);
+            row->p10_ms = quantile(ms, r->repeats, 0.1);
+            row->p90_ms = quantile(ms, r->repeats, 0.9);
+            row->bytes = bytes;
+            row->gbps = row->median_ms > 0 ? bytes / row->median_ms * 1e-6 : NAN;
+            row->copy_gbps = copy_median > 0 ? 2 * n / copy_median * 1e-6 : NAN;
+            row->pct_of_copy = 100 * row->gbps / row->copy_gbps;
+            snprintf(what, sizeof what, "median %.4g ms, %.4g GB/s = %.1f%% of copy (%.4g GB/s)",
+                     row->median_ms, row->gbps, row->pct_of_copy, row->copy_gbps);
+            logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
+            if (w == LOGT_OK) w = logt_store_write(st, id, "copy_ms", copy_ms, r->repeats);
+            if (w == LOGT_OK) w = logt_store_set_f64(st, id, "", "copy_median_ms", copy_median);
+            if (w != LOGT_OK) fatal = 1, s = w;
+        }
+        free(ms);
     } else {
         inputs_free();   /* the training run's peak memory is its own */
         train_result tr = {.final_loss = NAN};
@@ -646,6 +746,8 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         {"median_ms", row->median_ms}, {"p10_ms", row->p10_ms}, {"p90_ms", row->p90_ms},
         {"tokens_per_s", row->tokens_per_s}, {"final_loss", row->final_loss},
         {"final_eval_loss", row->final_eval_loss}, {"final_eval_acc", row->final_eval_acc},
+        {"bytes", row->bytes}, {"gbps", row->gbps}, {"copy_gbps", row->copy_gbps},
+        {"pct_of_copy", row->pct_of_copy},
     };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
         if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));
@@ -691,6 +793,14 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     logt_status s = text ? logt_store_open(rep->out, &meta, &st)
                          : LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     free(text);
+    for (int k = 0; s == LOGT_OK && k < e->nkinds; k++)
+        if (e->kinds[k] == LOGT_KIND_KERNEL && !logt_store_summary_has(st, "gbps")) {
+            s = LOGT_USER_FAIL(LOGT_EINVAL,
+                               "%s was written by an older logt: its /summary has no columns for "
+                               "kernel runs (bytes, gbps, copy_gbps, pct_of_copy). HINT: write them "
+                               "to a new file with --out NEW.h5", rep->out);
+            logt_store_close(st);
+        }
     if (s != LOGT_OK) {
         free(runs);
         return s;

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ typedef struct run_ix {
 
 struct logt_store {
     hid_t file, runs, summary;
+    hid_t rowtype;          /* the summary's row type: the columns the file has   */
+    uint64_t missing;       /* bit i: the file's /summary lacks columns[i]        */
     char path[PATH_MAX];
     int n, cap;
     run_ix *ix;
@@ -231,51 +234,84 @@ done:
 
 /* ---- the summary's row type ----------------------------------------------------------- */
 
-static hid_t summary_type(void)
+/* The columns of /summary: the fields of logt_summary_row, by name. Types: 'i' int64,
+ * 'u' uint64, 'd' double, 's' fixed-length UTF-8. A file written by an older logt lacks
+ * the columns added since (bytes, gbps, copy_gbps, pct_of_copy): it is read and written
+ * through the columns it has (HDF5 matches compound members by name). */
+typedef struct column {
+    const char *name;
+    size_t off, size;
+    char type;
+} column;
+#define COL(f, t) {#f, offsetof(logt_summary_row, f), sizeof(((logt_summary_row *)0)->f), t}
+static const column columns[] = {
+    COL(run, 'i'), COL(kind, 's'), COL(model, 's'), COL(backend, 's'), COL(pass, 's'),
+    COL(dtype, 's'), COL(cell, 's'), COL(task, 's'), COL(T, 'i'), COL(B, 'i'), COL(D, 'i'),
+    COL(input_size, 'i'), COL(head_dim, 'i'), COL(layers, 'i'), COL(seed, 'u'), COL(knobs, 's'),
+    COL(impl, 's'), COL(status, 's'), COL(median_ms, 'd'), COL(p10_ms, 'd'), COL(p90_ms, 'd'),
+    COL(tokens_per_s, 'd'), COL(peak_mem_bytes, 'i'), COL(final_loss, 'd'),
+    COL(final_eval_loss, 'd'), COL(final_eval_acc, 'd'), COL(bytes, 'd'), COL(gbps, 'd'),
+    COL(copy_gbps, 'd'), COL(pct_of_copy, 'd'),
+};
+#undef COL
+enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
+
+/* Does the compound type t have a member `name`? */
+static int has_member(hid_t t, const char *name)
+{
+    int i = H5Tget_member_index(t, name);
+    H5Eclear2(H5E_DEFAULT);
+    return i >= 0;
+}
+
+/* The row type in memory: every column, or (file >= 0) only the columns the file's
+ * type has; *missing (when not NULL) gets bit i for each column i it lacks. */
+static hid_t summary_type(hid_t file, uint64_t *missing)
 {
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(logt_summary_row));
     if (t < 0) return -1;
     int ok = 1;
-#define NUM(f, ht) ok &= H5Tinsert(t, #f, HOFFSET(logt_summary_row, f), ht) >= 0
-#define STR(f)                                                                  \
-    do {                                                                        \
-        hid_t st_ = utf8_fixed(sizeof(((logt_summary_row *)0)->f));             \
-        ok &= st_ >= 0 && H5Tinsert(t, #f, HOFFSET(logt_summary_row, f), st_) >= 0; \
-        if (st_ >= 0) H5Tclose(st_);                                            \
-    } while (0)
-    NUM(run, H5T_NATIVE_INT64);
-    STR(kind);
-    STR(model);
-    STR(backend);
-    STR(pass);
-    STR(dtype);
-    STR(cell);
-    STR(task);
-    NUM(T, H5T_NATIVE_INT64);
-    NUM(B, H5T_NATIVE_INT64);
-    NUM(D, H5T_NATIVE_INT64);
-    NUM(input_size, H5T_NATIVE_INT64);
-    NUM(head_dim, H5T_NATIVE_INT64);
-    NUM(layers, H5T_NATIVE_INT64);
-    NUM(seed, H5T_NATIVE_UINT64);
-    STR(knobs);
-    STR(impl);
-    STR(status);
-    NUM(median_ms, H5T_NATIVE_DOUBLE);
-    NUM(p10_ms, H5T_NATIVE_DOUBLE);
-    NUM(p90_ms, H5T_NATIVE_DOUBLE);
-    NUM(tokens_per_s, H5T_NATIVE_DOUBLE);
-    NUM(peak_mem_bytes, H5T_NATIVE_INT64);
-    NUM(final_loss, H5T_NATIVE_DOUBLE);
-    NUM(final_eval_loss, H5T_NATIVE_DOUBLE);
-    NUM(final_eval_acc, H5T_NATIVE_DOUBLE);
-#undef NUM
-#undef STR
+    if (missing) *missing = 0;
+    for (int i = 0; i < NCOLUMNS && ok; i++) {
+        const column *c = &columns[i];
+        if (file >= 0 && !has_member(file, c->name)) {
+            if (missing) *missing |= 1ull << i;
+            continue;
+        }
+        hid_t mt = c->type == 's'   ? utf8_fixed(c->size)
+                   : c->type == 'd' ? H5Tcopy(H5T_NATIVE_DOUBLE)
+                   : c->type == 'u' ? H5Tcopy(H5T_NATIVE_UINT64)
+                                    : H5Tcopy(H5T_NATIVE_INT64);
+        ok = mt >= 0 && H5Tinsert(t, c->name, c->off, mt) >= 0;
+        if (mt >= 0) H5Tclose(mt);
+    }
     if (!ok) {
         H5Tclose(t);
         return -1;
     }
     return t;
+}
+
+/* What a column the file lacks reads as: NaN, 0 or "". */
+static void fill_missing(logt_summary_row *r, uint64_t missing)
+{
+    for (int i = 0; i < NCOLUMNS; i++) {
+        if (!(missing >> i & 1)) continue;
+        char *p = (char *)r + columns[i].off;
+        if (columns[i].type == 'd') *(double *)p = NAN;
+        else memset(p, 0, columns[i].size);
+    }
+}
+
+/* Does row r have a value in column i (not NaN, 0 or "")? */
+static int has_value(const logt_summary_row *r, int i)
+{
+    const char *p = (const char *)r + columns[i].off;
+    if (columns[i].type == 'd') return !isnan(*(const double *)p);
+    if (columns[i].type == 's') return p[0] != '\0';
+    for (size_t k = 0; k < columns[i].size; k++)
+        if (p[k]) return 1;
+    return 0;
 }
 
 /* ---- opening --------------------------------------------------------------------------- */
@@ -330,9 +366,18 @@ static logt_status open_groups(logt_store *st)
     if (!path_exists(st->file, "runs") || !path_exists(st->file, "summary"))
         return LOGT_USER_FAIL(LOGT_EIO, "%s is an HDF5 file but not a logt results file (no /runs "
                               "or /summary). HINT: pass --out NEW.h5", st->path);
+    hid_t ft = -1;
     CHK(st->runs = H5Gopen2(st->file, "runs", H5P_DEFAULT), "cannot open /runs");
     CHK(st->summary = H5Dopen2(st->file, "summary", H5P_DEFAULT), "cannot open /summary");
+    CHK(ft = H5Dget_type(st->summary), "cannot read the type of /summary");
+    if (H5Tget_class(ft) != H5T_COMPOUND || !has_member(ft, "run")) {
+        s = LOGT_USER_FAIL(LOGT_EIO, "%s has a /summary that is not a logt summary (no column "
+                           "'run'). HINT: pass --out NEW.h5", st->path);
+        goto done;
+    }
+    CHK(st->rowtype = summary_type(ft, &st->missing), "cannot make the summary's row type");
 done:
+    h5close(ft);
     return s;
 }
 
@@ -367,7 +412,7 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
     char now[64];
     logt_iso8601(now, sizeof now);
     const char *attrs[][2] = {
-        {"format", "logt-results 1"},
+        {"format", "logt-results 2"},   /* 2: /summary has the kernel columns */
         {"logt_version", LOGT_VERSION},
         {"created", now},
         {"updated", now},
@@ -390,9 +435,11 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
     CHK(space = H5Screate_simple(1, &dims, &maxdims), "cannot make a dataspace");
     CHK(dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot make a property list");
     CHK(H5Pset_chunk(dcpl, 1, &chunk), "cannot set the chunk size of /summary");
-    CHK(type = summary_type(), "cannot make the summary's row type");
+    CHK(type = summary_type(-1, NULL), "cannot make the summary's row type");
     CHK(st->summary = H5Dcreate2(st->file, "summary", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
         "cannot create /summary");
+    CHK(st->rowtype = H5Tcopy(type), "cannot make the summary's row type");
+    st->missing = 0;
     CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
 done:
     h5close(type);
@@ -407,7 +454,7 @@ logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_
     *out = NULL;
     logt_store *st = calloc(1, sizeof *st);
     if (!st) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-    st->file = st->runs = st->summary = -1;
+    st->file = st->runs = st->summary = st->rowtype = -1;
     logt_strlcpy(st->path, sizeof st->path, path);
     logt_status s = LOGT_OK;
     struct stat sb;
@@ -472,7 +519,7 @@ logt_status logt_store_open_read(const char *path, logt_store **out)
     LOGT_TRY(check_hdf5(path));
     logt_store *st = calloc(1, sizeof *st);
     if (!st) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-    st->runs = st->summary = -1;
+    st->runs = st->summary = st->rowtype = -1;
     logt_strlcpy(st->path, sizeof st->path, path);
     logt_status s = LOGT_OK;
     st->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -502,6 +549,7 @@ logt_status logt_store_close(logt_store *st)
 {
     if (!st) return LOGT_OK;
     logt_status s = LOGT_OK;
+    h5close(st->rowtype);
     h5close(st->summary);
     h5close(st->runs);
     if (st->file >= 0 && H5Fclose(st->file) < 0) s = H5FAIL(st, "cannot close the results file");
@@ -512,6 +560,13 @@ logt_status logt_store_close(logt_store *st)
 }
 
 const char *logt_store_path(const logt_store *st) { return st->path; }
+
+int logt_store_summary_has(const logt_store *st, const char *column)
+{
+    for (int i = 0; i < NCOLUMNS; i++)
+        if (!strcmp(columns[i].name, column)) return !(st->missing >> i & 1);
+    return 0;
+}
 
 logt_status logt_store_root_str(logt_store *st, const char *name, char *buf, size_t n)
 {
@@ -897,9 +952,15 @@ done:
 logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, const char *error)
 {
     logt_status s = LOGT_OK;
-    hid_t runtype = -1, fspace = -1, mspace = -1, type = -1;
+    hid_t runtype = -1, fspace = -1, mspace = -1;
     int64_t *ids = NULL;
     int failed = strcmp(row->status, "ok") != 0;
+    for (int i = 0; i < NCOLUMNS; i++)
+        if ((st->missing >> i & 1) && has_value(row, i))
+            return LOGT_USER_FAIL(LOGT_EINVAL,
+                                  "%s was written by an older logt: its /summary has no column '%s' "
+                                  "for run %lld. HINT: write these runs to a new file with --out "
+                                  "NEW.h5", st->path, columns[i].name, (long long)row->run);
     if (failed) LOGT_TRY(logt_store_set_str(st, row->run, "", "error", error ? error : ""));
 
     /* The summary row first, the status last: a run marked finished always has its row.
@@ -923,15 +984,13 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     CHK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL),
         "cannot select in /summary");
     CHK(mspace = H5Screate_simple(1, &count, NULL), "cannot make a dataspace");
-    CHK(type = summary_type(), "cannot make the summary's row type");
-    CHK(H5Dwrite(st->summary, type, mspace, fspace, H5P_DEFAULT, row), "cannot write /summary");
+    CHK(H5Dwrite(st->summary, st->rowtype, mspace, fspace, H5P_DEFAULT, row), "cannot write /summary");
     if ((s = logt_store_set_str(st, row->run, "", "status", row->status)) != LOGT_OK) goto done;
     CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
     run_ix *r = find_id(st, row->run);
     if (r) r->state = failed ? LOGT_RUN_FAILED : LOGT_RUN_OK;
 done:
     free(ids);
-    h5close(type);
     h5close(mspace);
     h5close(fspace);
     h5close(runtype);
@@ -941,18 +1000,17 @@ done:
 logt_status logt_store_summary(logt_store *st, logt_summary_row **rows, int64_t *n)
 {
     logt_status s = LOGT_OK;
-    hid_t type = -1;
     *rows = NULL;
     LOGT_TRY(summary_len(st, n));
     logt_summary_row *buf = calloc((size_t)(*n > 0 ? *n : 1), sizeof *buf);
     if (!buf) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory reading /summary");
-    CHK(type = summary_type(), "cannot make the summary's row type");
     if (*n > 0)
-        CHK(H5Dread(st->summary, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), "cannot read /summary");
+        CHK(H5Dread(st->summary, st->rowtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf),
+            "cannot read /summary");
+    for (int64_t i = 0; i < *n; i++) fill_missing(&buf[i], st->missing);
     *rows = buf;
     buf = NULL;
 done:
     free(buf);
-    h5close(type);
     return s;
 }

@@ -6,7 +6,8 @@
  *   /runs/NNNNNN/     one group per run, attrs describing it (key, model, T, ..., status)
  *       time_ms, loss, grad_norm, wall_s, eval_* ...   f64 datasets
  *       checkpoint/   training state, see run.c
- *   /summary          compound, one row per finished run (logt_summary_row)
+ *   /summary          compound, one row per finished run (logt_summary_row); files
+ *                     written before a column existed are read with it NaN
  *
  * Growing datasets are chunked with an unlimited maximum size. Nothing here
  * ever truncates or deletes a file: an existing file is opened read-write and
@@ -91,7 +92,15 @@ typedef struct logt_summary_row {
     double median_ms, p10_ms, p90_ms, tokens_per_s;
     int64_t peak_mem_bytes;
     double final_loss, final_eval_loss, final_eval_acc;   /* NaN where not applicable */
+    /* kernel runs (NaN for the others): minimum traffic of a call, bytes / median time
+     * (GB/s), a device-to-device copy in the same run (GB/s), and 100·gbps / copy_gbps */
+    double bytes, gbps, copy_gbps, pct_of_copy;
 } logt_summary_row;
+
+/* Does the file's /summary have this column? Files of an older logt lack the newer
+ * ones: reading them fills those with NaN ("" for text, 0 for integers); a row that
+ * needs one cannot be written there (logt_store_run_finish says so). */
+int logt_store_summary_has(const logt_store *st, const char *column);
 
 /* Record a run's outcome: status ("ok"/"failed") and error attributes on its group,
  * its summary row (replacing an earlier row of the same run), then flush. */

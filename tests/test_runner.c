@@ -1,6 +1,7 @@
 /* test_runner.c — the `logt` command end to end, on the CPU, in temporary
  * directories: sweeps into HDF5, resume after a kill, failing runs, plots,
- * and every kind of bad input with its message.
+ * kernel experiments (the f64 reference on the CPU; CUDA where a GPU is),
+ * paired sweep keys (zip), and every kind of bad input with its message.
  *
  * The binary is the `logt` next to this test binary (found through
  * /proc/self/exe), so `make B=dir test` tests the build in dir. Kills are
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "../runner/store.h"
+#include "gpu.h"
 
 static char bin[PATH_MAX + 8];
 static char dir[64];
@@ -149,6 +151,49 @@ static const char *const train_ini =
     "[plot.loss]\n"
     "y = loss\n"
     "series = model\n";
+
+/* Two scans on four shapes: 8 kernel runs, each timed against a copy. */
+static const char *const kernel_ini =
+    "[experiment]\n"
+    "name = tinykernel\n"
+    "kind = kernel\n"
+    "models = scan, scan-serial\n"
+    "\n"
+    "[kernel]\n"
+    "T = 8, 64\n"
+    "B = 4\n"
+    "D = 1, 3\n"
+    "warmup = 1\n"
+    "repeats = 3\n"
+    "\n"
+    "[plot.pct]\n"
+    "y = pct_of_copy\n"
+    "series = model, C\n"
+    "logx = true\n"
+    "\n"
+    "[plot.speedup]\n"
+    "y = median_ms\n"
+    "baseline = model=scan-serial\n"
+    "series = C\n"
+    "\n"
+    "[plot.rate]\n"
+    "y = gbps\n"
+    "baseline = model=scan-serial\n"
+    "series = C\n";
+
+/* The data lines of a .gp file's inline block, as text. */
+static void gp_data(const char *rel, char *out, size_t n)
+{
+    char gp[16384];
+    read_at(rel, gp, sizeof gp);
+    const char *p = strstr(gp, "$data << EOD\n");
+    cr_assert_not_null(p, "no data in %s:\n%s", rel, gp);
+    size_t used = 0;
+    out[0] = '\0';
+    for (p = strchr(p, '\n') + 1; *p && strncmp(p, "EOD\n", 4); p = strchr(p, '\n') + 1)
+        if (p[0] >= '0' && p[0] <= '9')
+            used += (size_t)snprintf(out + used, n - used, "%.*s\n", (int)strcspn(p, "\n"), p);
+}
 
 /* ---- commands ------------------------------------------------------------------------ */
 
@@ -587,4 +632,250 @@ Test(runner, cuda_backend_without_gpu_is_an_error)
     cr_assert_eq(logt(NULL, "run exp --backend auto --out r.h5 --set sweep.T=4 --set sweep.pass=forward"), 0,
                  "%s", err);
     EXPECT_ERR("tiny on cpu");
+}
+
+/* ---- kernel experiments ---------------------------------------------------------------- */
+
+/* Checks shared by the CPU and GPU kernel runs: the row's measures are what they say. */
+static void check_kernel_row(logt_store *st, const logt_summary_row *r, int arrays, size_t elem)
+{
+    cr_assert_str_eq(r->kind, "kernel");
+    cr_assert_str_eq(r->status, "ok", "run %lld failed", (long long)r->run);
+    double bytes = (double)arrays * r->T * r->B * r->D * elem;
+    cr_assert_eq(r->bytes, bytes, "%s T=%lld: bytes %g, expected %g", r->model, (long long)r->T,
+                 r->bytes, bytes);
+    cr_assert(r->median_ms > 0 && r->p10_ms <= r->median_ms && r->median_ms <= r->p90_ms);
+    cr_assert(fabs(r->gbps - bytes / r->median_ms * 1e-6) <= 1e-12 * r->gbps, "gbps %g", r->gbps);
+    cr_assert(r->copy_gbps > 0 && isfinite(r->copy_gbps), "copy_gbps %g", r->copy_gbps);
+    cr_assert(fabs(r->pct_of_copy - 100 * r->gbps / r->copy_gbps) <= 1e-12 * r->pct_of_copy);
+    cr_assert(isnan(r->tokens_per_s) && isnan(r->final_loss));
+    cr_assert_gt(strlen(r->impl), 0);
+    double *ms, copy_median;
+    int64_t n, C;
+    cr_assert_eq(logt_store_read(st, r->run, "time_ms", &ms, &n), LOGT_OK);
+    cr_assert_eq(n, 3);
+    free(ms);
+    cr_assert_eq(logt_store_read(st, r->run, "copy_ms", &ms, &n), LOGT_OK);
+    cr_assert_eq(n, 3);
+    free(ms);
+    cr_assert_eq(logt_store_get_f64(st, r->run, "", "copy_median_ms", &copy_median), LOGT_OK);
+    cr_assert(fabs(r->copy_gbps - 2.0 * r->T * r->B * r->D * elem / copy_median * 1e-6) <=
+              1e-9 * r->copy_gbps);
+    cr_assert_eq(logt_store_get_i64(st, r->run, "", "C", &C), LOGT_OK);
+    cr_assert_eq(C, r->B * r->D);
+}
+
+/* A kernel experiment on the CPU (the f64 reference, memcpy as the copy) writes one row
+ * per kernel and shape with bytes, gbps, copy_gbps and pct_of_copy, the kernels of one
+ * shape next to each other; the new measures plot, and a baseline gives the speedup
+ * whether y is a time or a rate. */
+Test(runner, kernel_experiment_on_cpu)
+{
+    write_at("exp/experiment.ini", kernel_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("[8/8]");
+    EXPECT_ERR("% of copy");
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 8);
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 8);
+    for (int i = 0; i < n; i++) {
+        /* shape outside, kernel inside: scan, scan-serial, scan, scan-serial, ... */
+        cr_assert_str_eq(rows[i].model, i % 2 ? "scan-serial" : "scan", "row %d", i);
+        cr_assert_eq(rows[i].T, i < 4 ? 8 : 64);
+        cr_assert_eq(rows[i].D, i % 4 < 2 ? 1 : 3);
+        cr_assert_str_eq(rows[i].dtype, "f64");
+        cr_assert(strstr(rows[i].impl, "cpu f64 reference"), "%s", rows[i].impl);
+        check_kernel_row(st, &rows[i], 3, 8);
+    }
+    free(rows);
+    char s[256];
+    cr_assert_eq(logt_store_get_str(st, 0, "", "key", s, sizeof s), LOGT_OK);
+    cr_assert_str_eq(s, "kernel model=scan backend=cpu T=8 B=4 D=1 dtype=f64 seed=1 warmup=1 repeats=3");
+    logt_store_close(st);
+
+    int rc = logt(NULL, "plot exp --in r.h5");
+    cr_assert(rc == 0 || (rc == 1 && strstr(err, "gnuplot-nox")), "%s", err);
+    char pct[4096], speedup[4096], rate[4096];
+    gp_data("plots/r-pct.gp", pct, sizeof pct);
+    int points = 0;
+    for (const char *p = pct; (p = strchr(p, '\n')); p++) points++;
+    cr_assert_eq(points, 8, "pct_of_copy: one point per run:\n%s", pct);
+    /* serial time / scan time == scan rate / serial rate: the same bytes in both */
+    gp_data("plots/r-speedup.gp", speedup, sizeof speedup);
+    gp_data("plots/r-rate.gp", rate, sizeof rate);
+    cr_assert_gt(strlen(speedup), 0);
+    int k = 0;
+    for (const char *p = speedup, *q = rate; *p && *q; k++) {
+        double xp, yp, xq, yq;
+        cr_assert_eq(sscanf(p, "%lf %lf", &xp, &yp), 2);
+        cr_assert_eq(sscanf(q, "%lf %lf", &xq, &yq), 2);
+        cr_assert(xp == xq && fabs(yp - yq) <= 1e-8 * yp,
+                  "gbps against the baseline is not the speedup:\n%s\nvs\n%s", rate, speedup);
+        p = strchr(p, '\n') + 1;
+        q = strchr(q, '\n') + 1;
+    }
+    cr_assert_eq(k, 4, "one speedup per shape:\n%s", speedup);
+
+    /* the backward scan moves a, h, dh in and da, db out: 5 arrays */
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set experiment.models=scan-backward"),
+                 0, "%s", err);
+    st = open_results("r.h5");
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 12);
+    for (int i = 8; i < n; i++) {
+        cr_assert_str_eq(rows[i].model, "scan-backward");
+        check_kernel_row(st, &rows[i], 5, 8);
+    }
+    free(rows);
+    logt_store_close(st);
+}
+
+/* Killed after three kernel runs: they are kept, not run again, and the rest is done. */
+Test(runner, kernel_runs_resume)
+{
+    write_at("exp/experiment.ini", kernel_ini);
+    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_RUNS=3", "run exp --backend cpu --out r.h5"), 137, "%s", err);
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 3);
+    double *before[3];
+    int64_t n;
+    for (int i = 0; i < 3; i++) cr_assert_eq(logt_store_read(st, i, "copy_ms", &before[i], &n), LOGT_OK);
+    logt_store_close(st);
+
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("3 already in r.h5 (skipped), 5 to run");
+    st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 8);
+    for (int i = 0; i < 3; i++) {
+        double *after;
+        cr_assert_eq(logt_store_read(st, i, "copy_ms", &after, &n), LOGT_OK);
+        cr_assert_eq(memcmp(after, before[i], 3 * sizeof(double)), 0, "run %d was redone", i);
+        free(after);
+        free(before[i]);
+    }
+    logt_store_close(st);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("8 already in r.h5 (skipped), 0 to run");
+}
+
+/* The CPU kernels are the f64 reference: another dtype there fails the run, saying what to set. */
+Test(runner, kernel_dtype_on_cpu_must_be_f64)
+{
+    write_at("exp/experiment.ini", kernel_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set kernel.T=8 --set kernel.D=1 "
+                            "--set kernel.dtype=f32"), 1, "%s", err);
+    EXPECT_ERR("FAILED: kernel scan on the cpu is the float64 reference, not f32: set dtype = f64");
+    EXPECT_ERR("2 of 2 runs failed");
+}
+
+Test(runner, bad_kernel_names)
+{
+    expect_config_error("[experiment]\nkind = kernel\nmodels = scan, scna\n",
+                        "bad/experiment.ini:3: unknown kernel 'scna' (kind = kernel; known kernels: "
+                        "scan, scan-reverse, scan-serial, scan-backward; or * for all)");
+    expect_config_error("[experiment]\nmodels = lstm\nkind = kernel\n",
+                        "bad/experiment.ini:2: unknown kernel 'lstm' (kind = kernel; known kernels: "
+                        "scan, ");
+    EXPECT_ERR("It is a model: time it with kind = speed");
+    expect_config_error("[experiment]\nmodels = scan\n", "bad/experiment.ini:2: unknown model 'scan'");
+    EXPECT_ERR("It is a kernel: time it with kind = kernel");
+    expect_config_error("[experiment]\nkind = speed, kernel\nmodels = scan\n",
+                        "bad/experiment.ini:2: kind = kernel stands alone");
+    expect_config_error("[experiment]\nkind = kernel\n", "[experiment] needs models = ... (known "
+                        "kernels: scan, scan-reverse, scan-serial, scan-backward");
+    write_at("exp/experiment.ini", kernel_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set experiment.models=scan,scna"), 1);
+    EXPECT_ERR("--set experiment.models=scan,scna: unknown kernel 'scna'");
+}
+
+Test(runner, list_shows_kernels)
+{
+    cr_assert_eq(logt(NULL, "list"), 0);
+    char out[8192];
+    read_at("stdout.txt", out, sizeof out);
+    cr_assert(strstr(out, "kernels (for kind = kernel experiments)") && strstr(out, "scan-serial"),
+              "%s", out);
+}
+
+/* ---- paired sweep keys (zip) ----------------------------------------------------------- */
+
+/* zip = T, B walks T and B together; the other keys are still crossed with the pairs. */
+Test(runner, zip_pairs_sweep_keys)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4,8,6 --set sweep.B=2,3,1 "
+                            "--set sweep.zip=T,B"), 0, "%s", err);
+    EXPECT_ERR("6 runs");
+    logt_store *st = open_results("r.h5");
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 6);
+    static const int T[] = {4, 4, 8, 8, 6, 6}, B[] = {2, 2, 3, 3, 1, 1};
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(rows[i].T, T[i], "row %d", i);
+        cr_assert_eq(rows[i].B, B[i], "row %d", i);
+        cr_assert_str_eq(rows[i].pass, i % 2 ? "fwdbwd" : "forward");
+    }
+    free(rows);
+    logt_store_close(st);
+
+    /* kernels: four (C, T) shapes as (B, T) pairs with D = 1, crossed with two seeds */
+    write_at("k/experiment.ini", kernel_ini);
+    cr_assert_eq(logt(NULL, "run k --backend cpu --out k.h5 --set experiment.models=scan "
+                            "--set kernel.T=8,16,32,64 --set kernel.B=64,16,4,1 --set kernel.D=1 "
+                            "--set kernel.zip=B,T --set sweep.seed=1,2"), 0, "%s", err);
+    st = open_results("k.h5");
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 8);
+    for (int i = 0; i < n; i++) {
+        cr_assert_eq(rows[i].T * rows[i].B, i < 2 ? 512 : i < 4 ? 256 : i < 6 ? 128 : 64, "row %d", i);
+        cr_assert_eq(rows[i].seed, (uint64_t)(i % 2 + 1));
+    }
+    free(rows);
+    logt_store_close(st);
+}
+
+Test(runner, zip_errors)
+{
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nT = 4, 8\nB = 2\nzip = T, B\n",
+                        "bad/experiment.ini:6: zip = T, B walks its keys together, so their lists "
+                        "need one length, but T has 2 values and B has 1 (speed runs on cpu)");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nzip = T, Q\n",
+                        "bad/experiment.ini:4: bad value 'Q' for zip: expected T, B, D, input_size,");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nzip = T\n",
+                        "bad value 'T' for zip: expected two or more sweep keys to walk together");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\nzip = T, B, T\n",
+                        "expected sweep keys named once each");
+    /* a kind's own lists are the ones that must match */
+    expect_config_error("[experiment]\nmodels = scan\nkind = kernel\n[sweep]\nT = 4, 8\nB = 2, 3\n"
+                        "zip = T, B\n[kernel]\nB = 1\n",
+                        "T has 2 values and B has 1 (kernel runs on cpu)");
+}
+
+/* ---- kernel experiments on a GPU -------------------------------------------------------- */
+
+Test(runner, kernel_experiment_on_cuda)
+{
+    SKIP_WITHOUT_GPU("kernel runs on cuda");
+    write_at("exp/experiment.ini", kernel_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cuda --out r.h5 --set kernel.dtype=f32,bf16 "
+                            "--set experiment.models=scan,scan-reverse,scan-serial,scan-backward"),
+                 0, "%s", err);
+    logt_store *st = open_results("r.h5");
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 32);
+    for (int i = 0; i < n; i++) {
+        cr_assert_str_eq(rows[i].backend, "cuda");
+        cr_assert(strstr(rows[i].impl, "scan_"), "%s", rows[i].impl);
+        int backward = !strcmp(rows[i].model, "scan-backward");
+        check_kernel_row(st, &rows[i], backward ? 5 : 3, !strcmp(rows[i].dtype, "bf16") ? 2 : 4);
+    }
+    free(rows);
+    logt_store_close(st);
 }

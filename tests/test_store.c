@@ -1,7 +1,8 @@
 /* test_store.c — the HDF5 results file through runner/store.h: what is written
  * reads back the same (attributes, growing datasets, summary rows), strings
- * are variable-length UTF-8, a redone run keeps one summary row, and files that
- * are not ours are refused without being touched. CPU only, fast.
+ * are variable-length UTF-8, a redone run keeps one summary row, files that
+ * are not ours are refused without being touched, and files of an older logt
+ * (no kernel columns in /summary) are still read. CPU only, fast.
  */
 #include <criterion/criterion.h>
 #include <hdf5.h>
@@ -9,8 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/ctx.h"
+#include "../runner/config.h"
+#include "../runner/run.h"
 #include "../runner/store.h"
 
 static char dir[64];
@@ -56,6 +61,7 @@ static logt_summary_row sample_row(int64_t run, const char *status)
     r.median_ms = 1.5, r.p10_ms = 1.25, r.p90_ms = 2.0, r.tokens_per_s = 512000.0;
     r.peak_mem_bytes = 123456789;
     r.final_loss = r.final_eval_loss = r.final_eval_acc = NAN;
+    r.bytes = r.gbps = r.copy_gbps = r.pct_of_copy = NAN;
     return r;
 }
 
@@ -251,4 +257,207 @@ Test(store, refuses_garbage_and_keeps_it)
     cr_assert_not_null(fgets(buf, sizeof buf, f));
     fclose(f);
     cr_assert_str_eq(buf, "this is not HDF5\n");
+}
+
+/* ---- files of an older logt ------------------------------------------------------------ */
+
+/* The summary row of logt-results 1, before the kernel columns (bytes, gbps, copy_gbps,
+ * pct_of_copy) were added: the layout that older files on disk have. */
+typedef struct v1_row {
+    int64_t run;
+    char kind[8], model[32], backend[8], pass[16], dtype[8], cell[16], task[16];
+    int64_t T, B, D, input_size, head_dim, layers;
+    uint64_t seed;
+    char knobs[256], impl[160], status[8];
+    double median_ms, p10_ms, p90_ms, tokens_per_s;
+    int64_t peak_mem_bytes;
+    double final_loss, final_eval_loss, final_eval_acc;
+} v1_row;
+
+static hid_t v1_string(size_t n)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, n);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static void v1_attr(hid_t obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(a, 0);
+    cr_assert_geq(H5Awrite(a, t, &value), 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+}
+
+/* A results file as logt 0.1.0 (format "logt-results 1") wrote it: one finished lstm run. */
+static void write_v1_file(const char *file, const char *experiment)
+{
+    hid_t f = H5Fcreate(file, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert_geq(f, 0, "cannot create %s", file);
+    v1_attr(f, "format", "logt-results 1");
+    v1_attr(f, "experiment", experiment);
+    v1_attr(f, "backend", "cuda");
+    hid_t runs = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(runs, "000000", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    v1_attr(g, "key", "speed model=lstm T=256");
+    v1_attr(g, "status", "ok");
+    H5Gclose(g);
+    H5Gclose(runs);
+
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(v1_row));
+#define NUM(fl, ht) H5Tinsert(t, #fl, HOFFSET(v1_row, fl), ht)
+#define STR(fl)                                                    \
+    do {                                                           \
+        hid_t s_ = v1_string(sizeof(((v1_row *)0)->fl));           \
+        H5Tinsert(t, #fl, HOFFSET(v1_row, fl), s_);                \
+        H5Tclose(s_);                                              \
+    } while (0)
+    NUM(run, H5T_NATIVE_INT64);
+    STR(kind);
+    STR(model);
+    STR(backend);
+    STR(pass);
+    STR(dtype);
+    STR(cell);
+    STR(task);
+    NUM(T, H5T_NATIVE_INT64), NUM(B, H5T_NATIVE_INT64), NUM(D, H5T_NATIVE_INT64);
+    NUM(input_size, H5T_NATIVE_INT64), NUM(head_dim, H5T_NATIVE_INT64);
+    NUM(layers, H5T_NATIVE_INT64), NUM(seed, H5T_NATIVE_UINT64);
+    STR(knobs);
+    STR(impl);
+    STR(status);
+    NUM(median_ms, H5T_NATIVE_DOUBLE), NUM(p10_ms, H5T_NATIVE_DOUBLE);
+    NUM(p90_ms, H5T_NATIVE_DOUBLE), NUM(tokens_per_s, H5T_NATIVE_DOUBLE);
+    NUM(peak_mem_bytes, H5T_NATIVE_INT64), NUM(final_loss, H5T_NATIVE_DOUBLE);
+    NUM(final_eval_loss, H5T_NATIVE_DOUBLE), NUM(final_eval_acc, H5T_NATIVE_DOUBLE);
+#undef NUM
+#undef STR
+    v1_row row;
+    memset(&row, 0, sizeof row);
+    snprintf(row.kind, sizeof row.kind, "speed");
+    snprintf(row.model, sizeof row.model, "lstm");
+    snprintf(row.backend, sizeof row.backend, "cuda");
+    snprintf(row.pass, sizeof row.pass, "forward");
+    snprintf(row.dtype, sizeof row.dtype, "f32");
+    snprintf(row.impl, sizeof row.impl, "lstm cuda");
+    snprintf(row.status, sizeof row.status, "ok");
+    row.T = 256, row.B = 3, row.D = 17, row.input_size = 17, row.layers = 1, row.seed = 42;
+    row.median_ms = 1.5, row.p10_ms = 1.25, row.p90_ms = 2.0, row.tokens_per_s = 512000.0;
+    row.peak_mem_bytes = 4096;
+    row.final_loss = row.final_eval_loss = row.final_eval_acc = NAN;
+    hsize_t dims = 1, maxdims = H5S_UNLIMITED, chunk = 64;
+    hid_t sp = H5Screate_simple(1, &dims, &maxdims), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, &chunk);
+    hid_t d = H5Dcreate2(f, "summary", t, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    cr_assert_geq(d, 0);
+    cr_assert_geq(H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &row), 0);
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Tclose(t);
+    H5Fclose(f);
+}
+
+/* A file of format 1 reads with NaN in the kernel columns, takes more model rows, and
+ * refuses a kernel row (and a kernel experiment) with a message that says why. */
+Test(store, older_file_without_kernel_columns)
+{
+    snprintf(path, sizeof path, "%s/v1.h5", dir);
+    write_v1_file(path, "exp-old");
+
+    logt_store *st;
+    cr_assert_eq(logt_store_open_read(path, &st), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(logt_store_summary_has(st, "median_ms"));
+    cr_assert(!logt_store_summary_has(st, "gbps"));
+    cr_assert(!logt_store_summary_has(st, "pct_of_copy"));
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(n, 1);
+    cr_assert_str_eq(rows[0].model, "lstm");
+    cr_assert_str_eq(rows[0].impl, "lstm cuda");
+    cr_assert_eq(rows[0].T, 256);
+    cr_assert_eq(rows[0].seed, 42u);
+    cr_assert_eq(rows[0].median_ms, 1.5);
+    cr_assert_eq(rows[0].tokens_per_s, 512000.0);
+    cr_assert_eq(rows[0].peak_mem_bytes, 4096);
+    cr_assert(isnan(rows[0].bytes) && isnan(rows[0].gbps) && isnan(rows[0].copy_gbps) &&
+              isnan(rows[0].pct_of_copy));
+    free(rows);
+    cr_assert_eq(logt_store_close(st), LOGT_OK);
+
+    /* model runs may still be added; a kernel run would lose its columns: refused */
+    logt_store_meta meta = meta_for("exp-old");
+    cr_assert_eq(logt_store_open(path, &meta, &st), LOGT_OK, "%s", logt_errmsg());
+    int64_t a, b;
+    cr_assert_eq(logt_store_run_new(st, "speed model=lstm T=512", &a), LOGT_OK);
+    cr_assert_eq(a, 1);
+    logt_summary_row row = sample_row(a, "ok");
+    row.bytes = row.gbps = row.copy_gbps = row.pct_of_copy = NAN;
+    cr_assert_eq(logt_store_run_finish(st, &row, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_run_new(st, "kernel model=scan T=512", &b), LOGT_OK);
+    row = sample_row(b, "ok");
+    snprintf(row.kind, sizeof row.kind, "kernel");
+    row.bytes = 3.0 * 512 * 8, row.gbps = 10, row.copy_gbps = 20, row.pct_of_copy = 50;
+    cr_assert_neq(logt_store_run_finish(st, &row, NULL), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), "older logt") && strstr(logt_errmsg(), "'bytes'") &&
+              strstr(logt_errmsg(), "--out"), "%s", logt_errmsg());
+    cr_assert_eq(logt_store_close(st), LOGT_OK);
+
+    cr_assert_eq(logt_store_open_read(path, &st), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(n, 2);
+    cr_assert_eq(rows[1].run, 1);
+    cr_assert_eq(rows[1].median_ms, 1.5);
+    cr_assert(isnan(rows[1].gbps));
+    free(rows);
+    cr_assert_eq(logt_store_close(st), LOGT_OK);
+
+    /* `logt run` of a kernel experiment into it stops before running anything */
+    char exp[128], ini[160];
+    snprintf(exp, sizeof exp, "%s/exp", dir);
+    snprintf(ini, sizeof ini, "%s/experiment.ini", exp);
+    cr_assert_eq(mkdir(exp, 0755), 0);
+    FILE *f = fopen(ini, "w");
+    cr_assert_not_null(f);
+    fputs("[experiment]\nname = exp-old\nkind = kernel\nmodels = scan\n[kernel]\nT = 8\nB = 2\n"
+          "D = 1\nrepeats = 1\n", f);
+    fclose(f);
+    logt_experiment *e;
+    cr_assert_eq(logt_exp_parse(exp, NULL, 0, &e), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_exp_resolve(e, LOGT_CPU), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CPU, &ctx), LOGT_OK);
+    logt_run_opts ro = {.out = path};
+    logt_run_report rep;
+    cr_assert_neq(logt_run_experiment(e, ctx, &ro, &rep), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), "written by an older logt") && strstr(logt_errmsg(), "--out"),
+              "%s", logt_errmsg());
+    cr_assert_eq(rep.ran, 0);
+    logt_ctx_destroy(ctx);
+    logt_exp_free(e);
+}
+
+/* An HDF5 file whose /summary is some other table is refused, naming the file. */
+Test(store, summary_of_another_shape_is_refused)
+{
+    snprintf(path, sizeof path, "%s/other.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    v1_attr(f, "experiment", "exp-a");
+    H5Gclose(H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    hsize_t dims = 3;
+    hid_t sp = H5Screate_simple(1, &dims, NULL);
+    H5Dclose(H5Dcreate2(f, "summary", H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Sclose(sp);
+    H5Fclose(f);
+    logt_store *st;
+    cr_assert_neq(logt_store_open_read(path, &st), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), "not a logt summary") && strstr(logt_errmsg(), path), "%s",
+              logt_errmsg());
 }

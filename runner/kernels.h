@@ -1,0 +1,66 @@
+/* kernels.h — the kernels that `kind = kernel` experiments time, by name.
+ *
+ * A kernel experiment times one library kernel on its own (no model around it) and
+ * compares it with a device-to-device copy timed in the same run. The table in
+ * kernels.c maps a name (`models = scan, scan-serial`) to a function that runs the
+ * kernel once on buffers the runner has already allocated and filled.
+ *
+ * Shapes: every array is [T][C] elements of the run's dtype, C = B·D channels.
+ * The runner allocates the kernel's `nin` input arrays as one block `in` (array i
+ * starts at element i·T·C) and fills it once per shape from the seed: array 0
+ * uniform in [0.5, 1) (gates that neither vanish nor blow up over T), the others
+ * uniform in [-1, 1); the `nout` output arrays are one block `out`. On cuda both
+ * are device memory and the kernel runs on ctx's stream; on cpu they are host f64
+ * and the kernel is the float64 reference.
+ *
+ * Traffic: a kernel must read each input and write each output once at the least,
+ * so its bytes are (nin + nout)·T·C·sizeof(dtype) and its effective bandwidth is
+ * those bytes over its median time.
+ *
+ * Adding a kernel is one function with the signature of `run` and one line in the
+ * table (a kernel whose arrays are not [T][C] takes several: SRU's packed gates
+ * [T][B][3D] are 3 arrays of the block).
+ */
+#ifndef LOGT_RUNNER_KERNELS_H
+#define LOGT_RUNNER_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/ctx.h"
+
+typedef struct logt_kernel_args {
+    logt_device device;
+    logt_dtype dtype;
+    int64_t T, B, D, C;      /* C = B·D                                     */
+    const void *in;          /* [nin][T][C]: the inputs, filled once        */
+    void *out;               /* [nout][T][C]: the outputs                   */
+} logt_kernel_args;
+
+typedef struct logt_kernel {
+    const char *name;        /* "scan", "scan-serial", ...                   */
+    const char *summary;
+    unsigned devices;        /* bit (1u << LOGT_CPU) | (1u << LOGT_CUDA)      */
+    int nin, nout;           /* [T][C] arrays read and written               */
+    /* Run once on ctx's stream. When impl is not NULL, also say what ran there
+     * ("scan_cuda route=chunked"); the runner asks on the first call only. */
+    logt_status (*run)(logt_ctx *ctx, const logt_kernel_args *a, char *impl, size_t nimpl);
+} logt_kernel;
+
+const logt_kernel *logt_kernel_find(const char *name);   /* NULL when unknown */
+int logt_kernel_count(void);
+const logt_kernel *logt_kernel_at(int i);
+/* "scan, scan-reverse, ..." into buf. */
+void logt_kernel_names(char *buf, size_t n);
+
+/* Array i of the input or output block. */
+const void *logt_kernel_in(const logt_kernel_args *a, int i);
+void *logt_kernel_out(const logt_kernel_args *a, int i);
+/* The minimum traffic of one call in bytes: (nin + nout)·T·C·sizeof(dtype). */
+double logt_kernel_bytes(const logt_kernel *k, const logt_kernel_args *a);
+
+/* The yardstick: copy `bytes` from src to dst, on ctx's stream (cudaMemcpyAsync,
+ * device to device) on cuda, memcpy on the cpu. */
+logt_status logt_kernel_copy(logt_ctx *ctx, void *dst, const void *src, size_t bytes);
+
+#endif
