@@ -1,5 +1,5 @@
 /* gilr.c — the gilr and gilr-lstm models (equations in gilr.h): their ops, and the float64
- * CPU reference.
+ * CPU reference (the CUDA path, the same steps on the GPU, is gilr_cuda.cu).
  *
  * Forward: the input projection of all T steps at once (one product per gate), the
  * activations, then the state by a linear scan. Backward mirrors it: the scan's backward
@@ -66,7 +66,12 @@ static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const doub
 
 static logt_status check_cfg(const logt_model_cfg *cfg)
 {
-    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    if (cfg->device == LOGT_CUDA && cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "%s on cuda computes in f32 with f32 or bf16 activations, not %s: "
+                         "set dtype = f32 or bf16",
+                         cfg->model, logt_dtype_name(cfg->dtype));
+    if (cfg->device != LOGT_CUDA) LOGT_TRY(logt_cfg_require_param_dtype(cfg));
     if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
@@ -260,15 +265,22 @@ done:
     return s;
 }
 
-/* ---- ops ---------------------------------------------------------------------------------- */
+/* ---- ops: the CPU reference here, the CUDA path in gilr_cuda.cu ---------------------------- */
+
+#ifdef LOGT_HAVE_CUDA
+#define GILR_DEVICES ((1u << LOGT_CPU) | (1u << LOGT_CUDA))
+#else
+#define GILR_DEVICES (1u << LOGT_CPU)
+#endif
 
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
     gilr_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-    snprintf(m->base.impl, sizeof m->base.impl,
-             "cpu f64 reference: input projection of all steps, then a serial linear scan");
-    (void)cfg;
+    snprintf(m->base.impl, sizeof m->base.impl, "%s",
+             cfg->device == LOGT_CPU
+                 ? "cpu f64 reference: input projection of all steps, then a serial linear scan"
+                 : "cuda: whole-sequence cuBLAS GEMMs, fused pointwise, linear scans (set by forward)");
     *out = &m->base;
     return LOGT_OK;
 }
@@ -276,7 +288,6 @@ static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 static logt_status keep_io(logt_model *base, const logt_tensor *x, logt_tensor *h)
 {
     gilr_model *m = (gilr_model *)base;
-    /* cpu only: logt_net_create refuses the other devices (.devices) */
     m->x = *x;
     m->h = *h;
     m->x.owns = m->h.owns = 0;
@@ -286,14 +297,20 @@ static logt_status keep_io(logt_model *base, const logt_tensor *x, logt_tensor *
 static logt_status gilr_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
                                 logt_ctx *ctx)
 {
-    (void)ctx;
     LOGT_TRY(keep_io(base, x, h));
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return gilr_forward_cuda((gilr_model *)base, x, h, ctx);
+#endif
+    (void)ctx;
     return gilr_forward_cpu((gilr_model *)base, x, h);
 }
 
 static logt_status gilr_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
                                  logt_ctx *ctx)
 {
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return gilr_backward_cuda((gilr_model *)base, dh, dx, ctx);
+#endif
     (void)ctx;
     return gilr_backward_cpu((gilr_model *)base, dh, dx);
 }
@@ -301,14 +318,20 @@ static logt_status gilr_backward(logt_model *base, const logt_tensor *dh, logt_t
 static logt_status gilr_lstm_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
                                      logt_ctx *ctx)
 {
-    (void)ctx;
     LOGT_TRY(keep_io(base, x, h));
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return gilr_lstm_forward_cuda((gilr_model *)base, x, h, ctx);
+#endif
+    (void)ctx;
     return gilr_lstm_forward_cpu((gilr_model *)base, x, h);
 }
 
 static logt_status gilr_lstm_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
                                       logt_ctx *ctx)
 {
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return gilr_lstm_backward_cuda((gilr_model *)base, dh, dx, ctx);
+#endif
     (void)ctx;
     return gilr_lstm_backward_cpu((gilr_model *)base, dh, dx);
 }
@@ -316,6 +339,9 @@ static logt_status gilr_lstm_backward(logt_model *base, const logt_tensor *dh, l
 static void gilr_destroy(logt_model *base)
 {
     gilr_model *m = (gilr_model *)base;
+#ifdef LOGT_HAVE_CUDA
+    gilr_free_cuda(m);
+#endif
     logt_tensor_free(&m->sur);
     logt_tensor_free(&m->hs);
     logt_tensor_free(&m->gates);
@@ -326,7 +352,7 @@ static void gilr_destroy(logt_model *base)
 const logt_model_ops logt_gilr_ops = {
     .name = "gilr",
     .summary = "GILR: gate and impulse from the input only, the state by a linear scan",
-    .devices = 1u << LOGT_CPU,
+    .devices = GILR_DEVICES,
     .nstate = 1,
     .knobs = NULL,
     .layout = logt_gilr_layout,
@@ -339,7 +365,7 @@ const logt_model_ops logt_gilr_ops = {
 const logt_model_ops logt_gilr_lstm_ops = {
     .name = "gilr-lstm",
     .summary = "GILR-LSTM: an LSTM fed a GILR surrogate of its output; two linear scans",
-    .devices = 1u << LOGT_CPU,
+    .devices = GILR_DEVICES,
     .nstate = 2,
     .knobs = NULL,
     .layout = logt_gilr_lstm_layout,

@@ -25,6 +25,9 @@
  *
  * Activations are kept as planes, one [T][B][D] block per gate, so that each plane is the
  * [T][C] array (C = B·D) that the scan takes.
+ *
+ * Devices: cpu (f64, gilr.c) and cuda (gilr_cuda.cu: fp32 arithmetic, parameters f32,
+ * activations x, h and the states f32 or bf16; the planes inside are f32 either way).
  */
 #ifndef LOGT_GILR_H
 #define LOGT_GILR_H
@@ -39,9 +42,11 @@ typedef struct gilr_model {
     logt_model base;
     logt_tensor x, h;   /* views of forward's input and output, kept for backward         */
     logt_tensor sur;    /* [2][T·B][D] the GILR's activated gate g and impulse (i, or j)   */
-    logt_tensor hs;     /* gilr-lstm: [T][B][D] surrogate states h̃                         */
+    logt_tensor hs;     /* gilr-lstm: [T][B][D] surrogate states h̃; on cuda [T+1][B][D]
+                           with row 0 holding h̃_{-1}. gilr on cuda in bf16: f32 states h  */
     logt_tensor gates;  /* gilr-lstm: [4][T·B][D] activated i f z o                         */
     logt_tensor c;      /* gilr-lstm: [T][B][D] cell states                                 */
+    void *cuda;         /* the CUDA path's scratch buffers (gilr_cuda.cu)                   */
 } gilr_model;
 
 logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out);
@@ -51,6 +56,16 @@ logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h
 logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx);
 logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+#ifdef LOGT_HAVE_CUDA
+logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h,
+                                   logt_ctx *ctx);
+logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx,
+                                    logt_ctx *ctx);
+void gilr_free_cuda(gilr_model *m);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,18 @@
-/* test_gilr.c — the float64 CPU gilr and gilr-lstm: a hand-worked case each, every gradient of
- * a two-layer stack against central differences, two layers equal to two chained nets, and
- * the configuration errors. */
+/* test_gilr.c — gilr and gilr-lstm. The float64 CPU reference: a hand-worked case each, every
+ * gradient of a two-layer stack against central differences, two layers equal to two chained
+ * nets, and the configuration errors. CUDA (f32 and bf16) against that reference on the same
+ * parameters: h, every parameter slice's gradient, dx, dh0 and dc0 at awkward shapes; and
+ * the CUDA scratch buffers reused across calls and shapes. GPU tests skip without a GPU. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/rng.h"
 #include "../models/model.h"
 #include "check.h"
+#include "gpu.h"
 #include "gradcheck.h"
 
 static double sig(double a) { return 1 / (1 + exp(-a)); }
@@ -184,7 +188,13 @@ Test(gilr_cpu, bad_configurations_say_what_is_wrong)
         cfg.head_dim = 2;
         expect_cfg_error(&cfg, LOGT_EINVAL, "head_dim must be 0 or D = 4, not 2");
         logt_model_cfg_init(&cfg, models[i], LOGT_CUDA, 3, 4);
+#ifdef LOGT_HAVE_CUDA
+        cfg.dtype = LOGT_F64;   /* refused by the layout, before any device memory is touched */
+        expect_cfg_error(&cfg, LOGT_EUNSUPPORTED, "on cuda computes in f32 with f32 or bf16 "
+                                                  "activations, not f64: set dtype = f32 or bf16");
+#else
         expect_cfg_error(&cfg, LOGT_EUNSUPPORTED, "does not run on the cuda backend (it runs on cpu only)");
+#endif
 
         logt_model_cfg_init(&cfg, models[i], LOGT_CPU, 3, 4);
         cfg.head_dim = 4;   /* D itself is fine */
@@ -208,10 +218,299 @@ Test(gilr_cpu, registered_with_their_layouts)
     cr_assert(g && gl);
     cr_assert_eq(g->nstate, 1);
     cr_assert_eq(gl->nstate, 2);
+#ifdef LOGT_HAVE_CUDA
+    unsigned devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA);
+#else
+    unsigned devices = 1u << LOGT_CPU;
+#endif
+    cr_assert_eq(g->devices, devices);
+    cr_assert_eq(gl->devices, devices);
     logt_net *net = make_net("gilr", 3, 4, 1, 1);   /* W [2D][I], b [2D] */
     cr_assert_eq(net->w.numel, 2 * 4 * 3 + 2 * 4);
     logt_net_destroy(net);
     net = make_net("gilr-lstm", 3, 4, 1, 1);        /* Ws [2D][I], bs [2D], W [4D][I], U [4D][D], b [4D] */
     cr_assert_eq(net->w.numel, 2 * 4 * 3 + 2 * 4 + 4 * 4 * 3 + 4 * 4 * 4 + 4 * 4);
     logt_net_destroy(net);
+}
+
+/* ---- CUDA against the f64 CPU reference ---------------------------------------------------- */
+
+typedef struct gcase {
+    int T, B, I, D, L;
+    int state;     /* 1: random h0 (and c0), and their gradients are compared */
+    int want_dx;   /* 0: backward with dx = NULL */
+} gcase;
+
+/* T = 1, 33, 1000; B odd; D not a multiple of 32; I below and above D; one and two layers.
+ * {2, 131, 3, 259}: C = B·D = 33929 channels, past the scan's channel-parallel threshold
+ * (256 per SM: 33792 on an H200's 132 SMs), so both of its routes are used. */
+static const gcase gcases[] = {
+    {1, 1, 3, 5, 2, 1, 1},    {1, 3, 7, 33, 2, 0, 1},   {33, 5, 4, 37, 2, 1, 0},
+    {33, 3, 40, 33, 1, 0, 1}, {2, 131, 3, 259, 1, 1, 1}, {1000, 7, 6, 45, 2, 1, 1},
+    {1000, 3, 5, 70, 2, 0, 1},
+};
+
+typedef struct gproblem {
+    double *x, *dh, *h0, *c0;   /* [T][B][I], [T][B][D], [L][B][D], [L][B][D] */
+} gproblem;
+
+typedef struct goutcome {
+    double *h, *dw, *dx, *dh0, *dc0;
+    int64_t nw;
+    int nslices;
+    char slice[2 * LOGT_MAX_SLICES][40];
+    int64_t slice_off[2 * LOGT_MAX_SLICES], slice_len[2 * LOGT_MAX_SLICES];
+    char impl[160];
+} goutcome;
+
+/* Uniform in [-scale, scale]; rounded through bf16 when asked, so that the reference and the
+ * bf16 model see the very same inputs. */
+static double *gvalues(int64_t n, uint64_t stream, double scale, int round_bf16)
+{
+    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    for (int64_t i = 0; i < n; i++) {
+        p[i] = scale * (2 * logt_uniform(77, stream, (uint64_t)i) - 1);
+        if (round_bf16) p[i] = logt_bf16_to_f32(logt_f32_to_bf16((float)p[i]));
+    }
+    return p;
+}
+
+static gproblem gproblem_make(const gcase *c, int round_bf16)
+{
+    int64_t nx = (int64_t)c->T * c->B * c->I, nh = (int64_t)c->T * c->B * c->D;
+    int64_t ns = (int64_t)c->L * c->B * c->D;
+    gproblem p = {gvalues(nx, 1, 1.0, round_bf16), gvalues(nh, 2, 1.0, round_bf16),
+                  gvalues(ns, 3, 0.5, round_bf16), gvalues(ns, 4, 0.5, round_bf16)};
+    return p;
+}
+
+static void gproblem_free(gproblem *p) { free(p->x), free(p->dh), free(p->h0), free(p->c0); }
+
+static void goutcome_free(goutcome *o)
+{
+    free(o->h), free(o->dw), free(o->dx), free(o->dh0), free(o->dc0);
+    memset(o, 0, sizeof *o);
+}
+
+static double *host_copy(const logt_tensor *t)
+{
+    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
+    return p;
+}
+
+static logt_tensor on_device(const logt_model_cfg *cfg, int64_t a, int64_t b, int64_t w,
+                             const double *host)
+{
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, w), LOGT_OK, "%s", logt_errmsg());
+    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
+    return t;
+}
+
+/* One forward and backward of `net` on case c; results into o (host, f64). */
+static void gpass(logt_net *net, logt_ctx *ctx, const gcase *c, const gproblem *p, goutcome *o)
+{
+    const logt_model_cfg *cfg = &net->cfg;
+    memset(o, 0, sizeof *o);
+    if (c->state) {
+        logt_tensor h0 = tensor3(c->L, c->B, c->D, p->h0), c0 = tensor3(c->L, c->B, c->D, p->c0);
+        cr_assert_eq(logt_net_set_state(net, &h0, net->ops->nstate > 1 ? &c0 : NULL), LOGT_OK,
+                     "%s", logt_errmsg());
+        logt_tensor_free(&h0), logt_tensor_free(&c0);
+    } else
+        cr_assert_eq(logt_net_set_state(net, NULL, NULL), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor x = on_device(cfg, c->T, c->B, c->I, p->x);
+    logt_tensor dh = on_device(cfg, c->T, c->B, c->D, p->dh);
+    logt_tensor dx = on_device(cfg, c->T, c->B, c->I, NULL);
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s forward: %s", cfg->model, logt_errmsg());
+    cr_assert_eq(logt_net_backward(net, &dh, c->want_dx ? &dx : NULL, ctx), LOGT_OK,
+                 "%s backward: %s", cfg->model, logt_errmsg());
+    if (ctx) cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s: %s", cfg->model, logt_errmsg());
+    o->h = host_copy(h);
+    o->dw = host_copy(&net->dw);
+    o->nw = net->dw.numel;
+    if (c->want_dx) o->dx = host_copy(&dx);
+    if (c->state) {
+        o->dh0 = host_copy(&net->dh0);
+        if (net->ops->nstate > 1) o->dc0 = host_copy(&net->dc0);
+    }
+    o->nslices = logt_net_nslices(net);
+    cr_assert(o->nslices <= 2 * LOGT_MAX_SLICES);
+    for (int i = 0; i < o->nslices; i++)
+        logt_net_slice(net, i, o->slice[i], sizeof o->slice[i], &o->slice_off[i], &o->slice_len[i]);
+    snprintf(o->impl, sizeof o->impl, "%s", net->layer[0]->impl);
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+}
+
+static logt_net *gnet(const char *model, logt_device dev, logt_dtype dt, const gcase *c)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, model, dev, c->I, c->D);
+    cfg.dtype = dt;
+    cfg.layers = c->L;
+    cfg.seed = 5;
+    logt_net *net;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s: %s", model, logt_errmsg());
+    return net;
+}
+
+/* max|x - ref| / max|ref| (the project's acceptance measure); NaN anywhere gives NaN. */
+static double rel_err(const double *x, const double *ref, int64_t n)
+{
+    double d = 0, s = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double e = fabs(x[i] - ref[i]);
+        if (!(e <= d)) d = e;
+        if (fabs(ref[i]) > s) s = fabs(ref[i]);
+    }
+    return s > 0 ? d / s : d;
+}
+
+static void expect_rel(const char *label, const char *what, const double *x, const double *ref,
+                       int64_t n, double bound)
+{
+    double e = rel_err(x, ref, n);
+    cr_expect(e <= bound, "%s: %s: max|cuda - ref| / max|ref| = %.3g, bound %.0e", label, what, e,
+              bound);
+}
+
+/* Everything of got against ref: h within fwd, every gradient within grad. */
+static void expect_outcome(const char *label, const gcase *c, const goutcome *got,
+                           const goutcome *ref, double fwd, double grad)
+{
+    int64_t nh = (int64_t)c->T * c->B * c->D, nx = (int64_t)c->T * c->B * c->I;
+    int64_t ns = (int64_t)c->L * c->B * c->D;
+    cr_assert_eq(got->nw, ref->nw, "%s: %lld vs %lld parameters", label, (long long)got->nw,
+                 (long long)ref->nw);
+    expect_rel(label, "h", got->h, ref->h, nh, fwd);
+    for (int i = 0; i < ref->nslices; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "d%s", ref->slice[i]);
+        expect_rel(label, what, got->dw + ref->slice_off[i], ref->dw + ref->slice_off[i],
+                   ref->slice_len[i], grad);
+    }
+    if (c->want_dx) expect_rel(label, "dx", got->dx, ref->dx, nx, grad);
+    if (c->state) expect_rel(label, "dh0", got->dh0, ref->dh0, ns, grad);
+    if (c->state && ref->dc0) expect_rel(label, "dc0", got->dc0, ref->dc0, ns, grad);
+}
+
+static void cuda_vs_cpu(const char *model, logt_dtype dt, double fwd, double grad)
+{
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    for (size_t k = 0; k < sizeof gcases / sizeof gcases[0]; k++) {
+        const gcase *c = &gcases[k];
+        gproblem p = gproblem_make(c, dt == LOGT_BF16);
+        logt_net *cpu = gnet(model, LOGT_CPU, LOGT_F64, c), *gpu = gnet(model, LOGT_CUDA, dt, c);
+        goutcome ref, got;
+        gpass(cpu, NULL, c, &p, &ref);
+        gpass(gpu, ctx, c, &p, &got);
+        char label[160];
+        snprintf(label, sizeof label, "%s %s T=%d B=%d I=%d D=%d layers=%d %s%s", model,
+                 dt == LOGT_BF16 ? "bf16" : "f32", c->T, c->B, c->I, c->D, c->L,
+                 c->state ? "with initial state" : "zero state", c->want_dx ? "" : ", dx = NULL");
+        cr_expect(strstr(got.impl, "cuda") && strstr(got.impl, dt == LOGT_BF16 ? "bf16" : "f32"),
+                  "%s: impl '%s' should say cuda and the dtype", label, got.impl);
+        expect_outcome(label, c, &got, &ref, fwd, grad);
+        goutcome_free(&ref), goutcome_free(&got);
+        logt_net_destroy(cpu), logt_net_destroy(gpu);
+        gproblem_free(&p);
+    }
+    logt_ctx_destroy(ctx);
+}
+
+/* f32 against f64: h within a few f32 roundings (the scans contract, so the error does not
+ * grow with T); gradients sum over T·B rows in the weight GEMMs and the column sums, so
+ * they get 10x more room. */
+#define F32_FWD 1e-5
+#define F32_GRAD 1e-4
+/* bf16 x, h, dh, dx and states: the inputs are rounded to bf16 for the reference too, so what
+ * is left is the rounding (2^-9 ≈ 2e-3 relative) of each layer's h and of the gradients
+ * passed between layers and out; everything inside is f32. A wrong index or a missing term
+ * gives errors of order 1. */
+#define BF16_FWD 1e-2
+#define BF16_GRAD 3e-2
+
+Test(gilr_cuda, matches_cpu_reference_f32)
+{
+    SKIP_WITHOUT_GPU("gilr on cuda vs the f64 CPU reference");
+    cuda_vs_cpu("gilr", LOGT_F32, F32_FWD, F32_GRAD);
+}
+
+Test(gilr_lstm_cuda, matches_cpu_reference_f32)
+{
+    SKIP_WITHOUT_GPU("gilr-lstm on cuda vs the f64 CPU reference");
+    cuda_vs_cpu("gilr-lstm", LOGT_F32, F32_FWD, F32_GRAD);
+}
+
+Test(gilr_cuda, bf16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("gilr on cuda in bf16 vs the f64 CPU reference");
+    cuda_vs_cpu("gilr", LOGT_BF16, BF16_FWD, BF16_GRAD);
+}
+
+Test(gilr_lstm_cuda, bf16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("gilr-lstm on cuda in bf16 vs the f64 CPU reference");
+    cuda_vs_cpu("gilr-lstm", LOGT_BF16, BF16_FWD, BF16_GRAD);
+}
+
+/* The scratch buffers are kept between calls and regrown when the shape changes: one net
+ * running shape a, then b, then a again must give what fresh nets give, and its backward
+ * must not have consumed the forward's activations (a second backward repeats the first). */
+static void scratch_reuse(const char *model, logt_dtype dt)
+{
+    const gcase a = {40, 3, 5, 37, 2, 1, 1}, b = {7, 9, 5, 37, 2, 0, 1};
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    gproblem pa = gproblem_make(&a, 0), pb = gproblem_make(&b, 0);
+    logt_net *net = gnet(model, LOGT_CUDA, dt, &a);
+    goutcome fa, fb, ra, rb, again;
+    logt_net *fresh = gnet(model, LOGT_CUDA, dt, &a);
+    gpass(fresh, ctx, &a, &pa, &fa);
+    logt_net_destroy(fresh);
+    fresh = gnet(model, LOGT_CUDA, dt, &b);
+    gpass(fresh, ctx, &b, &pb, &fb);
+    logt_net_destroy(fresh);
+
+    gpass(net, ctx, &a, &pa, &ra);
+    gpass(net, ctx, &b, &pb, &rb);
+    goutcome_free(&ra);
+    gpass(net, ctx, &a, &pa, &ra);
+    /* a second backward from the same forward */
+    logt_tensor dh = on_device(&net->cfg, a.T, a.B, a.D, pa.dh);
+    cr_assert_eq(logt_net_backward(net, &dh, NULL, ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    again.dw = host_copy(&net->dw);
+
+    char label[96];
+    snprintf(label, sizeof label, "%s %s, one net over shapes a, b, a", model, logt_dtype_name(dt));
+    /* the same GEMMs on the same data: only the scan's order of combination may differ */
+    expect_outcome(label, &a, &ra, &fa, 1e-6, 1e-6);
+    expect_outcome(label, &b, &rb, &fb, 1e-6, 1e-6);
+    expect_rel(label, "dw of a second backward", again.dw, ra.dw, ra.nw, 1e-6);
+    free(again.dw);
+    logt_tensor_free(&dh);
+    goutcome_free(&fa), goutcome_free(&fb), goutcome_free(&ra), goutcome_free(&rb);
+    gproblem_free(&pa), gproblem_free(&pb);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+}
+
+Test(gilr_cuda, scratch_reused_across_calls_and_shapes)
+{
+    SKIP_WITHOUT_GPU("gilr's CUDA scratch buffers");
+    scratch_reuse("gilr", LOGT_F32);
+    scratch_reuse("gilr", LOGT_BF16);
+}
+
+Test(gilr_lstm_cuda, scratch_reused_across_calls_and_shapes)
+{
+    SKIP_WITHOUT_GPU("gilr-lstm's CUDA scratch buffers");
+    scratch_reuse("gilr-lstm", LOGT_F32);
+    scratch_reuse("gilr-lstm", LOGT_BF16);
 }
