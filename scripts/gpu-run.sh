@@ -1,20 +1,48 @@
 #!/bin/sh
-# gpu-run.sh — one call on a GPU machine: the bundle's info, the lstm-vs-cudnn sweep,
-# every test, and the quickstart, each under a time limit, everything into $OUT.
-#   LOGT_COMMIT=$(git rev-parse --short HEAD) scripts/gpu-run.sh     (after make bundle)
+# gpu-run.sh — one call on a GPU machine, everything into $OUT: the device's description,
+# the test suite, the kernel workbenches, then each experiment named, each under its own
+# time limit (SIGINT: a sweep cut short keeps its finished runs and resumes when rerun).
+#
+#   scripts/gpu-run.sh [-t TEST_SECONDS] [-f TEST_FILTER] [-d DEV_SECONDS] [EXP[:SECONDS]]...
+#
+# -t 0 skips the tests, -d 0 the workbenches (bundle/bin/*-dev). EXP is a directory under
+# experiments/; its results go to $OUT/EXP-h200.h5 and its log to $OUT/EXP.log. Run from the
+# repository root after `make bundle`, with LOGT_COMMIT set to the commit the bundle was
+# built from (git rev-parse --short HEAD), so the results files record it.
 set -u
 out=${OUT:-/tmp/logt-gpu}
+tests=300 filter="" dev=0
+while getopts t:f:d: o; do
+    case $o in
+    t) tests=$OPTARG ;;
+    f) filter=$OPTARG ;;
+    d) dev=$OPTARG ;;
+    *) echo "usage: $0 [-t TEST_SECONDS] [-f TEST_FILTER] [-d DEV_SECONDS] [EXP[:SECONDS]]..." >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
     > "$out/smi.txt" 2>&1
 bundle/run logt info > "$out/info.txt" 2>&1
-timeout -s INT 260 bundle/run logt run experiments/lstm-vs-cudnn --backend cuda \
-    --out "$out/lstm-vs-cudnn.h5" > "$out/lstm-vs-cudnn.log" 2>&1
-echo "lstm-vs-cudnn: exit $?" | tee -a "$out/info.txt"
-timeout -s INT 120 bundle/run logt-tests --jobs 8 > "$out/tests.log" 2>&1
-echo "tests: exit $?" | tee -a "$out/info.txt"
-timeout -s INT 45 bundle/run logt run experiments/quickstart --backend cuda \
-    --out "$out/quickstart.h5" > "$out/quickstart.log" 2>&1
-echo "quickstart: exit $?" | tee -a "$out/info.txt"
-tail -3 "$out/tests.log"
-cat "$out/info.txt"
+if [ "$tests" -gt 0 ]; then
+    timeout -s INT "$tests" bundle/run logt-tests --jobs 4 ${filter:+--filter "$filter"} \
+        > "$out/tests.log" 2>&1
+    echo "tests: exit $? ($(tail -1 "$out/tests.log"))" | tee -a "$out/info.txt"
+fi
+if [ "$dev" -gt 0 ]; then
+    for b in bundle/bin/*-dev; do
+        [ -e "$b" ] || continue
+        name=$(basename "$b")
+        timeout -s INT "$dev" bundle/run "$name" > "$out/$name.txt" 2>&1
+        echo "$name: exit $?" | tee -a "$out/info.txt"
+    done
+fi
+for arg in "$@"; do
+    exp=${arg%%:*} secs=${arg#*:}
+    [ "$secs" = "$arg" ] && secs=300
+    start=$(date +%s)
+    timeout -s INT "$secs" bundle/run logt run "experiments/$exp" --backend cuda \
+        --out "$out/$exp-h200.h5" > "$out/$exp.log" 2>&1
+    echo "$exp: exit $? in $(( $(date +%s) - start )) s" | tee -a "$out/info.txt"
+done
