@@ -127,56 +127,47 @@ __device__ __forceinline__ void scan_compose(float &qa, float &qb, float pa, flo
 /* The tiling of scan_lookback_kernel for C channels. */
 static inline int scan_lb_channels(int64_t C) { return C >= 32 ? 32 : (int)C; }
 
+/* Shared memory of one look-back tile. */
+struct scan_lb_smem {
+    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile      */
+    float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* look-back pieces           */
+    float carry[SCAN_LB_THREADS];                     /* carry-in per channel       */
+    int n, found;
+};
+
+/* Steps 2-4 for one tile whose V steps per thread are in av, bv (identity beyond T or C). */
 template <int V, typename E>
-__global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
-scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
-                     const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
+__device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                             int64_t G, int64_t tile, const float (&av)[V],
+                                             const float (&bv)[V], const E *h0, E *h,
+                                             const scan_lb_status &st, scan_lb_smem &sm)
 {
-    __shared__ float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile  */
-    __shared__ float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* look-back pieces       */
-    __shared__ float s_carry[SCAN_LB_THREADS];
-    __shared__ long long s_tile;
-    __shared__ int s_n, s_found;
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    if (tid == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
-    __syncthreads();
-    const int64_t tile = s_tile, g = tile % G, k = tile / G, c = g * Cb + cl;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const bool active = lane < lanes && c < C;
     const int64_t s0 = (k * lanes + lane) * V;
-
-    /* 1. the tile's one read of a and b */
-    float av[V], bv[V];
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
-        if (active && s0 + v < T) {
-            int64_t t = scan_time(T, reverse, s0 + v);
-            av[v] = scan_gate(a, T, C, goff, t, c);
-            bv[v] = scan_ld(b + t * C + c);
-        }
-    }
     /* 2. the thread's map, then an inclusive scan of the maps across lanes */
     float A = 1.0f, B = 0.0f;
 #pragma unroll
     for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];   /* step v after the rest */
-    sA[tid] = A, sB[tid] = B;
+    sm.sA[tid] = A, sm.sB[tid] = B;
     __syncthreads();
     for (int off = 1; off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
-        if (lane >= off && lane < lanes) pa = sA[tid - off * Cb], pb = sB[tid - off * Cb];
+        if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
         __syncthreads();
         scan_compose(A, B, pa, pb);
-        sA[tid] = A, sB[tid] = B;
+        sm.sA[tid] = A, sm.sB[tid] = B;
         __syncthreads();
     }
     const int last = (lanes - 1) * Cb + cl;   /* the tile's aggregate, for channel cl */
 
     /* 3. carry-in: h0 for the first chunk, else look back */
     if (k == 0) {
-        if (tid < Cb) s_carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
+        if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
     } else {
         if (tid < Cb) {
-            st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
+            st.agg[tile * Cb + cl] = make_float2(sm.sA[last], sm.sB[last]);
             __threadfence();
         }
         __syncthreads();
@@ -206,10 +197,10 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
                 unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
                 int l = incs ? __ffs(incs) - 1 : 0;
                 int fi = __shfl_sync(0xffffffffu, first_inc, l);
-                if (tid == 0) s_found = incs != 0, s_n = incs ? 4 * l + fi : SCAN_LB_WINDOW;
+                if (tid == 0) sm.found = incs != 0, sm.n = incs ? 4 * l + fi : SCAN_LB_WINDOW;
             }
             __syncthreads();
-            const int n = s_n, found = s_found;
+            const int n = sm.n, found = sm.found;
             /* lane l composes predecessors [l·q, l·q + q) of this window, 8 loads in flight */
             const int q = (n + lanes - 1) / lanes, lo = lane * q, hi = min(n, lo + q);
             float pA = 1.0f, pB = 0.0f;
@@ -222,23 +213,23 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
                 for (int u = 0; u < 8; u++)
                     if (i0 + u < hi) scan_compose(pA, pB, m[u].x, m[u].y);
             }
-            rA[tid] = pA, rB[tid] = pB;
+            sm.rA[tid] = pA, sm.rB[tid] = pB;
             __syncthreads();
             for (int s = 1; s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
                 if (lane % (2 * s) == 0 && lane + s < lanes) {
-                    float qa = rA[tid], qb = rB[tid];
-                    scan_compose(qa, qb, rA[tid + s * Cb], rB[tid + s * Cb]);
-                    rA[tid] = qa, rB[tid] = qb;
+                    float qa = sm.rA[tid], qb = sm.rB[tid];
+                    scan_compose(qa, qb, sm.rA[tid + s * Cb], sm.rB[tid + s * Cb]);
+                    sm.rA[tid] = qa, sm.rB[tid] = qb;
                 }
                 __syncthreads();
             }
             if (tid < Cb) {
-                scan_compose(cA, cB, rA[tid], rB[tid]);
+                scan_compose(cA, cB, sm.rA[tid], sm.rB[tid]);
                 if (found) {
                     int64_t jj = j - n;
                     float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
                                       : (h0 && c < C ? scan_ld(h0 + c) : 0.0f);
-                    s_carry[cl] = fmaf(cA, x, cB);
+                    sm.carry[cl] = fmaf(cA, x, cB);
                 }
             }
             __syncthreads();   /* s_n, rA, rB are rewritten next round */
@@ -248,19 +239,54 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
     __syncthreads();
     /* 4. publish the inclusive value, then rescan from the carry and write h */
     if (tid < Cb) {
-        st.inc[tile * Cb + cl] = fmaf(sA[last], s_carry[cl], sB[last]);
+        st.inc[tile * Cb + cl] = fmaf(sm.sA[last], sm.carry[cl], sm.sB[last]);
         __threadfence();
     }
     __syncthreads();
     if (tid == 0) atomicExch(st.flag + tile, SCAN_INC);
     if (!active) return;
-    float x = s_carry[cl];
-    if (lane > 0) x = fmaf(sA[tid - Cb], x, sB[tid - Cb]);   /* the lanes before this one */
+    float x = sm.carry[cl];
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
 #pragma unroll
     for (int v = 0; v < V; v++) {
         x = fmaf(av[v], x, bv[v]);
         if (s0 + v < T) scan_st(h + scan_time(T, reverse, s0 + v) * C + c, x);
     }
+}
+
+/* The thread's V steps of tile, straight from global memory into registers. */
+template <int V, typename E>
+__device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, int goff, int Cb,
+                                             int lanes, int64_t G, int64_t tile, const E *a,
+                                             const E *b, float (&av)[V], float (&bv)[V])
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * V;
+    const bool active = lane < lanes && c < C;
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
+        if (active && s0 + v < T) {
+            int64_t t = scan_time(T, reverse, s0 + v);
+            av[v] = scan_gate(a, T, C, goff, t, c);
+            bv[v] = scan_ld(b + t * C + c);
+        }
+    }
+}
+
+/* One tile per block, loaded straight into registers: the workbench's version 5-7. */
+template <int V, typename E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
+scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
+                     const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
+{
+    __shared__ scan_lb_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    float av[V], bv[V];
+    scan_lb_load<V>(T, C, reverse, goff, Cb, lanes, G, s_tile, a, b, av, bv);
+    scan_lb_tile<V>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

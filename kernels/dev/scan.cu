@@ -2,7 +2,7 @@
  * (forward, f32, from h0 = 0): every version validated against a CPU reference, then timed.
  *
  *   make dev && build/bin/scan-dev            all versions, validation then timing
- *   build/bin/scan-dev 4                       one version
+ *   build/bin/scan-dev 4 7                     some versions
  *
  * Versions (1, 2, 5-7 are the library's kernels, from ../scan_kernels.cuh; 3 and 4 live here):
  *   1  serial: one thread per channel, one step at a time (Martin & Cundy's baseline)
@@ -17,7 +17,10 @@
  *   5  the library's look-back: 32-channel tiles (L = 8·V steps at C >= 32), 128
  *      predecessors per round, composed by all lanes; 16 steps per thread
  *   6  the same, 8 steps per thread
- *   7  the same, 32 steps per thread: the library's choice (fewer tiles, 2 blocks per SM)
+ *   7  the same, 32 steps per thread (fewer tiles, 2 blocks per SM)
+ *   8  persistent blocks: the same tiles, 16 steps per thread, the next tile fetched into
+ *      shared memory (cp.async) while the current one looks back and writes
+ *   9  the same, 8 steps per thread
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -29,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cuda_pipeline.h>
 
 #include "../scan_kernels.cuh"
 
@@ -199,6 +204,82 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
     }
 }
 
+/* ---- versions 8, 9: persistent blocks that fetch the next tile into shared memory ----------
+ * (cp.async, no registers held) while they look back and write the current one, so that the
+ * look-back's latency would hide behind the next tile's loads. Measured on the H200: 43-45% of
+ * copy at C = 65536, 38% at C = 1024, 15% at C = 32, where version 7 reached 57-63%. Likely
+ * causes, not measured: a block's next tile publishes its aggregate only after the block has
+ * finished the current one, which lengthens every chain by a tile's lifetime (hence C = 32,
+ * one chain, suffers most), and 3 blocks of 32 KB per SM keep too little in flight.
+ * The tile in shared memory is [L steps][Cb channels], each thread's copies coalesced
+ * (consecutive threads, consecutive channels of one step). f32 copies go by cp.async (4 bytes);
+ * bf16 elements are 2 bytes, below cp.async's smallest copy, so bf16 tiles are fetched by plain
+ * loads (correct, without the overlap). */
+template <int V, typename E>
+__device__ __forceinline__ void scan_lb_fetch(int64_t T, int64_t C, int reverse, int goff, int Cb,
+                                              int lanes, int64_t G, int64_t tile, const E *a,
+                                              const E *b, E *ta, E *tb)
+{
+    const int64_t g = tile % G, k = tile / G, n = (int64_t)lanes * V * Cb;
+#pragma unroll
+    for (int r = 0; r < V; r++) {
+        const int e = threadIdx.x + r * SCAN_LB_THREADS;
+        if (e >= n) break;
+        const int s = e / Cb, cl = e - s * Cb;
+        const int64_t step = k * lanes * V + s, c = g * Cb + cl;
+        if (step < T && c < C) {
+            const int64_t t = scan_time(T, reverse, step), tg = t + goff;
+            if (sizeof(E) == 4) {
+                if (tg >= 0 && tg < T) __pipeline_memcpy_async(ta + e, a + tg * C + c, 4);
+                else ta[e] = E(0.0f);
+                __pipeline_memcpy_async(tb + e, b + t * C + c, 4);
+            } else {
+                ta[e] = tg >= 0 && tg < T ? a[tg * C + c] : E(0.0f);
+                tb[e] = b[t * C + c];
+            }
+        } else {
+            ta[e] = E(1.0f), tb[e] = E(0.0f);
+        }
+    }
+    __pipeline_commit();
+}
+
+template <int V, typename E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 3)
+scan_lookback_persistent_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes,
+                                int64_t G, int64_t ntiles, const E *a, const E *b, const E *h0,
+                                E *h, scan_lb_status st)
+{
+    __shared__ scan_lb_smem sm;
+    __shared__ E ta[V * SCAN_LB_THREADS], tb[V * SCAN_LB_THREADS];
+    __shared__ long long s_next;
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    if (tid == 0) s_next = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    int64_t tile = s_next;
+    if (tile >= ntiles) return;
+    scan_lb_fetch<V>(T, C, reverse, goff, Cb, lanes, G, tile, a, b, ta, tb);
+    for (;;) {
+        __pipeline_wait_prior(0);
+        __syncthreads();   /* every thread's copies have landed */
+        float av[V], bv[V];
+#pragma unroll
+        for (int v = 0; v < V; v++) {
+            const int e = (lane * V + v) * Cb + cl;
+            av[v] = lane < lanes ? float(ta[e]) : 1.0f;
+            bv[v] = lane < lanes ? float(tb[e]) : 0.0f;
+        }
+        if (tid == 0) s_next = (long long)atomicAdd(st.counter, 1ull);
+        __syncthreads();   /* the buffer is free, s_next is set */
+        const int64_t next = s_next;
+        if (next < ntiles) scan_lb_fetch<V>(T, C, reverse, goff, Cb, lanes, G, next, a, b, ta, tb);
+        scan_lb_tile<V>(T, C, reverse, Cb, lanes, G, tile, av, bv, h0, h, st, sm);
+        if (next >= ntiles) return;
+        tile = next;
+        __syncthreads();   /* s_next is rewritten at the top */
+    }
+}
+
 /* ---- launchers ------------------------------------------------------------------------------ */
 
 typedef struct bench {
@@ -254,7 +335,27 @@ static void scan_lb(bench *w)
                                                                          G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 7
+template <int V>
+static void scan_lbp(bench *w)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
+    int64_t n = G * K;
+    size_t off_agg = (16 + (size_t)n * 4 + 15) / 16 * 16, off_inc = off_agg + (size_t)n * Cb * 8;
+    if (off_inc + (size_t)n * Cb * 4 > w->ws_bytes) { fprintf(stderr, "scan_lbp: scratch too small\n"); exit(1); }
+    scan_lb_status st = {(unsigned long long *)w->ws, (int *)(w->ws + 16), (float2 *)(w->ws + off_agg),
+                         (float *)(w->ws + off_inc)};
+    int per_sm = 0, sms = 0;
+    cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lookback_persistent_kernel<V, float>,
+                                                            SCAN_LB_THREADS, 0));
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int64_t grid = (int64_t)per_sm * sms < n ? (int64_t)per_sm * sms : n;
+    cudaCheck(cudaMemsetAsync(w->ws, 0, off_agg));
+    scan_lookback_persistent_kernel<V, float><<<(unsigned)grid, SCAN_LB_THREADS>>>(
+        w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
+}
+
+#define NVERSIONS 9
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -265,6 +366,8 @@ static void scan(int version, bench *w, int bs)
     case 5: scan_lb<16, false>(w); break;
     case 6: scan_lb<8, false>(w); break;
     case 7: scan_lb<32, false>(w); break;
+    case 8: scan_lbp<16>(w); break;
+    case 9: scan_lbp<8>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -359,7 +462,8 @@ static int validate(int version, int64_t T, int64_t C, int bs)
 
 int main(int argc, char **argv)
 {
-    int only = argc > 1 ? atoi(argv[1]) : 0;
+    unsigned only = 0;   /* bit v: run version v; none given: all */
+    for (int i = 1; i < argc; i++) only |= 1u << atoi(argv[i]);
     cudaDeviceProp p;
     cudaCheck(cudaGetDeviceProperties(&p, 0));
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
@@ -369,7 +473,7 @@ int main(int argc, char **argv)
     static const int sizes[] = {64, 128, 256, 512, 1024};
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
-        if (only && v != only) continue;
+        if (only && !(only >> v & 1)) continue;
         int ok = 1;
         for (int i = 0; i < 7; i++)
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++)
@@ -390,7 +494,7 @@ int main(int argc, char **argv)
         printf("%3s %5s %9lld %8lld %9.4f %9.1f %7s\n", "copy", "", (long long)w.T, (long long)w.C,
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
-            if (only && v != only) continue;
+            if (only && !(only >> v & 1)) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
                 int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
