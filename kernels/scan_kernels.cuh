@@ -95,11 +95,11 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff
  * window 32) reached 36% of copy at C = 32 (one chain) and 50% at C = 1024 on an H200.
  * 32-channel tiles keep L (steps per tile) at 8·V, so there are more chains and longer
  * tiles; a window of 128 lifts the chain limit; V = 32 beat 8 and 16 (kernels/dev/scan.cu).
- * Measured: 52-64% of copy on the small-C shapes, which is still short of the copy speed
- * this route should reach: the tile's lifetime (load, lane scan, look-back, two fences)
- * is several µs and only 2 blocks of 128 registers fit an SM, so too few bytes are in
- * flight. The next step is to prefetch the next tile (cp.async into shared memory) during
- * the look-back of the current one.
+ * Measured: 56-64% of copy on the small-C shapes, short of the copy speed this route should
+ * reach. Tried without gain (kernels/dev/scan.cu): publishing from warp 1 so that the fences
+ * leave the block's critical path (+1-2%, kept), 48 steps per thread (spills), persistent
+ * blocks prefetching the next tile with cp.async (slower). What limits it is not yet
+ * measured; a profile of one tile's lifetime is the next step.
  * DRAM traffic: 3·T·C·bytes plus 12 bytes of status per (tile, channel): 1/(8·V) of the
  * data in f32 at C >= 32, under 0.5% at V = 32.
  *
@@ -160,18 +160,18 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
         sm.sA[tid] = A, sm.sB[tid] = B;
         __syncthreads();
     }
-    const int last = (lanes - 1) * Cb + cl;   /* the tile's aggregate, for channel cl */
 
     /* 3. carry-in: h0 for the first chunk, else look back */
     if (k == 0) {
         if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
     } else {
-        if (tid < Cb) {
-            st.agg[tile * Cb + cl] = make_float2(sm.sA[last], sm.sB[last]);
+        if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes while warp 0 polls */
+            const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
+            st.agg[tile * Cb + pc] = make_float2(sm.sA[pl], sm.sB[pl]);
             __threadfence();
+            __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
+            if (tid == 32) atomicExch(st.flag + tile, SCAN_AGG);
         }
-        __syncthreads();
-        if (tid == 0) atomicExch(st.flag + tile, SCAN_AGG);
         float cA = 1.0f, cB = 0.0f;   /* lane 0: the windows composed so far, nearest first */
         for (int64_t j = k - 1;; j -= SCAN_LB_WINDOW) {
             if (tid < 32) {   /* warp 0: predecessor i = 4·tid + q is chunk j - i */
@@ -238,12 +238,13 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
     }
     __syncthreads();
     /* 4. publish the inclusive value, then rescan from the carry and write h */
-    if (tid < Cb) {
-        st.inc[tile * Cb + cl] = fmaf(sm.sA[last], sm.carry[cl], sm.sB[last]);
+    if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes, the others go on writing h */
+        const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
+        st.inc[tile * Cb + pc] = fmaf(sm.sA[pl], sm.carry[pc], sm.sB[pl]);
         __threadfence();
+        __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
+        if (tid == 32) atomicExch(st.flag + tile, SCAN_INC);
     }
-    __syncthreads();
-    if (tid == 0) atomicExch(st.flag + tile, SCAN_INC);
     if (!active) return;
     float x = sm.carry[cl];
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
