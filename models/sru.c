@@ -1,5 +1,5 @@
 /* sru.c — the sru model (equations, knobs and layout in sru.h): its ops and the float64 CPU
- * reference.
+ * reference. The CUDA path is sru_cuda.cu, dispatched from the ops below on cfg.device.
  *
  * Forward: the input projection of all T steps at once (one product per row block of
  * [W; Wp]), then c by one of two routes: the element-wise loop over t (both gates read
@@ -23,7 +23,7 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* ---- knobs and layout ------------------------------------------------------------------- */
 
-static const char *const knobs[] = {"v", "route", "highway_scale", NULL};
+static const char *const knobs[] = {"v", "route", "highway_scale", "math", NULL};
 
 logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
 {
@@ -59,12 +59,31 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
                          "%s: highway_scale = '%s' is not a scale: use off (1), sqrt3 (the "
                          "paper's correction) or a positive number",
                          cfg->model, hs);
+
+    const char *mt = logt_cfg_knob(cfg, "math", "fp32");
+    if (!strcmp(mt, "fp32")) out->tf32 = 0;
+    else if (!strcmp(mt, "tf32")) out->tf32 = 1;
+    else
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s: math = '%s' is not a math mode: choose fp32 (strict) or tf32 (the "
+                         "GEMMs on TF32 tensor cores)",
+                         cfg->model, mt);
+    if (out->tf32 && cfg->device != LOGT_CUDA)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s: math = tf32 sets the cuda GEMMs; on %s the reference computes in "
+                         "f64: leave math unset (fp32) or use the cuda backend",
+                         cfg->model, logt_device_name(cfg->device));
     return LOGT_OK;
 }
 
 logt_status logt_sru_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
-    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    if (cfg->device != LOGT_CUDA) LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    else if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "%s on cuda takes f32 or bf16 activations (fp32 arithmetic), not %s: "
+                         "set dtype = f32 or bf16",
+                         cfg->model, logt_dtype_name(cfg->dtype));
     if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
@@ -79,6 +98,17 @@ logt_status logt_sru_layout(const logt_model_cfg *cfg, logt_layout *out)
     if (o.v_on) logt_layout_add(out, "v", sqrt(1.5), 1, 2 * D, 0, 0);
     logt_layout_add(out, "b", k, 1, 2 * D, 0, 0);
     return LOGT_OK;
+}
+
+int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int proj, int has_c0,
+                             int v_on)
+{
+    const int64_t n = T * B * D, ds = (int64_t)logt_dtype_size(dt), f = 4;
+    int64_t bytes = n * (3 * f + (proj ? f : ds));   /* read z, W_f x, W_r x, x'      */
+    bytes += n * (f + ds);                            /* write c, h                    */
+    if (has_c0) bytes += B * D * ds;                  /* read c_{-1}                   */
+    bytes += (v_on ? 4 : 2) * D * f;                  /* read b (and v)                */
+    return bytes;
 }
 
 /* ---- forward ------------------------------------------------------------------------------ */
@@ -246,10 +276,17 @@ static logt_status sru_create(const logt_model_cfg *cfg, logt_model **out)
         free(m);
         return s;
     }
-    snprintf(m->base.impl, sizeof m->base.impl,
-             "cpu f64 reference: input projection of all steps, then %s; v %s, highway scale %g",
-             m->o.use_scan ? "a serial linear scan for c" : "the element-wise recurrence step by step",
-             m->o.v_on ? "on" : "zero", m->o.alpha);
+    if (cfg->device == LOGT_CUDA)   /* sru_forward_cuda says more once it knows the shape */
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cuda %s, math=%s: one batched input GEMM, then %s; v %s, highway scale %g",
+                 logt_dtype_name(cfg->dtype), m->o.tf32 ? "tf32" : "fp32",
+                 m->o.use_scan ? "the linear scan for c" : "the fused element-wise loop",
+                 m->o.v_on ? "on" : "zero", m->o.alpha);
+    else
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cpu f64 reference: input projection of all steps, then %s; v %s, highway scale %g",
+                 m->o.use_scan ? "a serial linear scan for c" : "the element-wise recurrence step by step",
+                 m->o.v_on ? "on" : "zero", m->o.alpha);
     *out = &m->base;
     return LOGT_OK;
 }
@@ -257,18 +294,23 @@ static logt_status sru_create(const logt_model_cfg *cfg, logt_model **out)
 static logt_status sru_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
                                logt_ctx *ctx)
 {
-    (void)ctx;
     sru_model *m = (sru_model *)base;
-    /* cpu only: logt_net_create refuses the other devices (.devices) */
     m->x = *x;
     m->h = *h;
     m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return sru_forward_cuda(m, x, h, ctx);
+#endif
+    (void)ctx;
     return sru_forward_cpu(m, x, h);
 }
 
 static logt_status sru_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
                                 logt_ctx *ctx)
 {
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return sru_backward_cuda((sru_model *)base, dh, dx, ctx);
+#endif
     (void)ctx;
     return sru_backward_cpu((sru_model *)base, dh, dx);
 }
@@ -276,6 +318,9 @@ static logt_status sru_backward(logt_model *base, const logt_tensor *dh, logt_te
 static void sru_destroy(logt_model *base)
 {
     sru_model *m = (sru_model *)base;
+#ifdef LOGT_HAVE_CUDA
+    sru_free_cuda(m);
+#endif
     logt_tensor_free(&m->gates);
     logt_tensor_free(&m->c);
     free(m);
@@ -284,7 +329,11 @@ static void sru_destroy(logt_model *base)
 const logt_model_ops logt_sru_ops = {
     .name = "sru",
     .summary = "SRU: one input product for every gate, then an element-wise recurrence in c",
+#ifdef LOGT_HAVE_CUDA
+    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
+#else
     .devices = 1u << LOGT_CPU,
+#endif
     .nstate = 1,
     .knobs = knobs,
     .layout = logt_sru_layout,

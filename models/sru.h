@@ -26,6 +26,10 @@
  *                           folds it into W_p's initial values. We apply α at run time in
  *                           both cases, as the paper writes it: the same at initialisation,
  *                           one multiply per element, and one formula for both shapes.
+ *   math = fp32 | tf32      the GEMMs of the cuda path (the input GEMM forward, the dW and dx
+ *                           GEMMs backward): fp32 (default) is strict fp32; tf32 runs them on
+ *                           TF32 tensor cores (10-bit mantissa inputs, fp32 accumulation). The
+ *                           cpu reference is f64 and refuses tf32.
  *
  * Parameters, in this order (W and Wp adjacent: [W; Wp] is one [4D][I] matrix, one GEMM):
  *   W  [3D][I]  rows 0..D-1 W (candidate z), D..2D-1 W_f, 2D..3D-1 W_r (the authors' U order)
@@ -39,8 +43,14 @@
  * State: SRU's recurrent state is c alone (h never feeds back), so nstate = 1 and the
  * model.h slot h0 holds c_{-1}; dh0 receives dL/dc_{-1}. A cell state c0 is refused.
  *
+ * Dtypes: cpu f64. cuda: activations x, h (and dh, dx, h0, dh0) f32 or bf16; parameters,
+ * the planes, c and all arithmetic fp32.
+ *
  * Activations are kept as planes [K][T·B][D] (z, f, r, and W_p x when I != D), so each plane
- * is the [T][C] array (C = B·D) the scan takes.
+ * is the [T][C] array (C = B·D) the scan takes. On the cpu f and r are kept activated. On
+ * cuda (sru_cuda.cu) the planes hold what the GEMM wrote (W_f x, W_r x, without b and v),
+ * and backward recomputes σ from them and c: two fewer arrays written by forward; on the scan
+ * route the f plane is overwritten by the activated f, the scan's a.
  */
 #ifndef LOGT_SRU_H
 #define LOGT_SRU_H
@@ -55,6 +65,7 @@ typedef struct sru_opts {
     int v_on;       /* 1: v_f, v_r are parameters; 0: v ≡ 0 (the 2017 form)   */
     int use_scan;   /* the route taken for c: 1 scan, 0 loop                  */
     double alpha;   /* highway scale α                                        */
+    int tf32;       /* math = tf32: the cuda GEMMs on TF32 tensor cores       */
 } sru_opts;
 
 typedef struct sru_model {
@@ -63,6 +74,7 @@ typedef struct sru_model {
     logt_tensor x, h;   /* views of forward's input and output, kept for backward          */
     logt_tensor gates;  /* [K][T·B][D]: z, activated f, activated r, (W_p x when I != D)   */
     logt_tensor c;      /* [T][B][D] cell states                                            */
+    void *cuda;         /* the CUDA path's scratch buffers (sru_cuda.cu)                     */
 } sru_model;
 
 /* The knobs of cfg, checked: an error names the valid values. */
@@ -71,6 +83,39 @@ logt_status logt_sru_layout(const logt_model_cfg *cfg, logt_layout *out);
 
 logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+/* Bytes the forward recurrence kernel (sru_recurrence_cuda) must move for this shape: every
+ * array it touches, read once or written once (dsize = bytes of an activation of dtype dt):
+ *   read   z, W_f x, W_r x               3 planes of T·B·D fp32            12·T·B·D
+ *          x' = W_p x (proj) or x        T·B·D fp32 (proj) or of dt         4 or dsize per element
+ *          c_{-1} (has_c0)               B·D of dt
+ *          b, and v when v_on            2D, 2D fp32
+ *   write  c                             T·B·D fp32                         4·T·B·D
+ *          h                             T·B·D of dt                        dsize·T·B·D
+ * f32, I == D: 24 bytes per element (T·B·D); bf16, I == D: 20. Its effective bandwidth is
+ * this count over its time; compare with a device-to-device copy of the same size. */
+int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int proj, int has_c0,
+                             int v_on);
+
+#ifdef LOGT_HAVE_CUDA
+/* The cuda path (sru_cuda.cu): forward, backward, and freeing its scratch. Same contract as
+ * the cpu pair above; x, h, dh, dx are cuda tensors of cfg.dtype (f32 or bf16). */
+logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+void sru_free_cuda(sru_model *m);
+
+/* Only the forward element-wise recurrence (the loop route's kernel), for a bandwidth bench;
+ * every pointer is device memory, everything runs on ctx->stream:
+ *   gates  [K][T·B][D] fp32 planes z, W_f x, W_r x (without b, v), and W_p x when proj (K = 4)
+ *   x      [T][B][D] of dt, the highway input when !proj (ignored when proj; may be NULL then)
+ *   v      [2D] v_f then v_r, or NULL (v ≡ 0);   b  [2D] b_f then b_r
+ *   c0     [B][D] of dt, c_{-1}, or NULL (zeros)
+ *   c      [T][B][D] fp32 out;   h  [T][B][D] of dt out
+ * dt is LOGT_F32 or LOGT_BF16; α the highway scale. Moves sru_recurrence_bytes(...) bytes. */
+logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, int64_t D, logt_dtype dt,
+                                const float *gates, int proj, const void *x, const float *v,
+                                const float *b, float alpha, const void *c0, float *c, void *h);
+#endif
 
 #ifdef __cplusplus
 }

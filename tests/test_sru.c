@@ -1,6 +1,9 @@
 /* test_sru.c — the float64 CPU sru: a hand-worked case, every gradient of a two-layer stack
  * against central differences (v on and zero, I == D and I != D, highway scale on and off),
- * the v = 0 scan route against the element-wise loop, and the configuration errors. */
+ * the v = 0 scan route against the element-wise loop, and the configuration errors.
+ * Then the CUDA sru (suite sru_cuda) against that reference on the same parameters: f32,
+ * bf16 and math = tf32, each with its tolerance; the scan and loop routes against each other;
+ * the bare recurrence kernel against a host loop. GPU tests skip themselves without a GPU. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -8,7 +11,9 @@
 
 #include "../core/rng.h"
 #include "../models/model.h"
+#include "../models/sru.h"
 #include "check.h"
+#include "gpu.h"
 #include "gradcheck.h"
 
 static double sig(double a) { return 1 / (1 + exp(-a)); }
@@ -175,7 +180,9 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
     expect_error("highway_scale=on", 3, 4, LOGT_EINVAL, "use off (1), sqrt3");
     expect_error("highway_scale=-1", 3, 4, LOGT_EINVAL, "or a positive number");
     expect_error("highway_scale=2x", 3, 4, LOGT_EINVAL, "highway_scale = '2x' is not a scale");
-    expect_error("gamma=1", 3, 4, LOGT_EINVAL, "model sru has no setting 'gamma' (it takes: v, route, highway_scale)");
+    expect_error("gamma=1", 3, 4, LOGT_EINVAL, "model sru has no setting 'gamma' (it takes: v, route, highway_scale, math)");
+    expect_error("math=fp16", 3, 4, LOGT_EINVAL, "math = 'fp16' is not a math mode: choose fp32 (strict) or tf32");
+    expect_error("math=tf32", 3, 4, LOGT_EINVAL, "math = tf32 sets the cuda GEMMs; on cpu the reference computes in f64");
 
     logt_model_cfg cfg;
     logt_net *net = NULL;
@@ -188,8 +195,19 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "head_dim must be 0 or D = 4, not 2"), "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, 3, 4);
+#ifdef LOGT_HAVE_CUDA
+    cfg.dtype = LOGT_F64;   /* refused in layout, before any device memory */
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "on cuda takes f32 or bf16 activations (fp32 arithmetic), not "
+                                    "f64: set dtype = f32 or bf16"), "%s", logt_errmsg());
+    cfg.dtype = LOGT_F32;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp64"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "math = 'fp64' is not a math mode"), "%s", logt_errmsg());
+#else
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
     cr_assert(strstr(logt_errmsg(), "(it runs on cpu only)"), "%s", logt_errmsg());
+#endif
 
     /* the state is c, in the h0 slot: a separate c0 is refused */
     net = make_net(NULL, 2, 3, 1);
@@ -223,4 +241,413 @@ Test(sru_cpu, registered_with_its_layouts)
         cr_assert_eq(logt_layout_find(&net->layout[0], "v") != NULL, cases[i].knobs == NULL);
         logt_net_destroy(net);
     }
+}
+
+Test(sru_cpu, recurrence_byte_count)
+{
+    /* T = 10, B = 2, D = 3: 60 elements. f32, I == D, c0, v: 60·(3·4 + 4 + 4 + 4) + 6·4 + 4·3·4 */
+    cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_F32, 0, 1, 1), 60 * 24 + 24 + 48);
+    /* bf16, projection (x' an fp32 plane), no c0, no v: 60·(3·4 + 4 + 4 + 2) + 2·3·4 */
+    cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_BF16, 1, 0, 0), 60 * 22 + 24);
+    /* bf16, I == D: 60·(3·4 + 2 + 4 + 2) */
+    cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_BF16, 0, 0, 0), 60 * 20 + 24);
+}
+
+/* ---- CUDA against the f64 reference ---------------------------------------------------------
+ * Each comparison builds the CUDA net first, reads its f32 parameters back and gives exactly
+ * those to the f64 CPU net, and feeds both the same inputs already rounded to the CUDA dtype:
+ * what differs is only the arithmetic (and, in bf16, the rounding of what is stored). */
+
+typedef struct problem {
+    int T, B, I, D, L;
+    int state;                  /* 1: a random c_{-1} for every layer; dL/dc_{-1} compared  */
+    int want_dx;                /* 0: backward with dx = NULL                                */
+    double *x, *dh, *c0;        /* [T][B][I], [T][B][D], [L][B][D], rounded to the dtype     */
+} problem;
+
+#define MAX_SLICES 16
+
+typedef struct result {
+    double *w, *h, *dw, *dx, *dc0;
+    int64_t nw;
+    int ns;                     /* the parameter slices, to name the one that is off */
+    char sname[MAX_SLICES][40];
+    int64_t soff[MAX_SLICES], slen[MAX_SLICES];
+    char impl[160];
+} result;
+
+static double round_to(logt_dtype dt, double v)
+{
+    if (dt == LOGT_F32) return (float)v;
+    if (dt == LOGT_BF16) return logt_bf16_to_f32(logt_f32_to_bf16((float)v));
+    return v;
+}
+
+static double *random_array(int64_t n, uint64_t stream, double scale, logt_dtype dt)
+{
+    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    for (int64_t i = 0; i < n; i++)
+        p[i] = round_to(dt, scale * (2 * logt_uniform(77, stream, (uint64_t)i) - 1));
+    return p;
+}
+
+static problem make_problem(int T, int B, int I, int D, int L, int state, int want_dx,
+                            logt_dtype dt)
+{
+    problem p = {T, B, I, D, L, state, want_dx, NULL, NULL, NULL};
+    p.x = random_array((int64_t)T * B * I, 1, 1.0, dt);
+    p.dh = random_array((int64_t)T * B * D, 2, 1.0, dt);
+    p.c0 = random_array((int64_t)L * B * D, 3, 0.5, dt);
+    return p;
+}
+
+static void free_problem(problem *p) { free(p->x), free(p->dh), free(p->c0); }
+
+static void free_result(result *r) { free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dc0); }
+
+static double *to_host(const logt_tensor *t)
+{
+    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
+    return p;
+}
+
+static logt_tensor seq_tensor(const logt_model_cfg *cfg, int64_t a, int64_t b, int64_t c,
+                              const double *host)
+{
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, c), LOGT_OK, "%s", logt_errmsg());
+    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
+    return t;
+}
+
+/* Build cfg's net (parameters w when not NULL, else its own from the seed), run forward and
+ * backward on p, copy everything back to the host in f64. */
+static void run(const logt_model_cfg *cfg, const problem *p, const double *w, result *r)
+{
+    memset(r, 0, sizeof *r);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    if (w) cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
+    if (p->state) {
+        logt_tensor c0 = tensor3(p->L, p->B, p->D, p->c0);
+        cr_assert_eq(logt_net_set_state(net, &c0, NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&c0);
+    }
+    logt_tensor x = seq_tensor(cfg, p->T, p->B, p->I, p->x);
+    logt_tensor dh = seq_tensor(cfg, p->T, p->B, p->D, p->dh);
+    logt_tensor dx = seq_tensor(cfg, p->T, p->B, p->I, NULL);
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s forward: %s", cfg->model,
+                 logt_errmsg());
+    cr_assert_eq(logt_net_backward(net, &dh, p->want_dx ? &dx : NULL, ctx), LOGT_OK,
+                 "%s backward: %s", cfg->model, logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    r->w = to_host(&net->w);
+    r->h = to_host(h);
+    r->dw = to_host(&net->dw);
+    r->nw = net->dw.numel;
+    if (p->want_dx) r->dx = to_host(&dx);
+    if (p->state) r->dc0 = to_host(&net->dh0);
+    r->ns = logt_net_nslices(net);
+    cr_assert(r->ns <= MAX_SLICES);
+    for (int i = 0; i < r->ns; i++)
+        logt_net_slice(net, i, r->sname[i], sizeof r->sname[i], &r->soff[i], &r->slen[i]);
+    snprintf(r->impl, sizeof r->impl, "%s", net->layer[0]->impl);
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+}
+
+/* cfg (on cuda) and the f64 CPU reference on its parameters: got and ref. */
+static void run_pair(const logt_model_cfg *cfg, const problem *p, result *got, result *ref)
+{
+    run(cfg, p, NULL, got);
+    logt_model_cfg c = *cfg;
+    c.device = LOGT_CPU;
+    c.dtype = LOGT_F64;
+    cr_assert_eq(logt_cfg_set_knob(&c, "math", "fp32"), LOGT_OK);   /* tf32 is cuda's only */
+    run(&c, p, got->w, ref);
+}
+
+static double max_abs(const double *a, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* One group: |x − ref| <= atol_frac·max|ref| + rtol·|ref| element by element (gradient
+ * entries that cancel to near zero have no meaningful relative error of their own). */
+static int close_group(const char *what, const double *x, const double *ref, int64_t n,
+                       double rtol, double atol_frac, char *msg, size_t len)
+{
+    check_result c = check_close(what, x, ref, n, atol_frac * max_abs(ref, n) + 1e-300, rtol);
+    if (!c.ok) snprintf(msg, len, "%s", c.msg);
+    return c.ok;
+}
+
+typedef struct tol { double h_rtol, h_atol, g_rtol, g_atol, x_rtol, x_atol; } tol;
+
+/* Everything of got against ref; the first group out of tolerance goes into msg (with the
+ * parameter slice, for dw). Returns 1 when all are within. */
+static int close_all(const problem *p, const result *got, const result *ref, tol t, char *msg,
+                     size_t len)
+{
+    const int64_t nh = (int64_t)p->T * p->B * p->D, nx = (int64_t)p->T * p->B * p->I;
+    const int64_t ns = (int64_t)p->L * p->B * p->D;
+    if (got->nw != ref->nw) {
+        snprintf(msg, len, "%lld vs %lld parameters", (long long)got->nw, (long long)ref->nw);
+        return 0;
+    }
+    if (!close_group("h", got->h, ref->h, nh, t.h_rtol, t.h_atol, msg, len)) return 0;
+    for (int i = 0; i < ref->ns; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "d%s", ref->sname[i]);
+        /* atol from the largest gradient of the whole net: a layer's slice may be tiny */
+        double scale = max_abs(ref->dw, ref->nw) / fmax(max_abs(ref->dw + ref->soff[i], ref->slen[i]), 1e-300);
+        if (!close_group(what, got->dw + ref->soff[i], ref->dw + ref->soff[i], ref->slen[i],
+                         t.g_rtol, t.g_atol * scale, msg, len))
+            return 0;
+    }
+    if (p->want_dx && !close_group("dx", got->dx, ref->dx, nx, t.x_rtol, t.x_atol, msg, len)) return 0;
+    if (p->state && !close_group("dc0 (the dh0 slot)", got->dc0, ref->dc0, ns, t.x_rtol, t.x_atol, msg, len))
+        return 0;
+    return 1;
+}
+
+typedef struct shape { int T, B, I, D, L, state, want_dx; } shape;
+
+static problem problem_of(shape s, logt_dtype dt)
+{
+    return make_problem(s.T, s.B, s.I, s.D, s.L, s.state, s.want_dx, dt);
+}
+
+static void set_knobs(logt_model_cfg *cfg, const char *knobs)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
+    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
+        char *eq = strchr(kv, '=');
+        cr_assert(eq);
+        *eq = '\0';
+        cr_assert_eq(logt_cfg_set_knob(cfg, kv, eq + 1), LOGT_OK);
+    }
+}
+
+/* One case: the cuda net of (knobs, dtype) against the reference; a failure names it all. */
+static void expect_matches(const char *knobs, logt_dtype dt, shape s, uint64_t seed, tol t)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, s.I, s.D);
+    cfg.dtype = dt;
+    cfg.layers = s.L;
+    cfg.seed = seed;
+    set_knobs(&cfg, knobs);
+    problem p = problem_of(s, dt);
+    result got, ref;
+    run_pair(&cfg, &p, &got, &ref);
+    char msg[600] = "";
+    cr_expect(close_all(&p, &got, &ref, t, msg, sizeof msg),
+              "sru cuda %s [%s] T=%d B=%d I=%d D=%d layers=%d %s%s (%s): %s", logt_dtype_name(dt),
+              knobs ? knobs : "", s.T, s.B, s.I, s.D, s.L, s.state ? "with c0" : "zero state",
+              s.want_dx ? "" : ", dx = NULL", got.impl, msg);
+    int scan = knobs && strstr(knobs, "v=zero") && !strstr(knobs, "route=loop");
+    cr_expect(strstr(got.impl, scan ? "linear scan" : "element-wise loop"), "impl '%s' should say %s",
+              got.impl, scan ? "linear scan" : "element-wise loop");
+    free_result(&got), free_result(&ref), free_problem(&p);
+}
+
+/* The tolerances, as fractions (rtol, and atol relative to the largest reference value).
+ * f32 against f64: h is a GEMM over I <= 70 terms and an element-wise walk whose errors are
+ * damped by f < 1: ~1e-6 of max|h| is expected, 1e-5 allowed. Gradients sum up to T·B = 1000
+ * products and come back through T steps: 1e-4. */
+static const tol TOL_F32 = {1e-5, 1e-5, 1e-4, 1e-4, 1e-4, 1e-4};
+/* bf16, one layer, inputs already bf16: only the stores round. h, dx and dc0 are rounded
+ * once to 8 significant bits (relative error up to 2^-8 at the bottom of a binade; the f32
+ * value may sit across a rounding boundary from the f64 one: 2^-7 allowed), while dW comes
+ * from fp32 planes and the exact bf16 inputs, so it keeps the f32 tolerance. */
+static const tol TOL_BF16_ONE_LAYER = {1.0 / 128, 1e-5, 1e-4, 1e-4, 1.0 / 128, 1e-4};
+/* bf16, two layers: the layers pass h and dL/dh to each other rounded to bf16, and every later
+ * result inherits a few such roundings: 2e-2 (a wrong mapping is off by order 1). */
+static const tol TOL_BF16 = {2e-2, 2e-2, 2e-2, 2e-2, 2e-2, 2e-2};
+/* math = tf32: GEMM inputs keep 10 mantissa bits (~5e-4 relative each); 5e-3 on h, 1e-2 on
+ * the gradients. */
+static const tol TOL_TF32 = {5e-3, 5e-3, 1e-2, 1e-2, 1e-2, 1e-2};
+
+/* T = 1, B odd, D = 1 and D not a multiple of 32, I != D and I == D, one and two layers,
+ * with and without c0 and dx. */
+static const shape SHAPES[] = {
+    {1, 1, 5, 1, 1, 1, 1},   {1, 3, 33, 33, 2, 1, 1},  {7, 3, 17, 33, 1, 0, 1},
+    {64, 5, 45, 45, 2, 1, 0}, {200, 3, 20, 70, 1, 1, 1}, {33, 7, 70, 70, 2, 0, 1},
+};
+#define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
+
+Test(sru_cuda, f32_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("sru on cuda (f32) vs the f64 CPU reference");
+    const char *knobs[] = {NULL, "v=zero", "v=zero,route=loop", "highway_scale=sqrt3",
+                           "v=zero,highway_scale=1.7"};
+    for (int k = 0; k < 5; k++)
+        for (int i = 0; i < NSHAPES; i++)
+            expect_matches(knobs[k], LOGT_F32, SHAPES[i], 10 + (uint64_t)(k * NSHAPES + i), TOL_F32);
+}
+
+Test(sru_cuda, bf16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("sru on cuda (bf16) vs the f64 CPU reference");
+    const char *knobs[] = {NULL, "v=zero", "v=zero,route=loop", "highway_scale=sqrt3"};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < NSHAPES; i++)
+            expect_matches(knobs[k], LOGT_BF16, SHAPES[i], 40 + (uint64_t)(k * NSHAPES + i),
+                           SHAPES[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16);
+}
+
+Test(sru_cuda, tf32_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("sru on cuda with math = tf32 vs the f64 CPU reference");
+    const char *knobs[] = {"math=tf32", "v=zero,math=tf32"};
+    const shape shapes[] = {{50, 8, 64, 128, 1, 1, 1}, {20, 3, 33, 33, 2, 1, 1}};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 2; i++) {
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
+            cfg.layers = shapes[i].L;
+            cfg.seed = 70 + (uint64_t)(2 * k + i);
+            set_knobs(&cfg, knobs[k]);
+            problem p = problem_of(shapes[i], LOGT_F32);
+            result got, ref;
+            run_pair(&cfg, &p, &got, &ref);
+            char msg[600] = "";
+            cr_expect(close_all(&p, &got, &ref, TOL_TF32, msg, sizeof msg), "[%s] %s: %s", knobs[k],
+                      got.impl, msg);
+            cr_expect(strstr(got.impl, "math=tf32"), "impl '%s' should say math=tf32", got.impl);
+            free_result(&got), free_result(&ref), free_problem(&p);
+        }
+}
+
+/* v = 0 on the GPU: the shared scan and the element-wise loop on the same net, f32 and bf16.
+ * Shapes on both sides of the scan's channel-parallel threshold (on an H200, B·D = 40000
+ * goes channel-parallel, B·D = 80 over T = 1000 does not). Not bit-equal (the scan forms
+ * (1 − f)·z before its FMA, the loop after): f32 within TOL_F32. */
+Test(sru_cuda, v_zero_scan_route_equals_loop)
+{
+    SKIP_WITHOUT_GPU("sru on cuda: scan route vs loop route");
+    const shape shapes[] = {{1000, 2, 40, 40, 1, 1, 1}, {50, 40, 1000, 1000, 1, 1, 1},
+                            {7, 3, 17, 33, 2, 1, 1}, {1, 5, 9, 9, 1, 1, 0}};
+    for (int i = 0; i < 4; i++)
+        for (int bf = 0; bf < 2; bf++) {
+            const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
+            cfg.layers = shapes[i].L;
+            cfg.dtype = dt;
+            cfg.seed = 90 + (uint64_t)i;
+            set_knobs(&cfg, "v=zero,highway_scale=sqrt3");
+            problem p = problem_of(shapes[i], dt);
+            result scan, loop;
+            run(&cfg, &p, NULL, &scan);
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "route", "loop"), LOGT_OK);
+            run(&cfg, &p, scan.w, &loop);
+            cr_expect(strstr(scan.impl, "linear scan") && strstr(loop.impl, "element-wise loop"),
+                      "impl: '%s' and '%s'", scan.impl, loop.impl);
+            /* bf16: both round h, dx, dc0 from nearly equal f32 values, at most one bf16 step
+             * apart; with two layers such a step also feeds the next layer */
+            const tol t = !bf ? TOL_F32 : shapes[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
+            char msg[600] = "";
+            cr_expect(close_all(&p, &scan, &loop, t, msg, sizeof msg),
+                      "%s T=%d B=%d I=%d D=%d layers=%d: scan vs loop: %s", logt_dtype_name(dt),
+                      shapes[i].T, shapes[i].B, shapes[i].I, shapes[i].D, shapes[i].L, msg);
+            free_result(&scan), free_result(&loop), free_problem(&p);
+        }
+}
+
+/* The comparison itself fails on a wrong model: the reference against itself passes, against a
+ * highway scale off by 1e-3 (or v off) it does not. Runs on the CPU, so it runs everywhere. */
+Test(sru_cpu, cuda_comparison_can_fail)
+{
+    const shape s = {7, 3, 5, 4, 2, 1, 1};
+    problem p = problem_of(s, LOGT_F32);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "sru", LOGT_CPU, s.I, s.D);
+    cfg.layers = s.L;
+    result a, b;
+    run(&cfg, &p, NULL, &a);
+    run(&cfg, &p, a.w, &b);
+    char msg[600] = "";
+    cr_assert(close_all(&p, &b, &a, TOL_F32, msg, sizeof msg), "itself: %s", msg);
+    free_result(&b);
+    set_knobs(&cfg, "highway_scale=1.001");
+    run(&cfg, &p, a.w, &b);
+    cr_assert_not(close_all(&p, &b, &a, TOL_F32, msg, sizeof msg), "α off by 1e-3 passed");
+    cr_assert(strstr(msg, "h: max abs err"), "%s", msg);
+    free_result(&b);
+    free_result(&a), free_problem(&p);
+}
+
+/* sru_recurrence_cuda alone, against a host loop over the same planes. */
+Test(sru_cuda, recurrence_kernel_matches_a_host_loop)
+{
+    SKIP_WITHOUT_GPU("the bare sru recurrence kernel");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    const int64_t T = 37, B = 3, D = 45, N = T * B, ND = N * D;
+    for (int c = 0; c < 8; c++) {
+        const int proj = c & 1, with_v = (c >> 1) & 1, bf = (c >> 2) & 1;
+        const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
+        const int64_t K = proj ? 4 : 3;
+        double *G = random_array(K * ND, 20, 2.0, LOGT_F32), *x = random_array(ND, 21, 1.0, dt);
+        double *v = random_array(2 * D, 22, 1.2, LOGT_F32), *b = random_array(2 * D, 23, 0.5, LOGT_F32);
+        double *c0 = random_array(B * D, 24, 0.5, dt), *C = malloc(sizeof(double) * ND);
+        double *H = malloc(sizeof(double) * ND);
+        cr_assert(C && H);
+        const double alpha = 1.25;
+        for (int64_t t = 0; t < T; t++)
+            for (int64_t j = 0; j < B * D; j++) {
+                const int64_t e = t * B * D + j, d = j % D;
+                const double cp = t ? C[e - B * D] : c0[j];
+                const double pf = G[ND + e] + (with_v ? v[d] * cp : 0) + b[d];
+                const double pr = G[2 * ND + e] + (with_v ? v[D + d] * cp : 0) + b[D + d];
+                const double f = 1 / (1 + exp(-pf)), r = 1 / (1 + exp(-pr));
+                const double xp = proj ? G[3 * ND + e] : x[e];
+                C[e] = f * cp + (1 - f) * G[e];
+                H[e] = r * C[e] + (1 - r) * alpha * xp;
+            }
+        logt_tensor dG, dx, dv, db, dc0, dC, dH;
+        cr_assert_eq(logt_tensor_new1(&dG, LOGT_CUDA, LOGT_F32, K * ND), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&dx, LOGT_CUDA, dt, ND), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&dv, LOGT_CUDA, LOGT_F32, 2 * D), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&db, LOGT_CUDA, LOGT_F32, 2 * D), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&dc0, LOGT_CUDA, dt, B * D), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&dC, LOGT_CUDA, LOGT_F32, ND), LOGT_OK);
+        cr_assert_eq(logt_tensor_new1(&dH, LOGT_CUDA, dt, ND), LOGT_OK);
+        cr_assert_eq(logt_tensor_from_f64(&dG, G), LOGT_OK);
+        cr_assert_eq(logt_tensor_from_f64(&dx, x), LOGT_OK);
+        cr_assert_eq(logt_tensor_from_f64(&dv, v), LOGT_OK);
+        cr_assert_eq(logt_tensor_from_f64(&db, b), LOGT_OK);
+        cr_assert_eq(logt_tensor_from_f64(&dc0, c0), LOGT_OK);
+        cr_assert_eq(sru_recurrence_cuda(ctx, T, B, D, dt, dG.data, proj, proj ? NULL : dx.data,
+                                         with_v ? dv.data : NULL, db.data, (float)alpha, dc0.data,
+                                         dC.data, dH.data),
+                     LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+        double *gotC = to_host(&dC), *gotH = to_host(&dH);
+        char what[40];
+        snprintf(what, sizeof what, "recurrence %s proj=%d v=%d: c", logt_dtype_name(dt), proj, with_v);
+        check_result r = check_close(what, gotC, C, ND, 1e-5, 1e-5);
+        cr_expect(r.ok, "%s", r.msg);
+        snprintf(what, sizeof what, "recurrence %s proj=%d v=%d: h", logt_dtype_name(dt), proj, with_v);
+        r = check_close(what, gotH, H, ND, 1e-5, bf ? 1.0 / 128 : 1e-5);   /* h rounded to bf16 */
+        cr_expect(r.ok, "%s", r.msg);
+        free(G), free(x), free(v), free(b), free(c0), free(C), free(H), free(gotC), free(gotH);
+        logt_tensor *all[] = {&dG, &dx, &dv, &db, &dc0, &dC, &dH};
+        for (int i = 0; i < 7; i++) logt_tensor_free(all[i]);
+    }
+    logt_ctx_destroy(ctx);
+#endif
 }
