@@ -98,14 +98,14 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
                      cudaGetErrorString(e), logt_cuda_hint(e));
 }
 
-template <typename E>
-static logt_status scan_typed(logt_ctx *ctx, int reverse, int goff, int64_t T, int64_t C,
-                              const E *a, const E *b, const E *h0, E *h)
+template <int GOFF, typename E>
+static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, const E *a,
+                              const E *b, const E *h0, E *h)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (C >= scan_cuda_channel_threshold()) {
-        scan_channels_kernel<UNROLL, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, goff, a, b,
-                                                                         h0, h);
+        scan_channels_kernel<UNROLL, GOFF, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a, b,
+                                                                               h0, h);
         LAUNCH_TRY();
         return LOGT_OK;
     }
@@ -119,21 +119,27 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int goff, int64_t T, i
                              (float2 *)(ws + p.off_agg), (float *)(ws + p.off_inc)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.off_agg, st);   /* counter and flags */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back flags", e);
-    scan_lookback_kernel<LB_V, E><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
-        T, C, reverse, goff, p.Cb, p.lanes, p.G, a, b, h0, h, status);
+    scan_lookback_kernel<LB_V, GOFF, E><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
+        T, C, reverse, p.Cb, p.lanes, p.G, a, b, h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
 }
 
+/* goff: the gates' offset, 0 (scan) or +1 (the backward's shifted gates), see scan_kernels.cuh */
 static logt_status scan_dispatch(logt_ctx *ctx, int reverse, int goff, int64_t T, int64_t C,
                                  logt_dtype dt, const void *a, const void *b, const void *h0,
                                  void *h)
 {
+    typedef const __nv_bfloat16 *cbf;
+    if (dt == LOGT_F32 && goff == 0)
+        return scan_typed<0>(ctx, reverse, T, C, (const float *)a, (const float *)b,
+                             (const float *)h0, (float *)h);
     if (dt == LOGT_F32)
-        return scan_typed(ctx, reverse, goff, T, C, (const float *)a, (const float *)b,
-                          (const float *)h0, (float *)h);
-    return scan_typed(ctx, reverse, goff, T, C, (const __nv_bfloat16 *)a,
-                      (const __nv_bfloat16 *)b, (const __nv_bfloat16 *)h0, (__nv_bfloat16 *)h);
+        return scan_typed<1>(ctx, reverse, T, C, (const float *)a, (const float *)b,
+                             (const float *)h0, (float *)h);
+    if (goff == 0)
+        return scan_typed<0>(ctx, reverse, T, C, (cbf)a, (cbf)b, (cbf)h0, (__nv_bfloat16 *)h);
+    return scan_typed<1>(ctx, reverse, T, C, (cbf)a, (cbf)b, (cbf)h0, (__nv_bfloat16 *)h);
 }
 
 extern "C" logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
@@ -173,11 +179,11 @@ extern "C" logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, i
     LOGT_TRY(check_args("scan_cuda_serial", T, C, dt));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (dt == LOGT_F32)
-        scan_channels_kernel<1, float><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, reverse, 0, (const float *)a, (const float *)b, (const float *)h0, (float *)h);
+        scan_channels_kernel<1, 0, float><<<blocks_for(C), BLOCK, 0, st>>>(
+            T, C, reverse, (const float *)a, (const float *)b, (const float *)h0, (float *)h);
     else
-        scan_channels_kernel<1, __nv_bfloat16><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, reverse, 0, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b,
+        scan_channels_kernel<1, 0, __nv_bfloat16><<<blocks_for(C), BLOCK, 0, st>>>(
+            T, C, reverse, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b,
             (const __nv_bfloat16 *)h0, (__nv_bfloat16 *)h);
     LAUNCH_TRY();
     return LOGT_OK;

@@ -4,8 +4,8 @@
  *
  * Conventions of every kernel here:
  *   - step s of the walk is time t = reverse ? T-1-s : s (a reversed scan mirrors time);
- *   - the gate of time t is a[t + goff] (0 outside [0, T)): goff = 0 is the plain scan,
- *     goff = +1 with reverse = 1 is the backward of a forward scan (g_t = dh_t + a_{t+1} g_{t+1});
+ *   - the gate of time t is a[t + GOFF] (0 outside [0, T)), GOFF a template argument: 0 is the
+ *     plain scan, +1 with reverse = 1 the backward of a forward scan (g_t = dh_t + a_{t+1} g_{t+1});
  *   - E is float or __nv_bfloat16 in memory, the arithmetic is fp32;
  *   - offsets are int64 (T·C may exceed 2^31).
  * A chunk of steps maps its carry-in x to A·x + B; composing an earlier map (pa, pb) with a
@@ -28,11 +28,11 @@ __device__ __forceinline__ int64_t scan_time(int64_t T, int reverse, int64_t s)
 {
     return reverse ? T - 1 - s : s;
 }
-template <typename E>
-__device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int goff, int64_t t,
-                                           int64_t c)
+template <int GOFF, typename E>
+__device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c)
 {
-    int64_t tg = t + goff;
+    if (GOFF == 0) return scan_ld(a + t * C + c);   /* no test in the plain scan's loads */
+    int64_t tg = t + GOFF;
     return tg >= 0 && tg < T ? scan_ld(a + tg * C + c) : 0.0f;
 }
 
@@ -40,8 +40,8 @@ __device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int
 
 /* U steps' loads are issued before their FMAs (U = 1 is the serial baseline). Exactly
  * 3·T·C·bytes of traffic; needs C large enough to fill the GPU by itself. */
-template <int U, typename E>
-__global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff, const E *a,
+template <int U, int GOFF, typename E>
+__global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E *a,
                                      const E *b, const E *h0, E *h)
 {
     int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,7 +55,7 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff
         for (int k = 0; k < U; k++) {
             int64_t t = scan_time(T, reverse, s + k);
             off[k] = t * C + c;
-            av[k] = scan_gate(a, T, C, goff, t, c);
+            av[k] = scan_gate<GOFF>(a, T, C, t, c);
             bv[k] = scan_ld(b + off[k]);
         }
 #pragma unroll
@@ -66,7 +66,7 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, int goff
     }
     for (; s < T; s++) {   /* the last T mod U steps */
         int64_t t = scan_time(T, reverse, s);
-        x = fmaf(scan_gate(a, T, C, goff, t, c), x, scan_ld(b + t * C + c));
+        x = fmaf(scan_gate<GOFF>(a, T, C, t, c), x, scan_ld(b + t * C + c));
         scan_st(h + t * C + c, x);
     }
 }
@@ -256,8 +256,8 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
 }
 
 /* The thread's V steps of tile, straight from global memory into registers. */
-template <int V, typename E>
-__device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, int goff, int Cb,
+template <int V, int GOFF, typename E>
+__device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, int Cb,
                                              int lanes, int64_t G, int64_t tile, const E *a,
                                              const E *b, float (&av)[V], float (&bv)[V])
 {
@@ -269,16 +269,16 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
         av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
         if (active && s0 + v < T) {
             int64_t t = scan_time(T, reverse, s0 + v);
-            av[v] = scan_gate(a, T, C, goff, t, c);
+            av[v] = scan_gate<GOFF>(a, T, C, t, c);
             bv[v] = scan_ld(b + t * C + c);
         }
     }
 }
 
 /* One tile per block, loaded straight into registers: the workbench's version 5-7. */
-template <int V, typename E>
+template <int V, int GOFF, typename E>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
-scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int lanes, int64_t G,
+scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                      const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
 {
     __shared__ scan_lb_smem sm;
@@ -286,7 +286,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int goff, int Cb, int la
     if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
     __syncthreads();
     float av[V], bv[V];
-    scan_lb_load<V>(T, C, reverse, goff, Cb, lanes, G, s_tile, a, b, av, bv);
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
     scan_lb_tile<V>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 

@@ -9,7 +9,8 @@
  *   G[k][N][D] = X[N][I] · Wk^T, k < K         one cuBLAS call (strided-batched over the K row
  *                                              blocks of [W; Wp], X shared: stride 0)
  *   loop route (v on, or route = loop):        sru_forward_kernel: thread per channel (b, d)
- *     walks t with the loads of UNROLL = 8 steps issued before their math, and computes f, r
+ *     walks t with the loads of the next UNROLL = 8 steps issued before the math of the
+ *     current 8 (two batches in registers), and computes f, r
  *     (from W x + v·c_{t-1} + b), c_t, h_t. It writes c and h only: backward recomputes f and r
  *     from G and c.
  *   scan route (v = zero):                     f = σ(W_f x + b_f) for all steps (in place in
@@ -98,12 +99,21 @@ __global__ void __launch_bounds__(BLOCK, 2)
     const float *z = G, *pf = G + ND, *pr = G + 2 * ND;
     const float vf = v ? v[d] : 0.0f, vr = v ? v[D + d] : 0.0f, bf = bias[d], br = bias[D + d];
     float c = c0 ? ld(c0 + j) : 0.0f;
-    for (int64_t t0 = 0; t0 < T; t0 += UNROLL) {
-        float zv[UNROLL], fv[UNROLL], rv[UNROLL], xv[UNROLL];
+    /* Two batches of UNROLL steps in registers: the loads of the next batch are issued before
+     * the math of this one, whose steps depend on each other through c (two sigmoids a step),
+     * so the DRAM round trip overlaps that chain instead of following it. */
+    float zv[UNROLL], fv[UNROLL], rv[UNROLL], xv[UNROLL];
+    float zn[UNROLL], fn[UNROLL], rn[UNROLL], xn[UNROLL];
 #pragma unroll
-        for (int k = 0; k < UNROLL; k++) {   /* the loads of UNROLL steps, in flight together */
-            const int64_t e = min(t0 + k, T - 1) * BD + j;   /* past the end: reread, unused */
-            zv[k] = z[e], fv[k] = pf[e], rv[k] = pr[e], xv[k] = ld(xp + e);
+    for (int k = 0; k < UNROLL; k++) {
+        const int64_t e = min((int64_t)k, T - 1) * BD + j;   /* past the end: reread, unused */
+        zv[k] = z[e], fv[k] = pf[e], rv[k] = pr[e], xv[k] = ld(xp + e);
+    }
+    for (int64_t t0 = 0; t0 < T; t0 += UNROLL) {
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) {   /* the next batch's loads, in flight together */
+            const int64_t e = min(t0 + UNROLL + k, T - 1) * BD + j;
+            zn[k] = z[e], fn[k] = pf[e], rn[k] = pr[e], xn[k] = ld(xp + e);
         }
 #pragma unroll
         for (int k = 0; k < UNROLL; k++)
@@ -114,6 +124,8 @@ __global__ void __launch_bounds__(BLOCK, 2)
                 C[e] = c;
                 st(h + e, r * c + (1.0f - r) * (alpha * xv[k]));
             }
+#pragma unroll
+        for (int k = 0; k < UNROLL; k++) zv[k] = zn[k], fv[k] = fn[k], rv[k] = rn[k], xv[k] = xn[k];
     }
 }
 

@@ -129,7 +129,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
         av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
         if (active && s0 + v < T) {
             int64_t t = scan_time(T, reverse, s0 + v);
-            av[v] = scan_gate(a, T, C, goff, t, c);
+            av[v] = scan_gate<0>(a, T, C, t, c);
             bv[v] = scan_ld(b + t * C + c);
         }
     }
@@ -295,12 +295,12 @@ static unsigned blocks(int64_t n, int bs) { return (unsigned)((n + bs - 1) / bs)
 
 static void scan1(bench *w, int bs)
 {
-    scan_channels_kernel<1, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, 0, w->a, w->b, NULL, w->h);
+    scan_channels_kernel<1, 0, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, w->a, w->b, NULL, w->h);
 }
 
 static void scan2(bench *w, int bs)
 {
-    scan_channels_kernel<8, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, 0, w->a, w->b, NULL, w->h);
+    scan_channels_kernel<8, 0, float><<<blocks(w->C, bs), bs>>>(w->T, w->C, 0, w->a, w->b, NULL, w->h);
 }
 
 static void scan3(bench *w, int bs)
@@ -333,8 +333,8 @@ static void scan_lb(bench *w)
         scan_lookback_kernel4<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes,
                                                                           G, w->a, w->b, NULL, w->h, st);
     else
-        scan_lookback_kernel<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes,
-                                                                         G, w->a, w->b, NULL, w->h, st);
+        scan_lookback_kernel<V, 0, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, Cb, lanes,
+                                                                            G, w->a, w->b, NULL, w->h, st);
 }
 
 template <int V>
