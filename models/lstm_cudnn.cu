@@ -320,8 +320,14 @@ static logt_status set_shape(lstm_cudnn_model *m, rnn_state *s, int T, int B, cu
     for (int b = 0; b < B; b++) s->seq_h[b] = T;
     fill_int_kernel<<<grid_for(B, 1024), BLOCK, 0, st>>>(s->seq_d, B, T);
     LAUNCH_TRY();
-    CUDNN_TRY(cudnnSetRNNDataDescriptor(s->xd, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T,
-                                        B, I, s->seq_h, NULL));
+    cudnnStatus_t ds = cudnnSetRNNDataDescriptor(s->xd, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
+                                                 T, B, I, s->seq_h, NULL);
+    if (ds == CUDNN_STATUS_NOT_SUPPORTED)   /* cuDNN 9.14 on an H200: T = 65536 refused here */
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "cuDNN refused a sequence of T = %d steps (batch %d, input "
+                         "%d): cudnnSetRNNDataDescriptor returned NOT_SUPPORTED, whatever the "
+                         "algorithm. HINT: cuDNN 9.14 took T = 16384 and refused 65536; use a "
+                         "shorter T for lstm-cudnn", T, B, I);
+    CUDNN_TRY(ds);
     CUDNN_TRY(cudnnSetRNNDataDescriptor(s->yd, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T,
                                         B, D, s->seq_h, NULL));
     int dims[3] = {1, B, D}, strides[3] = {B * D, D, 1};
