@@ -149,13 +149,30 @@ extern "C" logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t 
     return scan_dispatch(ctx, reverse, 0, T, C, dt, a, b, h0, h);
 }
 
-extern "C" logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
-                                          const void *a, const void *h0, const void *h,
-                                          const void *dh, void *da, void *db, void *dh0)
+/* The shifted reversed scan of the backward, parallel (the routes above) or serial. */
+static logt_status scan_backward_g(logt_ctx *ctx, int serial, int64_t T, int64_t C, logt_dtype dt,
+                                   const void *a, const void *dh, void *db)
 {
-    LOGT_TRY(check_args("scan_backward_cuda", T, C, dt));
+    if (!serial) return scan_dispatch(ctx, 1, +1, T, C, dt, a, dh, NULL, db);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (dt == LOGT_F32)
+        scan_channels_kernel<1, 1, float><<<blocks_for(C), BLOCK, 0, st>>>(
+            T, C, 1, (const float *)a, (const float *)dh, (const float *)NULL, (float *)db);
+    else
+        scan_channels_kernel<1, 1, __nv_bfloat16><<<blocks_for(C), BLOCK, 0, st>>>(
+            T, C, 1, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)dh,
+            (const __nv_bfloat16 *)NULL, (__nv_bfloat16 *)db);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
+static logt_status scan_backward_impl(logt_ctx *ctx, int serial, int64_t T, int64_t C,
+                                      logt_dtype dt, const void *a, const void *h0, const void *h,
+                                      const void *dh, void *da, void *db, void *dh0)
+{
+    LOGT_TRY(check_args(serial ? "scan_backward_cuda_serial" : "scan_backward_cuda", T, C, dt));
     /* g_t = dh_t + a_{t+1} ⊙ g_{t+1}: reversed, gates one step later, g_{T-1} = dh_{T-1} */
-    LOGT_TRY(scan_dispatch(ctx, 1, +1, T, C, dt, a, dh, NULL, db));
+    LOGT_TRY(scan_backward_g(ctx, serial, T, C, dt, a, dh, db));
     if (!da && !dh0) return LOGT_OK;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     int64_t n = T * C, nb = (n + BLOCK - 1) / BLOCK;
@@ -170,6 +187,21 @@ extern "C" logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, l
             (const __nv_bfloat16 *)db, (__nv_bfloat16 *)da, (__nv_bfloat16 *)dh0);
     LAUNCH_TRY();
     return LOGT_OK;
+}
+
+extern "C" logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
+                                          const void *a, const void *h0, const void *h,
+                                          const void *dh, void *da, void *db, void *dh0)
+{
+    return scan_backward_impl(ctx, 0, T, C, dt, a, h0, h, dh, da, db, dh0);
+}
+
+extern "C" logt_status scan_backward_cuda_serial(logt_ctx *ctx, int64_t T, int64_t C,
+                                                 logt_dtype dt, const void *a, const void *h0,
+                                                 const void *h, const void *dh, void *da,
+                                                 void *db, void *dh0)
+{
+    return scan_backward_impl(ctx, 1, T, C, dt, a, h0, h, dh, da, db, dh0);
 }
 
 extern "C" logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C,

@@ -59,9 +59,13 @@ logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype d
                                const void *h0, const void *h, const void *dh, void *da, void *db,
                                void *dh0);
 /* The baseline: one thread per channel walking T, one step at a time (Martin & Cundy's
- * "serial" kernel). Same arguments and results as scan_cuda; for benches and tests. */
+ * "serial" kernel). Same arguments and results as scan_cuda and scan_backward_cuda; for
+ * benches, tests, and models that offer the serial recurrence to be compared with. */
 logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                              const void *a, const void *b, const void *h0, void *h);
+logt_status scan_backward_cuda_serial(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
+                                      const void *a, const void *h0, const void *h,
+                                      const void *dh, void *da, void *db, void *dh0);
 /* The route scan_cuda takes for this shape on the current device: "channels" or "lookback",
  * and the smallest C that goes channel-parallel (for tests that cross it). */
 const char *scan_cuda_route(int64_t T, int64_t C);

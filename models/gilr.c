@@ -77,6 +77,11 @@ static logt_status check_cfg(const logt_model_cfg *cfg)
                          "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
                          "or D = %d, not %d",
                          cfg->model, cfg->hidden_size, cfg->head_dim);
+    const char *scan = logt_cfg_knob(cfg, "scan", "parallel");
+    if (strcmp(scan, "parallel") && strcmp(scan, "serial"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: scan = %s: the valid values are parallel (scan_cuda, the "
+                         "default) and serial (one thread per channel walks T: Martin & Cundy's "
+                         "baseline)", cfg->model, scan);
     return LOGT_OK;
 }
 
@@ -349,12 +354,16 @@ static void gilr_destroy(logt_model *base)
     free(m);
 }
 
+/* scan = parallel | serial: the linear recurrences by scan_cuda, or by the serial kernel that
+ * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is a loop either way). */
+static const char *const gilr_knobs[] = {"scan", NULL};
+
 const logt_model_ops logt_gilr_ops = {
     .name = "gilr",
     .summary = "GILR: gate and impulse from the input only, the state by a linear scan",
     .devices = GILR_DEVICES,
     .nstate = 1,
-    .knobs = NULL,
+    .knobs = gilr_knobs,
     .layout = logt_gilr_layout,
     .create = gilr_create,
     .forward = gilr_forward,
@@ -367,7 +376,7 @@ const logt_model_ops logt_gilr_lstm_ops = {
     .summary = "GILR-LSTM: an LSTM fed a GILR surrogate of its output; two linear scans",
     .devices = GILR_DEVICES,
     .nstate = 2,
-    .knobs = NULL,
+    .knobs = gilr_knobs,
     .layout = logt_gilr_lstm_layout,
     .create = gilr_create,
     .forward = gilr_lstm_forward,

@@ -55,6 +55,7 @@
 #include <cuda_bf16.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../core/cuda_check.cuh"
 #include "../kernels/gemm.h"
@@ -384,13 +385,34 @@ static logt_status dx_gemms(logt_ctx *ctx, int64_t N, int64_t I, int64_t D, int6
     return LOGT_OK;
 }
 
+/* The knob scan = serial: the recurrences by Martin & Cundy's serial kernel instead. */
+static int serial(const gilr_model *m)
+{
+    return !strcmp(logt_cfg_knob(&m->base.cfg, "scan", "parallel"), "serial");
+}
+
+static logt_status fscan(gilr_model *m, logt_ctx *ctx, int64_t T, int64_t C, const float *a,
+                         const float *b, const float *h0, float *h)
+{
+    return serial(m) ? scan_cuda_serial(ctx, 0, T, C, LOGT_F32, a, b, h0, h)
+                     : scan_cuda(ctx, 0, T, C, LOGT_F32, a, b, h0, h);
+}
+
+static logt_status bscan(gilr_model *m, logt_ctx *ctx, int64_t T, int64_t C, const float *a,
+                         const float *h0, const float *h, const float *dh, float *da, float *db,
+                         float *dh0)
+{
+    return serial(m) ? scan_backward_cuda_serial(ctx, T, C, LOGT_F32, a, h0, h, dh, da, db, dh0)
+                     : scan_backward_cuda(ctx, T, C, LOGT_F32, a, h0, h, dh, da, db, dh0);
+}
+
 static void set_impl(gilr_model *m, int64_t T, int64_t C, int nscans)
 {
     snprintf(m->base.impl, sizeof m->base.impl,
              "cuda %s: whole-sequence fp32 cuBLAS GEMMs, fused pointwise, %d linear scan%s "
-             "(scan_cuda, %s route)",
+             "(%s)",
              is_bf16(m) ? "bf16 x/h, f32 inside" : "f32", nscans, nscans > 1 ? "s" : "",
-             scan_cuda_route(T, C));
+             serial(m) ? "scan = serial: scan_cuda_serial" : scan_cuda_route(T, C));
 }
 
 static logt_status check_forward(gilr_model *m, const logt_tensor *x, const logt_tensor *h,
@@ -440,7 +462,7 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, W, D * I, 0.0f, P, ND, 2));
     gilr_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, P, P + ND, bias, Hs);
     LAUNCH_TRY();
-    LOGT_TRY(scan_cuda(ctx, 0, T, BD, LOGT_F32, P, Hs, h0, Hs));
+    LOGT_TRY(fscan(m, ctx, T, BD, P, Hs, h0, Hs));
     if (is_bf16(m)) {
         convert_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, (const float *)Hs, (__nv_bfloat16 *)h->data);
         LAUNCH_TRY();
@@ -473,7 +495,7 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
         LOGT_TRY(to_f32(m, st, dh->data, dP + ND, ND));
         dH = dP + ND;
     }
-    LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, P, h0, Hs, dH, dP, dP + ND, dh0));
+    LOGT_TRY(bscan(m, ctx, T, BD, P, h0, Hs, dH, dP, dP + ND, dh0));
     gilr_act_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, P, P + ND, dP, dP + ND);
     LAUNCH_TRY();
 
@@ -527,7 +549,7 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, W, D * I, 0.0f, G, ND, 4));
     gilr_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, S, S + ND, bs, Hs + BD);
     LAUNCH_TRY();
-    LOGT_TRY(scan_cuda(ctx, 0, T, BD, LOGT_F32, S, Hs + BD, Hs, Hs + BD));
+    LOGT_TRY(fscan(m, ctx, T, BD, S, Hs + BD, Hs, Hs + BD));
 
     /* 2. every step's U h̃_{t-1} at once: rows 0..T-1 of Hs are h̃_{-1..T-2} */
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, D, 1.0f, Hs, 0, U, D * D, 1.0f, G, ND, 4));
@@ -535,7 +557,7 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     /* 3. gates, the cell scan, h = o ⊙ c */
     gates_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, G, bias, C);
     LAUNCH_TRY();
-    LOGT_TRY(scan_cuda(ctx, 0, T, BD, LOGT_F32, G + ND, C, c0, C));
+    LOGT_TRY(fscan(m, ctx, T, BD, G + ND, C, c0, C));
     if (is_bf16(m))
         out_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (__nv_bfloat16 *)h->data);
     else
@@ -582,7 +604,7 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
         out_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, (const float *)dh->data, C,
                                                             G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
     LAUNCH_TRY();
-    LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, G + ND, c0, C, dA + 2 * ND, dA + ND,
+    LOGT_TRY(bscan(m, ctx, T, BD, G + ND, c0, C, dA + 2 * ND, dA + ND,
                                 dA + 2 * ND, dc0));
     gates_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, G, dA);
     LAUNCH_TRY();
@@ -598,7 +620,7 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 4, dA, W, 0.0f, dX));
 
     /* 3. the surrogate: its scan's backward from dL/dh̃_0..T-1, into dA's (now free) planes 0-1 */
-    LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, S, Hs, Hs + BD, dHs + BD, dA, dA + ND, dh0));
+    LOGT_TRY(bscan(m, ctx, T, BD, S, Hs, Hs + BD, dHs + BD, dA, dA + ND, dh0));
     gilr_act_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, S, S + ND, dA, dA + ND);
     LAUNCH_TRY();
     LOGT_TRY(wgrad(ctx, s, N, D, I, 2, dA, X, dWs));

@@ -197,6 +197,9 @@ Test(gilr_cpu, bad_configurations_say_what_is_wrong)
 #endif
 
         logt_model_cfg_init(&cfg, models[i], LOGT_CPU, 3, 4);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "scan", "fast"), LOGT_OK);
+        expect_cfg_error(&cfg, LOGT_EINVAL, "scan = fast: the valid values are parallel");
+        logt_model_cfg_init(&cfg, models[i], LOGT_CPU, 3, 4);
         cfg.head_dim = 4;   /* D itself is fine */
         logt_net *net;
         cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
@@ -505,6 +508,48 @@ static void scratch_reuse(const char *model, logt_dtype dt)
     gproblem_free(&pa), gproblem_free(&pb);
     logt_net_destroy(net);
     logt_ctx_destroy(ctx);
+}
+
+/* scan = serial (Martin & Cundy's baseline kernel, forward and backward) computes what the
+ * parallel scan computes: the same recurrences, added up in another order (the look-back
+ * route composes tile maps), so they agree to a few f32 roundings. C = B·D = 135 channels
+ * takes the look-back route, T = 1000 several tiles. */
+static void serial_equals_parallel(const char *model)
+{
+    const gcase c = {1000, 3, 5, 45, 2, 1, 1};
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    gproblem p = gproblem_make(&c, 0);
+    goutcome par, ser;
+    logt_net *net = gnet(model, LOGT_CUDA, LOGT_F32, &c);
+    gpass(net, ctx, &c, &p, &par);
+    logt_net_destroy(net);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, model, LOGT_CUDA, c.I, c.D);
+    cfg.dtype = LOGT_F32, cfg.layers = c.L, cfg.seed = 5;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "scan", "serial"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    gpass(net, ctx, &c, &p, &ser);
+    cr_assert(strstr(ser.impl, "scan = serial"), "%s", ser.impl);
+    char label[64];
+    snprintf(label, sizeof label, "%s scan = serial vs parallel", model);
+    expect_outcome(label, &c, &ser, &par, 1e-5, 1e-5);
+    goutcome_free(&par), goutcome_free(&ser);
+    gproblem_free(&p);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+}
+
+Test(gilr_cuda, serial_scan_equals_parallel)
+{
+    SKIP_WITHOUT_GPU("gilr with scan = serial");
+    serial_equals_parallel("gilr");
+}
+
+Test(gilr_lstm_cuda, serial_scan_equals_parallel)
+{
+    SKIP_WITHOUT_GPU("gilr-lstm with scan = serial");
+    serial_equals_parallel("gilr-lstm");
 }
 
 Test(gilr_cuda, scratch_reused_across_calls_and_shapes)
