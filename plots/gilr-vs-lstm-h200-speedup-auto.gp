@@ -1,0 +1,44 @@
+# plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
+# from results/gilr-vs-lstm-h200.h5 (commit 0b2b0c8); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
+
+$data << EOD
+# index 0: gilr-lstm
+16 0.5114675783
+64 0.7086594667
+256 1.241983186
+1024 4.065334186
+4096 11.46660875
+16384 16.58035644
+32768 23.24285726
+
+
+# index 1: lstm-cudnn algo=standard
+16 0.9903768927
+64 1.017265903
+256 1.010616384
+1024 0.9396590695
+4096 0.7832268675
+16384 0.3767645208
+32768 0.2634153102
+EOD
+
+out = "plots/gilr-vs-lstm-h200-speedup-auto"
+if (exists("ARG0") && strlen(ARG0) > 3 && ARG0[strlen(ARG0)-2:] eq ".gp") out = ARG0[1:strlen(ARG0)-3]
+set title "speedup over cuDNN's LSTM (algo = auto: its fastest algorithm) at b*T = 65536"
+set xlabel "sequence length T (batch b = 65536 / T)"
+set ylabel "speedup over cuDNN auto (its time / this time)"
+set grid
+set key outside right top
+set style data linespoints
+set logscale x 2
+set logscale y
+set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
+set terminal pngcairo size 1000,600 font "sans,11" noenhanced
+set output out.".png"
+plot $data index 0 using 1:2 title "gilr-lstm", \
+     $data index 1 using 1:2 title "lstm-cudnn algo=standard"
+set terminal svg size 1000,600 font "sans,11" noenhanced background rgb "white"
+set output out.".svg"
+replot
+unset output
