@@ -436,6 +436,16 @@ static logt_status check_backward(gilr_model *m, const logt_tensor *dh, const lo
     return LOGT_OK;
 }
 
+/* What both forwards start with: checks, the scratch, the GILR planes [2][T·B][D]. */
+static logt_status forward_begin(gilr_model *m, const logt_tensor *x, const logt_tensor *h,
+                                 logt_ctx *ctx, gilr_cuda_scratch **s)
+{
+    const int64_t D = m->base.cfg.hidden_size;
+    LOGT_TRY(check_forward(m, x, h, ctx));
+    LOGT_TRY(scratch_of(m, x->shape[1], D, s));
+    return logt_tensor_ensure3(&m->sur, LOGT_CUDA, LOGT_F32, 2, x->shape[0] * x->shape[1], D);
+}
+
 /* ---- gilr ------------------------------------------------------------------------------- */
 
 extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h,
@@ -443,11 +453,9 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t N = T * B, ND = N * D, BD = B * D;
-    LOGT_TRY(check_forward(m, x, h, ctx));
     gilr_cuda_scratch *s = NULL;
-    LOGT_TRY(scratch_of(m, B, D, &s));
+    LOGT_TRY(forward_begin(m, x, h, ctx, &s));
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CUDA, LOGT_F32, 2, N, D));
     float *Hs = (float *)h->data;   /* the state, in f32: h itself, or a plane of its own */
     if (is_bf16(m)) {
         LOGT_TRY(logt_tensor_ensure3(&m->hs, LOGT_CUDA, LOGT_F32, T, B, D));
@@ -525,11 +533,9 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t N = T * B, ND = N * D, BD = B * D;
-    LOGT_TRY(check_forward(m, x, h, ctx));
     gilr_cuda_scratch *s = NULL;
-    LOGT_TRY(scratch_of(m, B, D, &s));
+    LOGT_TRY(forward_begin(m, x, h, ctx, &s));
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CUDA, LOGT_F32, 2, N, D));
     LOGT_TRY(logt_tensor_ensure3(&m->hs, LOGT_CUDA, LOGT_F32, T + 1, B, D));
     LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CUDA, LOGT_F32, 4, N, D));
     LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CUDA, LOGT_F32, T, B, D));

@@ -24,6 +24,25 @@ static inline logt_tensor tensor3(int64_t a, int64_t b, int64_t c, const double 
     return t;
 }
 
+/* Any tensor's values as a malloc'd f64 host array (the caller frees it). */
+static inline double *host_copy(const logt_tensor *t)
+{
+    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
+    return p;
+}
+
+/* A [a][b][c] tensor on cfg's device in cfg's dtype, holding host (converted) unless NULL. */
+static inline logt_tensor cfg_tensor3(const logt_model_cfg *cfg, int64_t a, int64_t b, int64_t c,
+                                      const double *host)
+{
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, c), LOGT_OK, "%s", logt_errmsg());
+    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
+    return t;
+}
+
 /* L = sum(dh ⊙ h): its gradient with respect to h is dh. */
 static inline double loss_of(logt_net *net, const logt_tensor *x, const double *dh)
 {

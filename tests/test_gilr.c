@@ -296,22 +296,7 @@ static void goutcome_free(goutcome *o)
     memset(o, 0, sizeof *o);
 }
 
-static double *host_copy(const logt_tensor *t)
-{
-    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
-    cr_assert(p, "out of host memory");
-    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
-    return p;
-}
 
-static logt_tensor on_device(const logt_model_cfg *cfg, int64_t a, int64_t b, int64_t w,
-                             const double *host)
-{
-    logt_tensor t;
-    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, w), LOGT_OK, "%s", logt_errmsg());
-    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
-    return t;
-}
 
 /* One forward and backward of `net` on case c; results into o (host, f64). */
 static void gpass(logt_net *net, logt_ctx *ctx, const gcase *c, const gproblem *p, goutcome *o)
@@ -325,9 +310,9 @@ static void gpass(logt_net *net, logt_ctx *ctx, const gcase *c, const gproblem *
         logt_tensor_free(&h0), logt_tensor_free(&c0);
     } else
         cr_assert_eq(logt_net_set_state(net, NULL, NULL), LOGT_OK, "%s", logt_errmsg());
-    logt_tensor x = on_device(cfg, c->T, c->B, c->I, p->x);
-    logt_tensor dh = on_device(cfg, c->T, c->B, c->D, p->dh);
-    logt_tensor dx = on_device(cfg, c->T, c->B, c->I, NULL);
+    logt_tensor x = cfg_tensor3(cfg, c->T, c->B, c->I, p->x);
+    logt_tensor dh = cfg_tensor3(cfg, c->T, c->B, c->D, p->dh);
+    logt_tensor dx = cfg_tensor3(cfg, c->T, c->B, c->I, NULL);
     const logt_tensor *h;
     cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s forward: %s", cfg->model, logt_errmsg());
     cr_assert_eq(logt_net_backward(net, &dh, c->want_dx ? &dx : NULL, ctx), LOGT_OK,
@@ -486,8 +471,8 @@ static void scratch_reuse(const char *model, logt_dtype dt)
     gpass(net, ctx, &a, &pa, &ra);
     /* a second backward from the same forward: x must outlive both (the model keeps a view
      * of it, model.h), so this forward has its own, and the state of gpass is still set */
-    logt_tensor x = on_device(&net->cfg, a.T, a.B, a.I, pa.x);
-    logt_tensor dh = on_device(&net->cfg, a.T, a.B, a.D, pa.dh);
+    logt_tensor x = cfg_tensor3(&net->cfg, a.T, a.B, a.I, pa.x);
+    logt_tensor dh = cfg_tensor3(&net->cfg, a.T, a.B, a.D, pa.dh);
     const logt_tensor *h;
     cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s", logt_errmsg());
     cr_assert_eq(logt_net_backward(net, &dh, NULL, ctx), LOGT_OK, "%s", logt_errmsg());

@@ -264,35 +264,42 @@ Test(runner, sweep_then_resume_skips_finished)
     logt_store_close(st);
 }
 
-/* Killed after two runs: the two are kept and not run again. */
-Test(runner, killed_sweep_loses_no_finished_run)
+/* Killed after `killed` of `total` runs (experiment `ini`): those are kept, not run again
+ * (their dataset `set`, timed again, would differ), and the rest is done. */
+static void killed_sweep_resumes(const char *ini, int killed, int total, const char *set)
 {
-    write_at("exp/experiment.ini", speed_ini);
-    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_RUNS=2", "run exp --backend cpu --out r.h5"), 137, "%s", err);
+    write_at("exp/experiment.ini", ini);
+    char env[64], msg[96];
+    snprintf(env, sizeof env, "LOGT_TEST_DIE_AFTER_RUNS=%d", killed);
+    cr_assert_eq(logt(env, "run exp --backend cpu --out r.h5"), 137, "%s", err);
     logt_store *st = open_results("r.h5");
-    cr_assert_eq(count_ok_runs(st), 2);
-    double *before[2];
+    cr_assert_eq(count_ok_runs(st), killed);
+    double *before[8];
     int64_t n;
-    for (int i = 0; i < 2; i++) cr_assert_eq(logt_store_read(st, i, "time_ms", &before[i], &n), LOGT_OK);
+    cr_assert(killed <= 8);
+    for (int i = 0; i < killed; i++) cr_assert_eq(logt_store_read(st, i, set, &before[i], &n), LOGT_OK);
     logt_store_close(st);
 
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
-    EXPECT_ERR("2 already in r.h5 (skipped), 2 to run");
+    snprintf(msg, sizeof msg, "%d already in r.h5 (skipped), %d to run", killed, total - killed);
+    EXPECT_ERR(msg);
     st = open_results("r.h5");
-    cr_assert_eq(count_ok_runs(st), 4);
-    for (int i = 0; i < 2; i++) {   /* re-running would have measured new times */
+    cr_assert_eq(count_ok_runs(st), total);
+    for (int i = 0; i < killed; i++) {
         double *after;
-        cr_assert_eq(logt_store_read(st, i, "time_ms", &after, &n), LOGT_OK);
+        cr_assert_eq(logt_store_read(st, i, set, &after, &n), LOGT_OK);
         cr_assert_eq(memcmp(after, before[i], 3 * sizeof(double)), 0, "run %d was redone", i);
         free(after);
         free(before[i]);
     }
     logt_summary_row *rows;
     cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
-    cr_assert_eq(n, 4);
+    cr_assert_eq(n, total);
     free(rows);
     logt_store_close(st);
 }
+
+Test(runner, killed_sweep_loses_no_finished_run) { killed_sweep_resumes(speed_ini, 2, 4, "time_ms"); }
 
 /* Killed mid-training: the rerun resumes from the last checkpoint and ends with
  * exactly the losses of an uninterrupted run. */
@@ -733,30 +740,10 @@ Test(runner, kernel_experiment_on_cpu)
     logt_store_close(st);
 }
 
-/* Killed after three kernel runs: they are kept, not run again, and the rest is done. */
+/* Kernel runs resume like the others; a third run has nothing left to do. */
 Test(runner, kernel_runs_resume)
 {
-    write_at("exp/experiment.ini", kernel_ini);
-    cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_RUNS=3", "run exp --backend cpu --out r.h5"), 137, "%s", err);
-    logt_store *st = open_results("r.h5");
-    cr_assert_eq(count_ok_runs(st), 3);
-    double *before[3];
-    int64_t n;
-    for (int i = 0; i < 3; i++) cr_assert_eq(logt_store_read(st, i, "copy_ms", &before[i], &n), LOGT_OK);
-    logt_store_close(st);
-
-    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
-    EXPECT_ERR("3 already in r.h5 (skipped), 5 to run");
-    st = open_results("r.h5");
-    cr_assert_eq(count_ok_runs(st), 8);
-    for (int i = 0; i < 3; i++) {
-        double *after;
-        cr_assert_eq(logt_store_read(st, i, "copy_ms", &after, &n), LOGT_OK);
-        cr_assert_eq(memcmp(after, before[i], 3 * sizeof(double)), 0, "run %d was redone", i);
-        free(after);
-        free(before[i]);
-    }
-    logt_store_close(st);
+    killed_sweep_resumes(kernel_ini, 3, 8, "copy_ms");
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
     EXPECT_ERR("8 already in r.h5 (skipped), 0 to run");
 }

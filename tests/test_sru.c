@@ -306,22 +306,7 @@ static void free_problem(problem *p) { free(p->x), free(p->dh), free(p->c0); }
 
 static void free_result(result *r) { free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dc0); }
 
-static double *to_host(const logt_tensor *t)
-{
-    double *p = malloc((size_t)(t->numel ? t->numel : 1) * sizeof *p);
-    cr_assert(p, "out of host memory");
-    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
-    return p;
-}
 
-static logt_tensor seq_tensor(const logt_model_cfg *cfg, int64_t a, int64_t b, int64_t c,
-                              const double *host)
-{
-    logt_tensor t;
-    cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, c), LOGT_OK, "%s", logt_errmsg());
-    if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
-    return t;
-}
 
 /* Build cfg's net (parameters w when not NULL, else its own from the seed), run forward and
  * backward on p, copy everything back to the host in f64. */
@@ -338,21 +323,21 @@ static void run(const logt_model_cfg *cfg, const problem *p, const double *w, re
         cr_assert_eq(logt_net_set_state(net, &c0, NULL), LOGT_OK, "%s", logt_errmsg());
         logt_tensor_free(&c0);
     }
-    logt_tensor x = seq_tensor(cfg, p->T, p->B, p->I, p->x);
-    logt_tensor dh = seq_tensor(cfg, p->T, p->B, p->D, p->dh);
-    logt_tensor dx = seq_tensor(cfg, p->T, p->B, p->I, NULL);
+    logt_tensor x = cfg_tensor3(cfg, p->T, p->B, p->I, p->x);
+    logt_tensor dh = cfg_tensor3(cfg, p->T, p->B, p->D, p->dh);
+    logt_tensor dx = cfg_tensor3(cfg, p->T, p->B, p->I, NULL);
     const logt_tensor *h;
     cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s forward: %s", cfg->model,
                  logt_errmsg());
     cr_assert_eq(logt_net_backward(net, &dh, p->want_dx ? &dx : NULL, ctx), LOGT_OK,
                  "%s backward: %s", cfg->model, logt_errmsg());
     cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
-    r->w = to_host(&net->w);
-    r->h = to_host(h);
-    r->dw = to_host(&net->dw);
+    r->w = host_copy(&net->w);
+    r->h = host_copy(h);
+    r->dw = host_copy(&net->dw);
     r->nw = net->dw.numel;
-    if (p->want_dx) r->dx = to_host(&dx);
-    if (p->state) r->dc0 = to_host(&net->dh0);
+    if (p->want_dx) r->dx = host_copy(&dx);
+    if (p->state) r->dc0 = host_copy(&net->dh0);
     r->ns = logt_net_nslices(net);
     cr_assert(r->ns <= MAX_SLICES);
     for (int i = 0; i < r->ns; i++)
@@ -636,7 +621,7 @@ Test(sru_cuda, recurrence_kernel_matches_a_host_loop)
                                          dC.data, dH.data),
                      LOGT_OK, "%s", logt_errmsg());
         cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
-        double *gotC = to_host(&dC), *gotH = to_host(&dH);
+        double *gotC = host_copy(&dC), *gotH = host_copy(&dH);
         char what[40];
         snprintf(what, sizeof what, "recurrence %s proj=%d v=%d: c", logt_dtype_name(dt), proj, with_v);
         check_result r = check_close(what, gotC, C, ND, 1e-5, 1e-5);
