@@ -135,8 +135,11 @@ struct scan_lb_smem {
     int n, found;
 };
 
-/* Steps 2-4 for one tile whose V steps per thread are in av, bv (identity beyond T or C). */
-template <int V, typename E>
+/* Steps 2-4 for one tile whose V steps per thread are in av, bv (identity beyond T or C).
+ * FLAT: the lanes' maps are combined by each thread reading all the lanes before its own
+ * (one round of shared memory, O(lanes) reads: meant for lanes <= 8) instead of in log2(lanes)
+ * rounds, both in the tile's lane scan and in the look-back's combination. */
+template <int V, typename E, bool FLAT = false>
 __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                              int64_t G, int64_t tile, const float (&av)[V],
                                              const float (&bv)[V], const E *h0, E *h,
@@ -152,7 +155,17 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
     for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];   /* step v after the rest */
     sm.sA[tid] = A, sm.sB[tid] = B;
     __syncthreads();
-    for (int off = 1; off < lanes; off *= 2) {
+    if (FLAT) {   /* inclusive: lanes 0..lane, the earliest first */
+        A = 1.0f, B = 0.0f;
+        for (int l = 0; l <= lane && lane < lanes; l++) {
+            const float qa = sm.sA[l * Cb + cl];
+            B = fmaf(qa, B, sm.sB[l * Cb + cl]), A *= qa;
+        }
+        __syncthreads();
+        sm.sA[tid] = A, sm.sB[tid] = B;
+        __syncthreads();
+    }
+    for (int off = 1; !FLAT && off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
         if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
         __syncthreads();
@@ -215,7 +228,7 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
             }
             sm.rA[tid] = pA, sm.rB[tid] = pB;
             __syncthreads();
-            for (int s = 1; s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
+            for (int s = 1; !FLAT && s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
                 if (lane % (2 * s) == 0 && lane + s < lanes) {
                     float qa = sm.rA[tid], qb = sm.rB[tid];
                     scan_compose(qa, qb, sm.rA[tid + s * Cb], sm.rB[tid + s * Cb]);
@@ -224,7 +237,8 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
                 __syncthreads();
             }
             if (tid < Cb) {
-                scan_compose(cA, cB, sm.rA[tid], sm.rB[tid]);
+                for (int l = 0; l < (FLAT ? lanes : 1); l++)   /* FLAT: every lane's piece */
+                    scan_compose(cA, cB, sm.rA[l * Cb + cl], sm.rB[l * Cb + cl]);
                 if (found) {
                     int64_t jj = j - n;
                     float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
@@ -276,7 +290,7 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
 }
 
 /* One tile per block, loaded straight into registers: the workbench's version 5-7. */
-template <int V, int GOFF, typename E>
+template <int V, int GOFF, typename E, bool FLAT = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                      const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
@@ -287,7 +301,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
     __syncthreads();
     float av[V], bv[V];
     scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb_tile<V>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+    scan_lb_tile<V, E, FLAT>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

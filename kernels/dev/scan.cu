@@ -22,7 +22,9 @@
  *      shared memory (cp.async) while the current one looks back and writes
  *   9  the same, 8 steps per thread
  *  10  version 7 with 48 steps per thread (96 data registers of 128): spills ~400 bytes a
- *      thread and ran at 38-47% of copy
+ *      thread and ran at 54-61% of copy
+ *  11  version 7 with FLAT lane combination (scan_lb_tile: one shared-memory round instead
+ *      of log2(lanes), in the tile's lane scan and in the look-back), when lanes <= 8
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -275,7 +277,7 @@ scan_lookback_persistent_kernel(int64_t T, int64_t C, int reverse, int goff, int
         __syncthreads();   /* the buffer is free, s_next is set */
         const int64_t next = s_next;
         if (next < ntiles) scan_lb_fetch<V>(T, C, reverse, goff, Cb, lanes, G, next, a, b, ta, tb);
-        scan_lb_tile<V>(T, C, reverse, Cb, lanes, G, tile, av, bv, h0, h, st, sm);
+        scan_lb_tile<V, E>(T, C, reverse, Cb, lanes, G, tile, av, bv, h0, h, st, sm);
         if (next >= ntiles) return;
         tile = next;
         __syncthreads();   /* s_next is rewritten at the top */
@@ -317,7 +319,7 @@ static void scan3(bench *w, int bs)
     scan_chunk_walk_kernel3<true><<<blocks(P * w->C, bs), bs>>>(w->T, w->C, L, P, w->a, w->b, A, Bc, w->h);
 }
 
-template <int V, bool FIRST>
+template <int V, bool FIRST, bool FLAT = false>
 static void scan_lb(bench *w)
 {
     int Cb = FIRST ? (w->C >= SCAN_LB_THREADS ? SCAN_LB_THREADS : (int)w->C) : scan_lb_channels(w->C);
@@ -332,6 +334,9 @@ static void scan_lb(bench *w)
     if (FIRST)
         scan_lookback_kernel4<V, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, 0, Cb, lanes,
                                                                           G, w->a, w->b, NULL, w->h, st);
+    else if (FLAT && lanes <= 8)
+        scan_lookback_kernel<V, 0, float, true><<<(unsigned)n, SCAN_LB_THREADS>>>(
+            w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
     else
         scan_lookback_kernel<V, 0, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, Cb, lanes,
                                                                             G, w->a, w->b, NULL, w->h, st);
@@ -357,7 +362,7 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 10
+#define NVERSIONS 11
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -371,6 +376,7 @@ static void scan(int version, bench *w, int bs)
     case 8: scan_lbp<16>(w); break;
     case 9: scan_lbp<8>(w); break;
     case 10: scan_lb<48, false>(w); break;
+    case 11: scan_lb<32, false, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
