@@ -132,3 +132,11 @@ logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out)
     *out = ctx->ws.data;
     return LOGT_OK;
 }
+
+logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who)
+{
+    if (ctx && ctx->device == LOGT_CUDA) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EINVAL, "%s runs on a cuda context, not %s. HINT: "
+                     "logt_ctx_create(LOGT_CUDA, ...)", who,
+                     ctx ? logt_device_name(ctx->device) : "NULL");
+}

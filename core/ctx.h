@@ -36,6 +36,9 @@ logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle);
  * synchronising on every call. Growing waits for the stream, then reallocates. */
 logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
 
+/* OK when ctx is a cuda context; else an error saying that `who` runs on one. */
+logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who);
+
 /* Time one region: begin, run, end. end waits for the device and returns ms. */
 logt_status logt_timer_begin(logt_ctx *ctx);
 logt_status logt_timer_end(logt_ctx *ctx, double *ms);

@@ -49,6 +49,21 @@ extern "C" int logt_cuda_device_count(void)
     return n;
 }
 
+extern "C" int logt_cuda_sm_count(void)
+{
+    static int n = 0;   /* the device does not change under a process */
+    if (!n) {
+        int dev = 0, k = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&k, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || k < 1) {
+            cudaGetLastError();
+            k = 132;
+        }
+        n = k;
+    }
+    return n;
+}
+
 extern "C" logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what)
 {
     cudaError_t e = cudaMalloc(p, bytes);

@@ -20,6 +20,9 @@ extern "C" {
 typedef enum { LOGT_H2D, LOGT_D2H, LOGT_D2D } logt_copy_kind;
 
 int logt_cuda_device_count(void);   /* 0 when no driver, no device, or built without CUDA */
+/* SMs of the current device, asked once per process; 132 (an H200) when the device cannot
+ * be asked (the launches that follow will then report what is wrong). For launch shapes. */
+int logt_cuda_sm_count(void);
 logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what);
 void logt_cuda_free(void *p, size_t bytes);
 logt_status logt_cuda_memcpy(void *dst, const void *src, size_t bytes, logt_copy_kind kind);

@@ -14,6 +14,7 @@
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
+#include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../core/tensor.h"
 #include "scan.h"
@@ -29,28 +30,30 @@
 /* The route. Channel-parallel needs no workspace and no look-back, so it wins whenever C
  * alone puts enough threads on the GPU: 256 per SM, each with 2·UNROLL loads in flight, is
  * ~2 MB in flight on an H200 — about what ~4 TB/s × ~0.5 µs of DRAM latency asks for. Below
- * that, tiles over T give the parallelism: the look-back route. */
-static int sm_count(void)
-{
-    int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1) {
-        cudaGetLastError();   /* scan_cuda's own calls will report a broken device */
-        n = 132;
-    }
-    return n;
-}
+ * that, tiles over T give the parallelism: the look-back route (unless T is short). */
 
-extern "C" int64_t scan_cuda_channel_threshold(void) { return (int64_t)sm_count() * 256; }
+extern "C" int64_t scan_cuda_channel_threshold(void) { return (int64_t)logt_cuda_sm_count() * 256; }
+
+/* Below SHORT_T steps the look-back's fixed costs (zeroing the flags, a tile of 8·V steps
+ * mostly empty) outweigh walking T: the channel route, whatever C. */
+#define SHORT_T 128
+
+static int use_channels(int64_t T, int64_t C)
+{
+    return C >= scan_cuda_channel_threshold() || T < SHORT_T;
+}
 
 extern "C" const char *scan_cuda_route(int64_t T, int64_t C)
 {
-    (void)T;
-    return C >= scan_cuda_channel_threshold() ? "channels" : "lookback";
+    return use_channels(T, C) ? "channels" : "lookback";
 }
 
-static logt_status check_args(const char *op, int64_t T, int64_t C, logt_dtype dt)
+/* The checks every entry point makes: a cuda context, sizes, dtype, and the arrays that must
+ * be there (x, y, z: the inputs and the output it names in the message). */
+static logt_status check_args(const char *op, logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
+                              const void *x, const void *y, const void *z, const char *names)
 {
+    LOGT_TRY(logt_ctx_require_cuda(ctx, op));
     if (T < 1)
         return LOGT_FAIL(LOGT_EINVAL, "%s: T = %lld steps: a scan needs at least one step (T >= 1)",
                          op, (long long)T);
@@ -63,6 +66,9 @@ static logt_status check_args(const char *op, int64_t T, int64_t C, logt_dtype d
                          "%s: dtype %s: the CUDA scan takes f32 or bf16 arrays. HINT: convert "
                          "with logt_tensor_copy, or use scan_cpu for f64",
                          op, logt_dtype_name(dt));
+    if (!x || !y || !z)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: %s must be device arrays of T·C elements, and one is "
+                         "NULL", op, names);
     return LOGT_OK;
 }
 
@@ -103,7 +109,7 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
                               const E *b, const E *h0, E *h)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (C >= scan_cuda_channel_threshold()) {
+    if (use_channels(T, C)) {
         scan_channels_kernel<UNROLL, GOFF, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a, b,
                                                                                h0, h);
         LAUNCH_TRY();
@@ -145,7 +151,7 @@ static logt_status scan_dispatch(logt_ctx *ctx, int reverse, int goff, int64_t T
 extern "C" logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                                  const void *a, const void *b, const void *h0, void *h)
 {
-    LOGT_TRY(check_args("scan_cuda", T, C, dt));
+    LOGT_TRY(check_args("scan_cuda", ctx, T, C, dt, a, b, h, "a, b and h"));
     return scan_dispatch(ctx, reverse, 0, T, C, dt, a, b, h0, h);
 }
 
@@ -170,7 +176,10 @@ static logt_status scan_backward_impl(logt_ctx *ctx, int serial, int64_t T, int6
                                       logt_dtype dt, const void *a, const void *h0, const void *h,
                                       const void *dh, void *da, void *db, void *dh0)
 {
-    LOGT_TRY(check_args(serial ? "scan_backward_cuda_serial" : "scan_backward_cuda", T, C, dt));
+    const char *op = serial ? "scan_backward_cuda_serial" : "scan_backward_cuda";
+    LOGT_TRY(check_args(op, ctx, T, C, dt, a, dh, db, "a, dh and db"));
+    if (da && !h)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: da needs the forward's output h, and h is NULL", op);
     /* g_t = dh_t + a_{t+1} ⊙ g_{t+1}: reversed, gates one step later, g_{T-1} = dh_{T-1} */
     LOGT_TRY(scan_backward_g(ctx, serial, T, C, dt, a, dh, db));
     if (!da && !dh0) return LOGT_OK;
@@ -208,7 +217,7 @@ extern "C" logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, i
                                         logt_dtype dt, const void *a, const void *b,
                                         const void *h0, void *h)
 {
-    LOGT_TRY(check_args("scan_cuda_serial", T, C, dt));
+    LOGT_TRY(check_args("scan_cuda_serial", ctx, T, C, dt, a, b, h, "a, b and h"));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (dt == LOGT_F32)
         scan_channels_kernel<1, 0, float><<<blocks_for(C), BLOCK, 0, st>>>(

@@ -53,7 +53,7 @@ logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dty
                       const void *a, const void *b, const void *h0, void *h);
 /* The backward of a forward scan_cuda, like scan_backward_cpu: given the forward's a, h0
  * (NULL: zeros) and output h, and dh = dL/dh [T][C], write db = g [T][C] (db may be dh:
- * in place), and da [T][C] and dh0 [C] unless NULL. g comes from one reversed scan whose
+ * in place), and da [T][C] and dh0 [C] unless NULL (da may be a). g comes from one reversed scan whose
  * gates are a shifted by one step (read in place, nothing copied). Same dtypes as scan_cuda. */
 logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, const void *a,
                                const void *h0, const void *h, const void *dh, void *da, void *db,

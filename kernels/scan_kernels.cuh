@@ -17,10 +17,8 @@
 #include <cuda_bf16.h>
 #include <stdint.h>
 
-__device__ __forceinline__ float scan_ld(const float *p) { return *p; }
-__device__ __forceinline__ float scan_ld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
-__device__ __forceinline__ void scan_st(float *p, float v) { *p = v; }
-__device__ __forceinline__ void scan_st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
+#include "../core/elem.cuh"
+
 
 
 /* Time of step s, and the gate of time t with its offset applied. */
@@ -31,9 +29,9 @@ __device__ __forceinline__ int64_t scan_time(int64_t T, int reverse, int64_t s)
 template <int GOFF, typename E>
 __device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c)
 {
-    if (GOFF == 0) return scan_ld(a + t * C + c);   /* no test in the plain scan's loads */
+    if (GOFF == 0) return ld(a + t * C + c);   /* no test in the plain scan's loads */
     int64_t tg = t + GOFF;
-    return tg >= 0 && tg < T ? scan_ld(a + tg * C + c) : 0.0f;
+    return tg >= 0 && tg < T ? ld(a + tg * C + c) : 0.0f;
 }
 
 /* ---- channel-parallel: one thread per channel walks all T steps -------------------------- */
@@ -46,7 +44,7 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
 {
     int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
-    float x = h0 ? scan_ld(h0 + c) : 0.0f;
+    float x = h0 ? ld(h0 + c) : 0.0f;
     int64_t s = 0;
     for (; s + U <= T; s += U) {
         float av[U], bv[U];
@@ -56,18 +54,18 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
             int64_t t = scan_time(T, reverse, s + k);
             off[k] = t * C + c;
             av[k] = scan_gate<GOFF>(a, T, C, t, c);
-            bv[k] = scan_ld(b + off[k]);
+            bv[k] = ld(b + off[k]);
         }
 #pragma unroll
         for (int k = 0; k < U; k++) {
             x = fmaf(av[k], x, bv[k]);
-            scan_st(h + off[k], x);
+            st(h + off[k], x);
         }
     }
     for (; s < T; s++) {   /* the last T mod U steps */
         int64_t t = scan_time(T, reverse, s);
-        x = fmaf(scan_gate<GOFF>(a, T, C, t, c), x, scan_ld(b + t * C + c));
-        scan_st(h + t * C + c, x);
+        x = fmaf(scan_gate<GOFF>(a, T, C, t, c), x, ld(b + t * C + c));
+        st(h + t * C + c, x);
     }
 }
 
@@ -91,8 +89,9 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  *
  * Why these sizes. A look-back round costs a few L2 round trips, h ≈ 1-1.5 µs, and one
  * round passes at most SCAN_LB_WINDOW tiles, so one chain moves at most WINDOW·tile/h bytes
- * a second: the first version (the workbench's version 4: 256-channel tiles of 16 steps,
- * window 32) reached 36% of copy at C = 32 (one chain) and 50% at C = 1024 on an H200.
+ * a second: the first version (the workbench's version 4: tiles of min(C, 256) channels ×
+ * 16 steps per thread, window 32) reached 37.5% of copy at C = 32 (one chain) and 49% at
+ * C = 1024 on an H200.
  * 32-channel tiles keep L (steps per tile) at 8·V, so there are more chains and longer
  * tiles; a window of 128 lifts the chain limit; V = 32 beat 8 and 16 (kernels/dev/scan.cu).
  * Measured: 56-64% of copy on the small-C shapes, short of the copy speed this route should
@@ -176,7 +175,7 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
 
     /* 3. carry-in: h0 for the first chunk, else look back */
     if (k == 0) {
-        if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
+        if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? ld(h0 + c) : 0.0f;
     } else {
         if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes while warp 0 polls */
             const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
@@ -242,7 +241,7 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
                 if (found) {
                     int64_t jj = j - n;
                     float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
-                                      : (h0 && c < C ? scan_ld(h0 + c) : 0.0f);
+                                      : (h0 && c < C ? ld(h0 + c) : 0.0f);
                     sm.carry[cl] = fmaf(cA, x, cB);
                 }
             }
@@ -265,7 +264,7 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
 #pragma unroll
     for (int v = 0; v < V; v++) {
         x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) scan_st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
     }
 }
 
@@ -284,12 +283,13 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
         if (active && s0 + v < T) {
             int64_t t = scan_time(T, reverse, s0 + v);
             av[v] = scan_gate<GOFF>(a, T, C, t, c);
-            bv[v] = scan_ld(b + t * C + c);
+            bv[v] = ld(b + t * C + c);
         }
     }
 }
 
-/* One tile per block, loaded straight into registers: the workbench's version 5-7. */
+/* One tile per block, loaded straight into registers: the library's kernel (the workbench's
+ * versions 5-7, 10, 11 time it at other V and with FLAT). */
 template <int V, int GOFF, typename E, bool FLAT = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
@@ -314,12 +314,12 @@ __global__ void scan_backward_rest_kernel(int64_t T, int64_t C, const E *a, cons
     const int64_t n = T * C;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        float gi = scan_ld(g + i);
+        float gi = ld(g + i);
         if (i < C) {
-            if (dh0) scan_st(dh0 + i, scan_ld(a + i) * gi);
-            if (da) scan_st(da + i, h0 ? gi * scan_ld(h0 + i) : 0.0f);
+            if (dh0) st(dh0 + i, ld(a + i) * gi);
+            if (da) st(da + i, h0 ? gi * ld(h0 + i) : 0.0f);
         } else if (da) {
-            scan_st(da + i, gi * scan_ld(h + i - C));
+            st(da + i, gi * ld(h + i - C));
         }
     }
 }

@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "../core/cuda_check.cuh"
+#include "../core/elem.cuh"
 #include "../kernels/gemm.h"
 #include "../kernels/scan.h"
 #include "gilr.h"
@@ -92,11 +93,6 @@ static int grid_for(int64_t n)
 /* Device code in an unnamed namespace: kernel names stay private to this file. */
 namespace {
 
-__device__ __forceinline__ float ld(const float *p) { return *p; }
-__device__ __forceinline__ float ld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
-__device__ __forceinline__ void st(float *p, float v) { *p = v; }
-__device__ __forceinline__ void st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
-__device__ __forceinline__ float sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
 
 /* ---- kernels: forward ------------------------------------------------------------------ */
 
@@ -232,10 +228,7 @@ static logt_status check_act(const gilr_model *m, const logt_tensor *t, const ch
 
 static logt_status check_ctx(const gilr_model *m, const logt_ctx *ctx)
 {
-    if (!ctx || ctx->device != LOGT_CUDA)
-        return LOGT_FAIL(LOGT_EINVAL, "%s on cuda needs a cuda logt_ctx (logt_ctx_create(LOGT_CUDA))",
-                         m->base.cfg.model);
-    return LOGT_OK;
+    return logt_ctx_require_cuda(ctx, m->base.cfg.model);
 }
 
 /* An f32 device buffer of at least n elements (scratch: grows, never shrinks). */

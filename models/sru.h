@@ -72,7 +72,8 @@ typedef struct sru_model {
     logt_model base;
     sru_opts o;
     logt_tensor x, h;   /* views of forward's input and output, kept for backward          */
-    logt_tensor gates;  /* [K][T·B][D]: z, activated f, activated r, (W_p x when I != D)   */
+    logt_tensor gates;  /* [K][T·B][D]: z, f, r, (W_p x when I != D); f and r activated on the
+                         * cpu, the raw W_f x, W_r x on cuda (f activated on its scan route) */
     logt_tensor c;      /* [T][B][D] cell states                                            */
     void *cuda;         /* the CUDA path's scratch buffers (sru_cuda.cu)                     */
 } sru_model;

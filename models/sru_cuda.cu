@@ -52,7 +52,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
+#include "../core/elem.cuh"
 #include "../kernels/gemm.h"
 #include "../kernels/scan.h"
 #include "sru.h"
@@ -74,12 +76,7 @@ typedef struct sru_cuda_scratch {
 
 /* ---- element access and math ----------------------------------------------------------- */
 
-__device__ __forceinline__ float ld(const float *p) { return *p; }
-__device__ __forceinline__ float ld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
-__device__ __forceinline__ void st(float *p, float v) { *p = v; }
-__device__ __forceinline__ void st(__nv_bfloat16 *p, float v) { *p = __float2bfloat16(v); }
 
-__device__ __forceinline__ float sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
 
 /* ---- the loop route ------------------------------------------------------------------------ */
 
@@ -287,25 +284,10 @@ __global__ void sru_fill_kernel(int64_t n, float v, float *p)
         p[i] = v;
 }
 
-static int sm_count(void)
-{
-    static int n = 0;   /* the device does not change under a process */
-    if (!n) {
-        int dev = 0, k = 0;
-        if (cudaGetDevice(&dev) != cudaSuccess ||
-            cudaDeviceGetAttribute(&k, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
-            k < 1) {
-            cudaGetLastError();   /* the launches that follow report a broken device */
-            k = 132;
-        }
-        n = k;
-    }
-    return n;
-}
 
 /* Threads per block for a channel-parallel walk over C channels: 256, or 64 when 256 would
  * leave SMs without a block (B·D = 12288 at D = 768, B = 16: 192 blocks of 64, not 48 of 256). */
-static int walk_threads(int64_t C) { return C >= (int64_t)BLOCK * sm_count() ? BLOCK : 64; }
+static int walk_threads(int64_t C) { return C >= (int64_t)BLOCK * logt_cuda_sm_count() ? BLOCK : 64; }
 
 /* Grid of a grid-stride element-wise loop over n elements. */
 static unsigned grid_for(int64_t n)
@@ -448,6 +430,7 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     const int64_t N = T * B, ND = N * D, K = I != D ? 4 : 3;
     const logt_dtype dt = m->base.cfg.dtype;
     const float alpha = (float)m->o.alpha;
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "sru on cuda"));
     LOGT_TRY(check_act(x, dt, "the input x"));
     LOGT_TRY(check_act(h, dt, "the output h"));
     LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CUDA, LOGT_F32, K, N, D));
@@ -547,6 +530,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     const int K = I != D ? 4 : 3;
     const logt_dtype dt = m->base.cfg.dtype;
     const float alpha = (float)m->o.alpha;
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "sru on cuda"));
     if (!m->gates.data || m->gates.device != LOGT_CUDA || m->gates.shape[1] != N ||
         m->gates.shape[0] != K)
         return LOGT_FAIL(LOGT_EINVAL, "sru backward needs the activations of a forward of the "

@@ -43,7 +43,7 @@ typedef struct logt_kernel {
     unsigned devices;        /* bit (1u << LOGT_CPU) | (1u << LOGT_CUDA)      */
     int nin, nout;           /* [T][C] arrays read and written               */
     /* Run once on ctx's stream. When impl is not NULL, also say what ran there
-     * ("scan_cuda route=chunked"); the runner asks on the first call only. */
+     * ("scan_cuda route=lookback"); the runner asks on the first call only. */
     logt_status (*run)(logt_ctx *ctx, const logt_kernel_args *a, char *impl, size_t nimpl);
 } logt_kernel;
 

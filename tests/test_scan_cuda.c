@@ -308,7 +308,7 @@ Test(scan_cuda, serial_baseline_matches_cpu)
  * dh0 are one product more (rtol 2e-5); bf16 rounds g on the way out (rtol 1e-2) and da is
  * computed from that rounded g (rtol 2e-2). */
 static void backward_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, int with_h0,
-                          int in_place, uint64_t seed, double alo)
+                          int in_place, uint64_t seed, double alo, int serial)
 {
     int64_t n = T * C;
     double *a = alloc_f64(n), *h = alloc_f64(n), *dh = alloc_f64(n), *h0 = alloc_f64(C);
@@ -327,15 +327,17 @@ static void backward_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, in
     cr_assert_eq(cudaMemset(d_da.data, 0xFF, logt_tensor_bytes(&d_da)), cudaSuccess);
     cr_assert_eq(cudaMemset(d_dh0.data, 0xFF, logt_tensor_bytes(&d_dh0)), cudaSuccess);
     cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
-    OK(scan_backward_cuda(ctx, T, C, dt, d_a.data, with_h0 ? d_h0.data : NULL, d_h.data,
-                          d_dh.data, d_da.data, d_db.data, d_dh0.data));
+    OK((serial ? scan_backward_cuda_serial : scan_backward_cuda)(
+        ctx, T, C, dt, d_a.data, with_h0 ? d_h0.data : NULL, d_h.data, d_dh.data, d_da.data,
+        d_db.data, d_dh0.data));
     OK(logt_ctx_sync(ctx));
     OK(scan_backward_cpu(T, C, a, with_h0 ? h0 : NULL, h, dh, ref_da, ref_db, ref_dh0));
 
     char what[96];
     const double gtol = alo > 0.9 ? 1e-4 : 1e-5, bf = dt == LOGT_BF16;
-    snprintf(what, sizeof what, "backward T=%lld C=%lld %s%s%s db", (long long)T, (long long)C,
-             logt_dtype_name(dt), with_h0 ? " h0" : "", in_place ? " in place" : "");
+    snprintf(what, sizeof what, "backward%s T=%lld C=%lld %s%s%s db", serial ? " serial" : "",
+             (long long)T, (long long)C, logt_dtype_name(dt), with_h0 ? " h0" : "",
+             in_place ? " in place" : "");
     double big = 0;
     for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref_db[i]));
     OK(logt_tensor_to_f64(&d_db, got));
@@ -368,9 +370,75 @@ Test(scan_cuda, backward_matches_cpu, .timeout = 120)
     for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++)
         for (int m = 0; m < 4; m++)
             backward_case(ctx, shapes[i].T, shapes[i].C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1,
-                          (i + m) & 1, 11 + (uint64_t)i, 0.5);
-    backward_case(ctx, 127323, 3, LOGT_F32, 1, 0, 12, 0.999);   /* gates near 1 */
-    backward_case(ctx, 127323, 3, LOGT_F32, 0, 1, 13, 0.999);
+                          (i + m) & 1, 11 + (uint64_t)i, 0.5, 0);
+    backward_case(ctx, 127323, 3, LOGT_F32, 1, 0, 12, 0.999, 0);   /* gates near 1 */
+    backward_case(ctx, 127323, 3, LOGT_F32, 0, 1, 13, 0.999, 0);
+    /* the serial baseline's backward (Martin & Cundy's kernel, for models with scan = serial) */
+    backward_case(ctx, 1000, 33, LOGT_F32, 1, 0, 14, 0.5, 1);
+    backward_case(ctx, 3001, 3, LOGT_BF16, 0, 1, 15, 0.5, 1);
     logt_ctx_destroy(ctx);
 #endif
 }
+
+#ifdef LOGT_HAVE_CUDA
+/* da may be a (scan.h): the gradient of the gates overwrites the gates, dh0 read first. */
+Test(scan_cuda, backward_da_over_a, .timeout = 60)
+{
+    SKIP_WITHOUT_GPU("scan_backward_cuda with da = a");
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    int64_t T = 2000, C = 40, n = T * C;
+    double *a = alloc_f64(n), *h = alloc_f64(n), *dh = alloc_f64(n), *h0 = alloc_f64(C);
+    double *ra = alloc_f64(n), *rb = alloc_f64(n), *rh0 = alloc_f64(C), *got = alloc_f64(n);
+    logt_tensor d_a, d_h, d_dh, d_h0, d_db, d_dh0;
+    to_device(&d_a, a, n, LOGT_F32, 21, 1, 0.5, 1.0);
+    to_device(&d_h, h, n, LOGT_F32, 21, 2, -1, 1);
+    to_device(&d_dh, dh, n, LOGT_F32, 21, 3, -1, 1);
+    to_device(&d_h0, h0, C, LOGT_F32, 21, 4, -1, 1);
+    OK(logt_tensor_new1(&d_db, LOGT_CUDA, LOGT_F32, n));
+    OK(logt_tensor_new1(&d_dh0, LOGT_CUDA, LOGT_F32, C));
+    OK(scan_backward_cuda(ctx, T, C, LOGT_F32, d_a.data, d_h0.data, d_h.data, d_dh.data,
+                          d_a.data, d_db.data, d_dh0.data));
+    OK(logt_ctx_sync(ctx));
+    OK(scan_backward_cpu(T, C, a, h0, h, dh, ra, rb, rh0));
+    double big = 0;
+    for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(rb[i]));
+    OK(logt_tensor_to_f64(&d_a, got));
+    check_result r = check_close("da written over a", got, ra, n, 1e-5 * big, 2e-5);
+    cr_assert(r.ok, "%s", r.msg);
+    OK(logt_tensor_to_f64(&d_dh0, got));
+    r = check_close("dh0 with da over a", got, rh0, C, 1e-5 * big, 2e-5);
+    cr_assert(r.ok, "%s", r.msg);
+    logt_tensor_free(&d_a), logt_tensor_free(&d_h), logt_tensor_free(&d_dh);
+    logt_tensor_free(&d_h0), logt_tensor_free(&d_db), logt_tensor_free(&d_dh0);
+    free(a), free(h), free(dh), free(h0), free(ra), free(rb), free(rh0), free(got);
+    logt_ctx_destroy(ctx);
+}
+
+/* A scan without a cuda context or without its arrays is an error that says so, before any
+ * device work: runs without a GPU. */
+Test(scan_cuda, needs_a_cuda_context_and_its_arrays)
+{
+    logt_ctx *cpu;
+    OK(logt_ctx_create(LOGT_CPU, &cpu));
+    float x[4];
+    logt_errclear();
+    cr_assert_eq(scan_cuda(cpu, 0, 4, 1, LOGT_F32, x, x, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "scan_cuda runs on a cuda context, not cpu"), "%s",
+              logt_errmsg());
+    logt_errclear();
+    cr_assert_eq(scan_cuda(NULL, 0, 4, 1, LOGT_F32, x, x, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "not NULL"), "%s", logt_errmsg());
+    logt_ctx_destroy(cpu);
+    if (!logt_backend_available(LOGT_CUDA)) return;
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    logt_errclear();
+    cr_assert_eq(scan_cuda(ctx, 0, 4, 1, LOGT_F32, x, NULL, NULL, x), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "a, b and h must be device arrays"), "%s", logt_errmsg());
+    logt_errclear();
+    cr_assert_eq(scan_backward_cuda(ctx, 4, 1, LOGT_F32, x, NULL, NULL, x, x, x, NULL), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "da needs the forward's output h"), "%s", logt_errmsg());
+    logt_ctx_destroy(ctx);
+}
+#endif

@@ -4,7 +4,8 @@
  *   make dev && build/bin/scan-dev            all versions, validation then timing
  *   build/bin/scan-dev 4 7                     some versions
  *
- * Versions (1, 2, 5-7 are the library's kernels, from ../scan_kernels.cuh; 3 and 4 live here):
+ * Versions (1, 2, 5-7, 10, 11 run the library's kernels of ../scan_kernels.cuh at other
+ * settings; 3, 4, 8, 9 live here):
  *   1  serial: one thread per channel, one step at a time (Martin & Cundy's baseline)
  *   2  channel-parallel: one thread per channel, 8 steps' loads in flight
  *   3  three-pass reduce-then-scan, as Martin & Cundy did it: chunks of T reduced to maps,
@@ -12,12 +13,12 @@
  *      their carries: a and b read twice, 5·T·C·4 bytes
  *   4  single pass with decoupled look-back, first try: tiles of min(C, 256) channels × 16
  *      steps, warp 0 polls 32 predecessors per round, the lane-0 threads compose them alone.
- *      Measured on the H200: 50% of copy at C = 1024, 36% at C = 32: a chain passes at most
- *      32 tiles per look-back round (~1.2 µs), too few bytes
+ *      Measured on the H200: 47-50% of copy at C = 1024, 36-38% at C = 32; a model of the
+ *      look-back (at most 32 tiles pass a chain per ~1.2 µs round) predicts about that
  *   5  the library's look-back: 32-channel tiles (L = 8·V steps at C >= 32), 128
  *      predecessors per round, composed by all lanes; 16 steps per thread
  *   6  the same, 8 steps per thread
- *   7  the same, 32 steps per thread (fewer tiles, 2 blocks per SM)
+ *   7  the same, 32 steps per thread (fewer tiles, 2 blocks per SM): the library's choice
  *   8  persistent blocks: the same tiles, 16 steps per thread, the next tile fetched into
  *      shared memory (cp.async) while the current one looks back and writes
  *   9  the same, 8 steps per thread
@@ -132,7 +133,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
         if (active && s0 + v < T) {
             int64_t t = scan_time(T, reverse, s0 + v);
             av[v] = scan_gate<0>(a, T, C, t, c);
-            bv[v] = scan_ld(b + t * C + c);
+            bv[v] = ld(b + t * C + c);
         }
     }
     /* 2. the thread's map, then an inclusive scan of the maps across lanes */
@@ -153,7 +154,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
 
     /* 3. carry-in: h0 for the first chunk, else look back */
     if (k == 0) {
-        if (tid < Cb) s_carry[cl] = (h0 && c < C) ? scan_ld(h0 + c) : 0.0f;
+        if (tid < Cb) s_carry[cl] = (h0 && c < C) ? ld(h0 + c) : 0.0f;
     } else {
         if (tid < Cb) st.agg[tile * Cb + cl] = make_float2(sA[last], sB[last]);
         __threadfence();
@@ -184,7 +185,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
                 if (found) {
                     int64_t jj = j - n;
                     float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
-                                      : (h0 && c < C ? scan_ld(h0 + c) : 0.0f);
+                                      : (h0 && c < C ? ld(h0 + c) : 0.0f);
                     s_carry[cl] = fmaf(cA, x, cB);
                 }
             }
@@ -204,7 +205,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
 #pragma unroll
     for (int v = 0; v < V; v++) {
         x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) scan_st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
     }
 }
 
@@ -289,7 +290,7 @@ scan_lookback_persistent_kernel(int64_t T, int64_t C, int reverse, int goff, int
 typedef struct bench {
     int64_t T, C;
     float *a, *b, *h;
-    char *ws;        /* scratch for versions 3-6 */
+    char *ws;        /* scratch for versions 3-11 */
     size_t ws_bytes;
 } bench;
 
