@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit aa555d6); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 95a088e); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4090.50746
-16384 4280.857514
-1048576 4278.571883
-4194304 4127.236422
+1024 4152.776208
+16384 4302.091542
+1048576 4304.50613
+4194304 4191.945996
 
 
 # index 1: bf16
-1024 3986.033814
-16384 4249.750101
-1048576 4254.06018
-4194304 4118.624345
+1024 3987.928782
+16384 4278.537841
+1048576 4283.179959
+4194304 4185.410102
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

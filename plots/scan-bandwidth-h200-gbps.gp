@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit aa555d6); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 95a088e); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3858.605295
-16384 3906.239287
-1048576 2744.140321
-4194304 2346.901443
+1024 3897.448467
+16384 3879.835277
+1048576 2749.274086
+4194304 2390.143828
 
 
 # index 1: scan-reverse f32
-1024 3960.315321
-16384 3910.431064
-1048576 2635.97557
-4194304 2317.881952
+1024 3995.526482
+16384 3886.294881
+1048576 2641.041455
+4194304 2345.917027
 
 
 # index 2: scan bf16
-1024 2437.84013
-16384 2400.40296
-1048576 951.5905612
-4194304 874.7245125
+1024 2475.976364
+16384 2429.778562
+1048576 974.7276845
+4194304 895.2623465
 
 
 # index 3: scan-reverse bf16
-1024 2164.615852
-16384 2106.918445
-1048576 616.5270253
-4194304 570.9448948
+1024 2203.855309
+16384 2139.78052
+1048576 633.2727556
+4194304 583.5147643
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit aa555d6); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 95a088e); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.33072382
-16384 91.24899097
-1048576 64.13682874
-4194304 56.86375102
+1024 93.85163737
+16384 90.18486099
+1048576 63.86967525
+4194304 57.01752433
 
 
 # index 1: scan-reverse f32
-1024 95.61334358
-16384 91.36220285
-1048576 61.60238791
-4194304 55.47330268
+1024 94.90354856
+16384 90.24018061
+1048576 61.31739444
+4194304 55.28082491
 
 
 # index 2: scan bf16
-1024 61.15954463
-16384 56.48339085
-1048576 22.36899623
-4194304 21.23826888
+1024 62.08677486
+16384 56.78992808
+1048576 22.75710322
+4194304 21.39007468
 
 
 # index 3: scan-reverse bf16
-1024 52.83416434
-16384 49.49348255
-1048576 14.47429793
-4194304 13.58856584
+1024 54.08091924
+16384 50.00000198
+1048576 14.80586738
+4194304 14.3085699
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

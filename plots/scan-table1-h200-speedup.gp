@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 0b2b0c8); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 95a088e); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 0.6662125504
-256 2.452777661
-4096 21.89367758
-65536 323.1468604
+16 1.132029349
+256 2.698670591
+4096 24.58078142
+65536 364.5902275
 
 
 # index 1: C=32
-16 0.779883398
-256 4.086834907
-4096 46.45876927
-65536 433.1537401
+16 1.255760337
+256 4.355522003
+4096 47.42316529
+65536 441.7819225
 
 
 # index 2: C=128
-16 0.8036984303
-256 3.975206743
-4096 41.20347514
-65536 379.9345552
+16 1.333333357
+256 4.841423735
+4096 48.86385033
+65536 379.7921844
 EOD
 
 out = "plots/scan-table1-h200-speedup"
