@@ -1,8 +1,9 @@
 /* lstm.c — the LSTM model: its ops, and the float64 CPU reference.
  *
- * The reference is written to be read: one loop over time, the equations of
- * lstm.h spelled out per element, and backpropagation through time as their
- * mirror image. Cost O(T·B·D·(I+D)); no attempt at speed.
+ * The reference is written to be read: one loop over time, the products W x and
+ * R h spelled out per element, the pointwise cell from lstm_cell.h (shared with
+ * flashrnn), and backpropagation through time as their mirror image.
+ * Cost O(T·B·D·(I+D)); no attempt at speed.
  */
 #include "lstm.h"
 
@@ -11,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
+#include "lstm_cell.h"
 
 logt_status logt_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
@@ -64,14 +65,9 @@ logt_status lstm_forward_cpu(lstm_model *m, const logt_tensor *x, logt_tensor *h
                     for (int64_t k = 0; k < D; k++) a += R[r * D + k] * hp[k];
                 g[r] = a;
             }
-            for (int64_t j = 0; j < D; j++) {
-                double i = sigmoid(g[j]), f = sigmoid(g[D + j]);
-                double gg = tanh(g[2 * D + j]), o = sigmoid(g[3 * D + j]);
-                g[j] = i, g[D + j] = f, g[2 * D + j] = gg, g[3 * D + j] = o;
-                double c = f * (cp ? cp[j] : 0.0) + i * gg;
-                C[(t * B + b) * D + j] = c;
-                H[(t * B + b) * D + j] = o * tanh(c);
-            }
+            for (int64_t j = 0; j < D; j++)   /* the pointwise cell, lstm_cell.h */
+                C[(t * B + b) * D + j] =
+                    lstm_cell_forward(g + j, D, cp ? cp[j] : 0.0, &H[(t * B + b) * D + j]);
         }
     return LOGT_OK;
 }
@@ -106,17 +102,9 @@ logt_status lstm_backward_cpu(lstm_model *m, const logt_tensor *dh, logt_tensor 
             const double *hp = t ? H + ((t - 1) * B + b) * D : h0 ? h0 + b * D : NULL;
             const double *cp = t ? C + ((t - 1) * B + b) * D : c0 ? c0 + b * D : NULL;
             double *dhn = dh_next + b * D, *dcn = dc_next + b * D;
-            for (int64_t j = 0; j < D; j++) {
-                double i = g[j], f = g[D + j], gg = g[2 * D + j], o = g[3 * D + j];
-                double tc = tanh(C[(t * B + b) * D + j]);
-                double dht = dH[(t * B + b) * D + j] + dhn[j];
-                double dc = dcn[j] + dht * o * (1.0 - tc * tc);
-                da[j] = dc * gg * i * (1.0 - i);
-                da[D + j] = dc * (cp ? cp[j] : 0.0) * f * (1.0 - f);
-                da[2 * D + j] = dc * i * (1.0 - gg * gg);
-                da[3 * D + j] = dht * tc * o * (1.0 - o);
-                dcn[j] = dc * f;   /* becomes dc_next for step t-1 */
-            }
+            for (int64_t j = 0; j < D; j++)   /* dcn becomes dc_next for step t-1 */
+                dcn[j] = lstm_cell_backward(g + j, D, cp ? cp[j] : 0.0, C[(t * B + b) * D + j],
+                                            dH[(t * B + b) * D + j] + dhn[j], dcn[j], da + j);
             for (int64_t j = 0; j < D; j++) dhn[j] = 0.0;
             for (int64_t r = 0; r < 4 * D; r++) {
                 db[r] += da[r];
