@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FLASHRNN_BASE_REGS 32   /* per thread, besides R, accumulators and state (estimate) */
+#define FLASHRNN_BASE_REGS 40   /* per thread, besides R, accumulators and biases (estimate) */
 #define MMA_M 16                /* gate columns per strip: the mma M tile                  */
 #define MMA_N 8                 /* batch rows per mma: the batch tile is padded to this   */
 #define SUBPARTITIONS 4         /* tensor-core units per SM (every SM since Volta)        */
@@ -47,59 +47,53 @@ static int divisors(int64_t n, int64_t *out)
 }
 
 /* ---- 1. The resource model -------------------------------------------------------------
- * From the variables (heads_per_block, blocks_per_head, batch_tile, warps_n, warps_k,
- * reg_strips) set everything else in t. Sizes that the constraints reject (a gate tile that
- * is not a whole number of unit groups, ...) still get numbers, so every candidate can be
- * judged and the closest failure reported. */
+ * From the variables (heads_per_block, blocks_per_head, batch_tile, warps_k; warps_n is one
+ * warp per unit group and every R strip lives in registers, see flashrnn_tune.h) set
+ * everything else in t. Sizes that the constraints reject (a gate tile that is not a whole
+ * number of unit groups, ...) still get numbers, so every candidate can be judged and the
+ * closest failure reported. */
+static int64_t k_slice(const flashrnn_problem *p, const flashrnn_tiling *t)
+{
+    return p->dh / t->warps_k;
+}
+
 static void derive(const flashrnn_device *dev, const flashrnn_problem *p, flashrnn_tiling *t)
 {
     const int64_t hpb = t->heads_per_block, bt = t->batch_tile, bytes = p->dtype_bytes;
-    const int64_t wn = t->warps_n, wk = t->warps_k, warp = dev->warp_size;
+    const int64_t wk = t->warps_k, warp = dev->warp_size;
     const int64_t B_pad = ceil_div(p->B, MMA_N) * MMA_N;
 
     t->gate_tile = p->G * p->dh / t->blocks_per_head;
+    const int64_t groups = hpb * t->gate_tile / (MMA_M * p->G);
+    t->warps_n = clamp_int(groups > 0 ? groups : 1);
+    t->reg_strips = p->G;                                  /* a warp's strips: its group's G */
     t->batch_blocks = (int)(B_pad / bt);
-    t->threads = clamp_int(wn * wk * warp);
+    t->threads = clamp_int(t->warps_n * wk * warp);
     t->grid = clamp_int((int64_t)(p->H / hpb) * t->blocks_per_head * t->batch_blocks);
     t->grid_sync = t->blocks_per_head > 1;
+    t->r_bytes_regs = hpb * p->dh * t->gate_tile * bytes;
+    t->r_bytes_smem = 0;
 
-    /* R: strips of 16 gate columns × dh/wk rows, r of each warp's strips in registers */
-    const int64_t strips = ceil_div(hpb * t->gate_tile, MMA_M);       /* per block, all rows */
-    const int64_t strips_per_warp = ceil_div(strips, wn);
-    const int64_t rows_per_warp = ceil_div(p->dh, wk);
-    const int64_t strip_bytes = MMA_M * rows_per_warp * bytes;
-    const int64_t r_total = hpb * p->dh * t->gate_tile * bytes;
-    t->r_bytes_regs = min64((int64_t)t->reg_strips * wn * wk * strip_bytes, r_total);
-    t->r_bytes_smem = r_total - t->r_bytes_regs;
-
-    /* registers per thread: base + R fragments + fp32 outputs of one step + cell state */
-    const int64_t r_regs = ceil_div(t->reg_strips * strip_bytes, 4 * warp);
-    const int64_t outputs = p->pass == FLASHRNN_FORWARD ? strips_per_warp * MMA_M : rows_per_warp;
-    const int64_t acc_regs = ceil_div(outputs * bt, warp);
-    const int64_t units = hpb * t->gate_tile / p->G;
-    const int64_t state_regs = ceil_div(units * bt * (p->G == 4 ? 2 : 1), wn * wk * warp);
-    const int64_t rpt = FLASHRNN_BASE_REGS + r_regs + acc_regs + state_regs;
+    /* registers per thread: the kernel's own count when known, else base + R fragments
+     * (G strips x k_slice rows, 16 columns each) + fp32 accumulators of one 8-row batch tile
+     * (forward G strips, backward one) + the gates' biases */
+    const int64_t ks = k_slice(p, t);
+    const int known = ks % DH_QUANTUM == 0 && ks <= FLASHRNN_MAX_KSLICE ? p->regs[ks / DH_QUANTUM] : 0;
+    const int64_t r_regs = ceil_div(p->G * MMA_M * ks * bytes, 4 * warp);
+    const int64_t acc_regs = 4 * (p->pass == FLASHRNN_FORWARD ? p->G : 1);
+    const int64_t rpt = known > 0 ? known : FLASHRNN_BASE_REGS + r_regs + acc_regs + 2 * p->G + 2;
     t->regs_per_thread = clamp_int(rpt);
-    t->regs_per_block = ceil_div(rpt, 8) * 8 * wn * wk * warp;
+    t->regs_per_block = ceil_div(rpt, 8) * 8 * t->threads;
 
-    /* shared memory per block: R not in registers + operand + prefetch + fp32 partial sums */
-    int64_t smem = t->r_bytes_smem;
-    if (p->pass == FLASHRNN_FORWARD) {
-        smem += 2 * hpb * bt * p->dh * bytes;                      /* h_{t-1}, double-buffered  */
-        smem += 2 * hpb * bt * t->gate_tile * bytes;               /* Wx_t prefetch             */
-        if (wk > 1) smem += hpb * bt * t->gate_tile * 4;           /* gates summed over wk warps */
-    } else {
-        smem += 2 * hpb * bt * t->gate_tile * bytes;               /* dgates_t, double-buffered */
-        smem += 2 * hpb * bt * t->gate_tile * bytes;               /* saved gates prefetch      */
-        smem += hpb * bt * p->dh * 4;                              /* dh summed over wn warps   */
-    }
-    t->smem_per_block = smem;
+    flashrnn_smem s;
+    flashrnn_smem_layout(p, (int)hpb, t->blocks_per_head, (int)bt, (int)wk, &s);
+    t->smem_per_block = s.total;
 
     /* residency: the scarcest of registers, shared memory, threads, block slots */
     int64_t per_sm = dev->max_blocks_per_sm;
     per_sm = min64(per_sm, dev->regs_per_sm / t->regs_per_block);
-    per_sm = min64(per_sm, dev->smem_per_sm / (smem + dev->smem_reserved_per_block));
-    per_sm = min64(per_sm, dev->max_threads_per_sm / (wn * wk * warp));
+    per_sm = min64(per_sm, dev->smem_per_sm / (s.total + dev->smem_reserved_per_block));
+    per_sm = min64(per_sm, dev->max_threads_per_sm / t->threads);
     t->blocks_per_sm = (int)per_sm;
     const int64_t capacity = per_sm * dev->sm_count;
     t->waves = capacity > 0 ? clamp_int(ceil_div(t->grid, capacity)) : INT_MAX;
@@ -115,6 +109,14 @@ static amount dh_mma_granularity(const flashrnn_device *d, const flashrnn_proble
 {
     (void)d, (void)t;
     return (amount){p->dh % DH_QUANTUM, 0};
+}
+static amount instantiated_k_slice(const flashrnn_device *d, const flashrnn_problem *p,
+                                   const flashrnn_tiling *t)
+{
+    (void)d;
+    const int64_t ks = k_slice(p, t);
+    if (!p->k_slices || ks % DH_QUANTUM) return (amount){0, 0};
+    return (amount){ks > FLASHRNN_MAX_KSLICE || !(p->k_slices >> (ks / DH_QUANTUM) & 1u), 0};
 }
 static amount unit_groups_whole(const flashrnn_device *d, const flashrnn_problem *p,
                                 const flashrnn_tiling *t)
@@ -181,6 +183,8 @@ static const struct constraint {
 } CONSTRAINTS[] = {
     {"dh_mma_granularity", dh_mma_granularity,
      "dh mod 16 must be 0 (16 units of a gate per mma M tile; bf16's K tile is 16 too)"},
+    {"instantiated_k_slice", instantiated_k_slice,
+     "a kernel must be compiled for k_slice = dh / warps_k (the table in kernels/flashrnn_fused.cu)"},
     {"unit_groups_whole", unit_groups_whole,
      "a block's gate columns must be whole groups of 16 units x G gates (gate_tile mod 16*G = 0)"},
     {"split_head_alone", split_head_alone,
@@ -325,7 +329,7 @@ static void consider(search *s, const flashrnn_tiling *cand)
 static int solve(const flashrnn_device *dev, const flashrnn_problem *p, flashrnn_tiling *best,
                  flashrnn_tiling *closest, verdict *why_not)
 {
-    int64_t hpb_dom[MAX_DIVISORS], bph_dom[MAX_DIVISORS], wn_dom[MAX_DIVISORS], wk_dom[MAX_DIVISORS];
+    int64_t hpb_dom[MAX_DIVISORS], bph_dom[MAX_DIVISORS], wk_dom[MAX_DIVISORS];
     search s = {.dev = dev, .p = p, .closest_v = {0, -1, 0}};
     const int q = DH_QUANTUM;
     const int64_t B_pad = ceil_div(p->B, MMA_N) * MMA_N;
@@ -337,32 +341,13 @@ static int solve(const flashrnn_device *dev, const flashrnn_problem *p, flashrnn
         for (int j = 0; j < n_bph; j++)
             for (int64_t bt = MMA_N; bt <= B_pad; bt += MMA_N) {     /* 8 | bt | B_pad  */
                 if (B_pad % bt) continue;
-                flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
-                                     .blocks_per_head = (int)bph_dom[j], .batch_tile = (int)bt};
-                /* wn | unit groups per block (at least one, so that a bad gate tile is judged) */
-                int64_t groups = (int64_t)c.heads_per_block * p->G * p->dh / c.blocks_per_head
-                                 / (MMA_M * p->G);
-                const int n_wn = divisors(groups > 0 ? groups : 1, wn_dom);
-                for (int a = 0; a < n_wn; a++)
-                    for (int b = 0; b < n_wk; b++) {
-                        c.warps_n = (int)wn_dom[a];
-                        c.warps_k = (int)wk_dom[b];
-                        c.reg_strips = 0;
-                        derive(dev, p, &c);
-                        /* r ∈ 0 .. strips per warp, cut where R alone would pass
-                         * max_regs_per_thread (regs_per_thread fails beyond, whatever else) */
-                        const int64_t strips = ceil_div(ceil_div((int64_t)c.heads_per_block
-                                                                 * c.gate_tile, MMA_M), c.warps_n);
-                        const int64_t strip_regs = ceil_div(MMA_M * ceil_div(p->dh, c.warps_k)
-                                                            * p->dtype_bytes, 4 * dev->warp_size);
-                        const int64_t r_max = min64(strips, (dev->max_regs_per_thread
-                                                             - FLASHRNN_BASE_REGS) / strip_regs);
-                        for (int64_t r = 0; r <= (r_max > 0 ? r_max : 0); r++) {
-                            c.reg_strips = (int)r;
-                            derive(dev, p, &c);
-                            consider(&s, &c);
-                        }
-                    }
+                for (int b = 0; b < n_wk; b++) {
+                    flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
+                                         .blocks_per_head = (int)bph_dom[j],
+                                         .batch_tile = (int)bt, .warps_k = (int)wk_dom[b]};
+                    derive(dev, p, &c);
+                    consider(&s, &c);
+                }
             }
     if (s.found) *best = s.best;
     if (!s.found && closest) *closest = s.closest, *why_not = s.closest_v;

@@ -6,57 +6,44 @@
  *   forward    gates_t[B][G·dh] = h_{t-1}[B][dh] · R[dh][G·dh]  + Wx_t      then the cell
  *   backward   dh_{t-1}[B][dh]  = dgates_t[B][G·dh] · R^T        (+ the direct gradient)
  *
- * R of every head is loaded on chip (registers + shared memory) once per pass and kept there
- * for all T steps. The solver picks how R, the batch and the warps are cut into blocks:
+ * R of every head is loaded into registers once per pass and kept there for all T steps. The
+ * solver picks how the heads, the batch and the warps are cut into blocks:
  *
  *   variables (domains)                                             meaning
  *   hpb  heads_per_block  ∈ divisors(H)                              heads one block owns
- *   bph  blocks_per_head  ∈ divisors(G·dh)                           a head's gate columns cut into bph blocks
+ *   bph  blocks_per_head  ∈ divisors(G·dh)                           a head's units cut into bph blocks
  *   bt   batch_tile       ∈ multiples of 8 dividing B_pad            batch rows per block
- *   wn   warps_n          ∈ divisors(unit groups per block)          warps along the gate columns
- *   wk   warps_k          ∈ divisors(dh / 16)                        warps along dh (the forward's K)
- *   r    reg_strips       ∈ 0 .. strips per warp                     a warp's R strips kept in registers
+ *   wk   warps_k          ∈ divisors(dh / 16)                        warps that share one unit group
+ * and, fixed by the kernel: warps_n = the block's unit groups (one warp per group and k slice),
+ * reg_strips = G (all of a warp's R in registers).
  *
  * with gate_tile = G·dh / bph columns of R per block, B_pad = B rounded up to 8.
- * Constraints (need <= limit, all must hold): dh_mma_granularity, unit_groups_whole,
- * split_head_alone, threads_per_block, regs_per_thread (<= 255), regs_per_block (<= per SM),
- * smem_per_block (<= opt-in), smem_per_sm, threads_per_sm, co_resident_for_grid_sync.
+ * Constraints (need <= limit, all must hold): dh_mma_granularity, instantiated_k_slice,
+ * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
+ * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
+ * co_resident_for_grid_sync.
  * Objective (lexicographic, each minimised): grid_sync, waves, step_cost (MACs on the busiest
- * SM per step / busy tensor units), blocks_per_head, R bytes in shared memory, warps_k; then
- * the first candidate found. Their definitions sit in flashrnn_tune.c, one table each, next
- * to the resource model; flashrnn_constraint_names() lists the constraints.
+ * SM per step / busy tensor units), blocks_per_head, R bytes in shared memory (0 with this
+ * kernel), warps_k; then the first candidate found. Their definitions sit in flashrnn_tune.c,
+ * one table each, next to the resource model; flashrnn_constraint_names() lists them.
  *
- * ASSUMPTIONS a kernel built on this tiling must honour (the numbers are a model of that kernel;
- * when the kernel changes, change the model here, not the other way round):
- *  - Tensor cores: bf16 mma.sync m16n8k16 (fp32 accumulate); fp32 as tf32 m16n8k8. The gate
- *    columns are the mma M side (tiles of 16), dh is K, the batch is N (tiles of 8: bt is
- *    padded to 8). dh must be a multiple of 16 (bf16's K tile; and a strip, below, holds 16
- *    units), so every K slice dh/wk is a multiple of 16 for bf16 and of 8 for tf32.
- *  - Gate column order on chip: in unit groups. A group is 16 hidden units × G gates = G strips
- *    of 16 columns (strip g holds gate g of the group's 16 units), so a warp that owns a group
- *    has every gate of its units and the cell's pointwise math needs no exchange. A block owns
- *    whole groups: gate_tile is a multiple of 16·G.
- *  - A strip is 16 gate columns × dh/wk rows of R. Warp (n, k) owns the strips of its groups,
- *    rows slice k; r of its strips live in registers (as mma fragments), the rest in shared
- *    memory. The backward keeps exactly the forward's layout of R: it loads the same slices
- *    (read transposed from global memory once, at kernel start, in the fragment layout it
- *    needs) and computes dh_{t-1} = dgates · R^T from them; no second copy of R exists.
- *    dR and dW are not accumulated in the kernel: the backward stores dgates for all steps and
- *    they are one GEMM each afterwards (as in FlashRNN).
- *  - Registers per thread = 32 (addresses, loop state, pointwise temporaries; measure with
- *    -Xptxas -v and update FLASHRNN_BASE_REGS) + R fragments + fp32 accumulators of every output
- *    the warp produces in one step (forward: its strips' gate columns; backward: its dh/wk rows)
- *    × bt + the fp32 cell state of the block's units spread over the threads (lstm: c and h,
- *    gru: h). Allocation rounds registers per thread up to 8.
- *  - Shared memory per block = R not in registers + double-buffered mma operand (forward:
- *    h_{t-1} [bt][dh]; backward: dgates_t [bt][gate_tile]) in the dtype + double-buffered
- *    prefetch of the step's input (forward: Wx_t; backward: the saved gates) in the dtype +
- *    fp32 partial sums (forward, when wk > 1: gates over the wk warps; backward: dh over the
- *    wn warps), all per head × heads_per_block. CUDA reserves 1 KiB more per block and SM.
- *  - blocks_per_head > 1: a head's blocks exchange h (or dh partial sums) through global memory
- *    and a grid-wide barrier every step (cooperative launch, or a cluster when it fits one);
- *    such a grid must be resident all at once, which the solver checks.
- *  - blocks_per_head > 1 only with one head per block.
+ * THE KERNEL this models (kernels/flashrnn_fused.cu; when it changes, change the model here):
+ *  - Tensor cores: bf16 mma.sync m16n8k16 (fp32 accumulate); fp32 as tf32 m16n8k8. M = 16
+ *    units of one gate (forward) or 16 units (backward), K = the contraction, N = 8 batch
+ *    rows (bt is padded to 8). dh must be a multiple of 16.
+ *  - A unit group is 16 hidden units with all G of their gates. A block owns whole groups
+ *    (U = hpb·dh/bph units), each group has warps_k warps, and warp (group, k) keeps its
+ *    slice of R in registers as mma fragments: forward the G strips of its group × k_slice =
+ *    dh/wk rows of h; backward the group's 16 rows of R × G·k_slice gate columns. That is
+ *    G·16·k_slice·bytes/128 registers per thread in both passes; kernels exist only for the
+ *    k_slices of the instantiation table (problem.k_slices).
+ *  - Registers per thread: the compiled kernel's count when the caller gives it
+ *    (problem.regs), else the estimate FLASHRNN_BASE_REGS + R + fp32 accumulators of one
+ *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
+ *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
+ *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) through global
+ *    memory and a barrier among them every step; the grid is launched cooperatively, so it
+ *    must be resident all at once, which the solver checks. Only with one head per block.
  *
  * Shapes: the grid is (H / hpb) · bph · (B_pad / bt) blocks of wn·wk warps.
  */
@@ -91,6 +78,8 @@ typedef struct flashrnn_device {
 
 typedef enum { FLASHRNN_FORWARD = 0, FLASHRNN_BACKWARD = 1 } flashrnn_pass;
 
+#define FLASHRNN_MAX_KSLICE 256   /* the largest k_slice the problem can name */
+
 typedef struct flashrnn_problem {
     int B;              /* batch                                   */
     int H;              /* heads                                   */
@@ -98,7 +87,48 @@ typedef struct flashrnn_problem {
     int G;              /* gates: 4 lstm, 3 gru                    */
     int dtype_bytes;    /* of R and the mma operands: 2 bf16, 4 fp32 */
     flashrnn_pass pass;
+    /* What the compiled kernels offer (0: anything, the model's estimates):
+     * k_slices  bit k set: a kernel with k_slice = dh / warps_k = 16·k is instantiated
+     *           (flashrnn_fused_k_slices); warps_k is restricted to those;
+     * regs[k]   that kernel's real registers per thread (cudaFuncGetAttributes), used
+     *           instead of the model's estimate.                                      */
+    unsigned k_slices;
+    int regs[FLASHRNN_MAX_KSLICE / 16 + 1];
 } flashrnn_problem;
+
+/* The dynamic shared memory of one block of the fused kernels, byte offsets of its parts
+ * (each 16-byte aligned) and the total. Used by the tuner's model and by the kernels, so the
+ * two cannot disagree. U = units per block = hpb·dh / bph; gpb = U / 16 unit groups.
+ *   op     the mma's B operand, double-buffered, rows padded by 16 bytes (no bank conflicts):
+ *          forward h_{t-1} [2][hpb][bt][dh + pad]; backward dL/d(R h) [2][hpb][bt][G·dh + pad]
+ *   pff    fp32 inputs of the next step, prefetched (cp.async), [2][nf][bt][U]:
+ *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
+ *   pfd    dtype inputs of the next step, backward only, [2][nd][bt][U]: dH and, gru, h_{t-1}
+ *   state  fp32 per unit and batch row: forward lstm c [bt][U]; backward [2][bt][U] (what
+ *          reaches h_{t-1} from step t, and dL/dc)
+ *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][32 lanes][4]
+ *          (outs = G strips forward, 1 backward), when wk > 1 */
+typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, total; int pad, nf, nd; } flashrnn_smem;
+
+static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int bph, int bt, int wk,
+                                        flashrnn_smem *s)
+{
+    const int64_t U = (int64_t)hpb * p->dh / bph, gpb = U / 16, by = p->dtype_bytes;
+    const int fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4;
+    s->pad = 16 / p->dtype_bytes;
+    s->nf = fwd ? p->G : 4 + (lstm ? 2 : 0);
+    s->nd = fwd ? 0 : 1 + (lstm ? 0 : 1);
+    const int64_t oprow = (fwd ? p->dh : (int64_t)p->G * p->dh) + s->pad;
+    int64_t at = 0;
+#define FLASHRNN_SMEM_PART(field, bytes) s->field = at, at += ((bytes) + 15) / 16 * 16
+    FLASHRNN_SMEM_PART(op, 2 * hpb * bt * oprow * by);
+    FLASHRNN_SMEM_PART(pff, 2 * s->nf * bt * U * 4);
+    FLASHRNN_SMEM_PART(pfd, 2 * s->nd * bt * U * by);
+    FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * U * 4);
+    FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 32 * 4 * 4 : 0);
+#undef FLASHRNN_SMEM_PART
+    s->total = at;
+}
 
 /* The solver's answer: the decision variables, what they cost, and why. */
 typedef struct flashrnn_tiling {

@@ -57,3 +57,33 @@ extern "C" logt_status logt_gemm_f32(logt_ctx *ctx, int transA, int transB, int6
 {
     return logt_gemm_f32_batched(ctx, transA, transB, M, N, K, alpha, A, 0, B, 0, beta, C, 0, 1);
 }
+
+extern "C" logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
+                                    int64_t K, float alpha, logt_dtype in, const void *A,
+                                    int64_t lda, int64_t strideA, const void *B, int64_t ldb,
+                                    int64_t strideB, float beta, float *C, int64_t ldc,
+                                    int64_t strideC, int64_t batch, int math_tf32)
+{
+    if (in != LOGT_F32 && in != LOGT_BF16)
+        return LOGT_FAIL(LOGT_EINVAL, "gemm_ex takes f32 or bf16 operands, not %s", logt_dtype_name(in));
+    if (M < 0 || N < 0 || K < 0 || batch < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX
+        || batch > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "gemm of M=%lld N=%lld K=%lld batch=%lld: sizes must be 0 .. 2^31-1 "
+                         "(cuBLAS is 32-bit). HINT: use a smaller T or B",
+                         (long long)M, (long long)N, (long long)K, (long long)batch);
+    if (M == 0 || N == 0 || batch == 0) return LOGT_OK;
+    if (K == 0) {
+        if (beta == 1.0f) return LOGT_OK;
+        return LOGT_FAIL(LOGT_EINVAL, "gemm_ex with K = 0 takes beta 1 (C unchanged)");
+    }
+    const cudaDataType_t t = in == LOGT_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    const cublasComputeType_t ct = in == LOGT_F32 && math_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                : CUBLAS_COMPUTE_32F;
+    CUBLAS_TRY(cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, op(transB), op(transA),
+                                          (int)N, (int)M, (int)K, &alpha, B, t, (int)ldb,
+                                          (long long)strideB, A, t, (int)lda, (long long)strideA,
+                                          &beta, C, CUDA_R_32F, (int)ldc, (long long)strideC,
+                                          (int)batch, ct, CUBLAS_GEMM_DEFAULT));
+    return LOGT_OK;
+}

@@ -15,6 +15,7 @@
 
 #include "../core/ctx.h"
 #include "../core/status.h"
+#include "../core/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,14 @@ logt_status logt_gemm_f32_batched(logt_ctx *ctx, int transA, int transB, int64_t
                                   int64_t K, float alpha, const float *A, int64_t strideA,
                                   const float *B, int64_t strideB, float beta, float *C,
                                   int64_t strideC, int64_t batch);
+
+/* The general form: explicit leading dimensions (ld*: elements between rows as stored) and
+ * strides, A and B of dtype `in` (LOGT_F32 or LOGT_BF16), C always fp32, fp32 accumulation.
+ * math_tf32: fp32 operands on TF32 tensor cores (ignored for bf16, which always uses them). */
+logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                         float alpha, logt_dtype in, const void *A, int64_t lda, int64_t strideA,
+                         const void *B, int64_t ldb, int64_t strideB, float beta, float *C,
+                         int64_t ldc, int64_t strideC, int64_t batch, int math_tf32);
 #endif
 
 #ifdef __cplusplus

@@ -19,6 +19,8 @@
 #include "../kernels/dense_cpu.h"
 #include "lstm_cell.h"
 
+static const char *const knobs[] = {"kernel", NULL};
+
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
 /* ---- configuration ------------------------------------------------------------------- */
@@ -27,17 +29,32 @@ static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int64_t *H,
                              int64_t *dh)
 {
-    if (cfg->device != LOGT_CPU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "%s runs on cpu only for now (its fused CUDA kernels are not written "
-                         "yet): use the cpu backend", cfg->model);
-    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    if (cfg->device == LOGT_CUDA) {
+        if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
+            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda takes bf16 or f32 activations, not %s: "
+                             "set dtype = bf16 or f32", cfg->model, logt_dtype_name(cfg->dtype));
+    } else {
+        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    }
+    const char *k = logt_cfg_knob(cfg, "kernel", "fused");
+    if (strcmp(k, "fused") && strcmp(k, "alternating"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
+                         "kernel per pass) or alternating (a GEMM and a pointwise kernel per "
+                         "step)", cfg->model, k);
+    if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
+                         "cpu reference has one loop: leave kernel unset", cfg->model, k);
     if (!cfg->cell[0] || !strcmp(cfg->cell, "lstm")) *cell = FLASHRNN_LSTM;
     else if (!strcmp(cfg->cell, "gru")) *cell = FLASHRNN_GRU;
     else
         return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are lstm (the "
                          "default, also when cell is empty) and gru", cfg->model, cfg->cell);
     const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
+    if (cfg->device == LOGT_CUDA && D > 0 && d > 0 && D % d == 0 && d % 16)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "%s on cuda: head dim dh = %d is not a multiple of 16 (the tensor-core "
+                         "tile): choose dh in 16, 32, 48, 64, ... dividing D = %d, or the cpu "
+                         "backend", cfg->model, d, D);
     if (D < 1) return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", D);
     if (d < 1 || D % d) {
         char divs[256] = "";
@@ -75,9 +92,19 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     flashrnn_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
-    snprintf(m->base.impl, sizeof m->base.impl,
-             "cpu f64 reference, %s cell, %lld head%s of dh = %lld",
-             cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "", (long long)dh);
+    m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
+    if (cfg->device == LOGT_CUDA)
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),
+                 cfg->dtype == LOGT_BF16 ? "(bf16 tensor cores)" : "(tf32 tensor cores)",
+                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 (long long)dh, m->alternating ? "alternating GEMM + pointwise per step"
+                                               : "fused persistent kernel per pass");
+    else
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cpu f64 reference, %s cell, %lld head%s of dh = %lld",
+                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 (long long)dh);
     *out = &m->base;
     return LOGT_OK;
 }
@@ -276,6 +303,9 @@ static logt_status flashrnn_forward(logt_model *base, const logt_tensor *x, logt
     m->x = *x;
     m->h = *h;
     m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return flashrnn_forward_cuda(m, x, h, ctx);
+#endif
     (void)ctx;
     return flashrnn_forward_cpu(m, x, h);
 }
@@ -283,6 +313,9 @@ static logt_status flashrnn_forward(logt_model *base, const logt_tensor *x, logt
 static logt_status flashrnn_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
                                      logt_ctx *ctx)
 {
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return flashrnn_backward_cuda((flashrnn_model *)base, dh, dx, ctx);
+#endif
     (void)ctx;
     return flashrnn_backward_cpu((flashrnn_model *)base, dh, dx);
 }
@@ -293,16 +326,23 @@ static void flashrnn_destroy(logt_model *base)
     logt_tensor_free(&m->wx);
     logt_tensor_free(&m->gates);
     logt_tensor_free(&m->c);
+#ifdef LOGT_HAVE_CUDA
+    flashrnn_free_cuda(m);
+#endif
     free(m);
 }
 
 const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
     .summary = "head-wise LSTM or GRU (block-diagonal R, cell = lstm | gru); cpu f64 reference, "
-               "fused CUDA kernels planned",
+               "cuda fused persistent kernels or alternating GEMM + pointwise",
+#ifdef LOGT_HAVE_CUDA
+    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
+#else
     .devices = (1u << LOGT_CPU),
+#endif
     .nstate = 2,   /* h0 and c0 for the lstm cell; the gru cell refuses a c0 */
-    .knobs = NULL,
+    .knobs = knobs,
     .layout = logt_flashrnn_layout,
     .create = flashrnn_create,
     .forward = flashrnn_forward,

@@ -32,8 +32,11 @@
  * for R (a head's recurrent fan-in is dh); for H = 1 both are the `lstm` model's.
  * Initial state: h0 [B][D], and c0 [B][D] for lstm; a gru refuses a c0.
  *
- * Devices: cpu only for now (flashrnn.c, float64, a reference written to be read). The
- * fused CUDA kernels of issue 5 come later and will be checked against it.
+ * Devices: cpu (flashrnn.c, float64, a reference written to be read) and cuda
+ * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, products on
+ * tensor cores). Knob on cuda: kernel = fused (default: one persistent kernel per pass,
+ * kernels/flashrnn_fused.cu, tiled by kernels/flashrnn_tune.h) | alternating (per step a
+ * cuBLAS GEMM over the heads and a pointwise kernel).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H
@@ -54,6 +57,8 @@ typedef struct flashrnn_model {
     logt_tensor wx;      /* [T][B][G·D] W x_t + b of every step: the input projection         */
     logt_tensor gates;   /* [T][B][4·D] lstm: activated i f g o; gru: r z n and R_n h + bn    */
     logt_tensor c;       /* lstm: [T][B][D] cell states                                        */
+    int alternating;     /* cuda: kernel = alternating                                         */
+    void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 
 /* Check cfg (device, dtype, cell, head dim) and list the slices above. */
@@ -61,6 +66,14 @@ logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out);
 
 logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+#ifdef LOGT_HAVE_CUDA
+logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tensor *x, logt_tensor *h,
+                                  logt_ctx *ctx);
+logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tensor *dh, logt_tensor *dx,
+                                   logt_ctx *ctx);
+void flashrnn_free_cuda(flashrnn_model *m);
+#endif
 
 #ifdef __cplusplus
 }

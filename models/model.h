@@ -104,6 +104,8 @@ struct logt_model {
     logt_tensor h0, c0;    /* initial state [B][D]; data NULL means zeros (views)    */
     logt_tensor dh0, dc0;  /* gradients of the initial state, when h0/c0 are given   */
     char impl[160];        /* what ran (algorithm, math), recorded with every run    */
+    char detail[512];      /* more of it, when there is more to say (flashrnn: the    */
+                           /* tiling), recorded as the run's attribute `detail`      */
 };
 
 /* A view of slice `name` of the model's parameters (or gradients). */

@@ -891,7 +891,7 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     logt_parse_f64(getv(e, "train", "clip", "1.0"), &e->clip);
 
     /* knob axes: the keys of [model.M] and [model.M.BACKEND], in file order */
-    e->nknob = 0;
+    e->nknob = e->nonly = 0;
     for (int m = 0; m < e->models.n; m++) {
         char sec[LOGT_WORD + 8], secb[LOGT_WORD + 16];
         snprintf(sec, sizeof sec, "model.%s", e->models.v[m]);
@@ -899,6 +899,20 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
         int per_model = 0;
         for (int i = 0; i < e->nent; i++) {
             if (strcmp(e->ent[i].section, sec) && strcmp(e->ent[i].section, secb)) continue;
+            const int a = axis_index(e->ent[i].key);
+            if (a >= 0) {   /* a sweep key: this model runs only at the values listed */
+                int seen = 0;
+                for (int j = 0; j < e->nonly; j++)
+                    seen |= !strcmp(e->only[j].model, e->models.v[m]) && e->only[j].axis == a;
+                if (seen) continue;
+                if (e->nonly == LOGT_MAX_KNOB_AXES)
+                    return LOGT_USER_FAIL(LOGT_EINVAL, "%s: too many model settings", e->ent[i].where);
+                logt_only *o = &e->only[e->nonly++];
+                logt_strlcpy(o->model, sizeof o->model, e->models.v[m]);
+                o->axis = a;
+                LOGT_TRY(logt_list_split(getv(e, sec, e->ent[i].key, ""), ',', &o->vals));
+                continue;
+            }
             int seen = 0;
             for (int j = 0; j < e->nknob; j++)
                 seen |= !strcmp(e->knob[j].model, e->models.v[m]) && !strcmp(e->knob[j].key, e->ent[i].key);
@@ -1094,6 +1108,20 @@ static int next_point(const logt_experiment *e, int kind, int *ai)
     return 1;
 }
 
+/* Does the sweep point ai lie within what [model.M] allows of its sweep keys? */
+static int allowed(const logt_experiment *e, int kind, const char *model, const int *ai)
+{
+    for (int j = 0; j < e->nonly; j++) {
+        const logt_only *o = &e->only[j];
+        if (strcmp(o->model, model)) continue;
+        const char *v = e->axis[kind][o->axis].v[ai[o->axis]];
+        int in = 0;
+        for (int k = 0; k < o->vals.n && !in; k++) in = !strcmp(o->vals.v[k], v);
+        if (!in) return 0;
+    }
+    return 1;
+}
+
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
 {
     *out = NULL;
@@ -1122,7 +1150,9 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
             int ai[LOGT_NAXIS] = {0}, ki[LOGT_MAX_KNOBS] = {0};
             for (;;) {
                 fill_spec(e, kind, e->models.v[m], ai, kx, ki, nk, r);
-                if ((s = push_spec(&runs, &count, &cap, r)) != LOGT_OK) break;
+                if (allowed(e, kind, e->models.v[m], ai)
+                    && (s = push_spec(&runs, &count, &cap, r)) != LOGT_OK)
+                    break;
                 /* knobs innermost, then the sweep keys */
                 int carry = 1;
                 for (int k = nk - 1; k >= 0 && carry; k--) {

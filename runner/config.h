@@ -37,6 +37,13 @@ typedef struct logt_knob_axis {
     logt_list vals;
 } logt_knob_axis;
 
+/* A sweep key named in a [model.M] section: model M runs only at these of its values. */
+typedef struct logt_only {
+    char model[32];
+    int axis;
+    logt_list vals;
+} logt_only;
+
 #define LOGT_MAX_PLOTS 32
 #define LOGT_MAX_KNOB_AXES 64
 
@@ -71,6 +78,8 @@ typedef struct logt_experiment {
     double lr, clip;
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
+    int nonly;
+    logt_only only[LOGT_MAX_KNOB_AXES];
     int nplot;
     logt_plot plot[LOGT_MAX_PLOTS];
 } logt_experiment;

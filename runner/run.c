@@ -257,7 +257,7 @@ static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64
 }
 
 static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, int64_t *peak,
-                             char *impl, size_t nimpl)
+                             char *impl, size_t nimpl, char *detail, size_t ndetail)
 {
     logt_net *net = NULL;
     logt_tensor dx = {0};
@@ -286,6 +286,7 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     }
     *peak = (int64_t)logt_mem_peak();
     if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
+    if (net) logt_strlcpy(detail, ndetail, net->layer[0]->detail);
     logt_tensor_free(&dx);
     logt_net_destroy(net);
     return s;
@@ -679,13 +680,14 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
 {
     logt_status s = LOGT_OK;
     int fatal = 0;
-    char what[160] = "";
+    char what[160] = "", detail[sizeof ((logt_model *)0)->detail] = "";
     row_init(row, r, id);
     err[0] = '\0';
     if (r->kind == LOGT_KIND_SPEED) {
         double *ms = calloc((size_t)r->repeats, sizeof *ms);
         if (!ms) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-        s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl);
+        s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl, detail,
+                      sizeof detail);
         if (s == LOGT_OK) {
             row->median_ms = quantile(ms, r->repeats, 0.5);
             row->p10_ms = quantile(ms, r->repeats, 0.1);
@@ -753,6 +755,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));
     LOGT_TRY(logt_store_set_i64(st, id, "", "peak_mem_bytes", row->peak_mem_bytes));
     LOGT_TRY(logt_store_set_str(st, id, "", "impl", row->impl));
+    if (detail[0]) LOGT_TRY(logt_store_set_str(st, id, "", "detail", detail));
     LOGT_TRY(logt_store_run_finish(st, row, err));
     pr->cost_done += r->cost;
     if (s == LOGT_OK) {

@@ -261,7 +261,10 @@ Test(flashrnn_cpu, registered_with_its_layout)
 {
     const logt_model_ops *ops = logt_model_find("flashrnn");
     cr_assert(ops, "flashrnn is not in the registry");
-    cr_assert_eq(ops->devices, 1u << LOGT_CPU);
+    cr_assert(ops->devices & (1u << LOGT_CPU));
+#ifdef LOGT_HAVE_CUDA
+    cr_assert(ops->devices & (1u << LOGT_CUDA));
+#endif
     cr_assert_eq(ops->nstate, 2);
     struct { const char *cell; int G; } cells[] = {{"lstm", 4}, {"gru", 3}};
     for (int c = 0; c < 2; c++) {
@@ -313,14 +316,23 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     cr_assert(strstr(logt_errmsg(), "flashrnn has no cell 'slstm': the valid cells are lstm (the "
                                     "default, also when cell is empty) and gru"), "%s", logt_errmsg());
 
-    /* cuda: not yet */
-    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 6);
-    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "model flashrnn does not run on the cuda backend (it runs on "
-                                    "cpu only)"), "%s", logt_errmsg());
+    /* cuda: a head dim off the tensor-core tile, an unknown kernel; kernel on the cpu */
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
+    cfg.head_dim = 8;
     memset(&l, 0, sizeof l);
     cr_assert_eq(ops->layout(&cfg, &l), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "flashrnn runs on cpu only for now"), "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "head dim dh = 8 is not a multiple of 16 (the tensor-core "
+                                    "tile)"), "%s", logt_errmsg());
+    cfg.head_dim = 16;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "fast"), LOGT_OK);
+    memset(&l, 0, sizeof l);
+    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "flashrnn has no kernel 'fast': use kernel = fused"), "%s",
+              logt_errmsg());
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "alternating"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "the cpu reference has one loop"), "%s", logt_errmsg());
 
     /* the cpu reference computes in f64 */
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);

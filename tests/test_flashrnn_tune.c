@@ -46,13 +46,14 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert(bph >= 1 && (p->G * p->dh) % bph == 0, "%s: blocks_per_head | G*dh: %s", what, line);
     cr_assert(bt >= 8 && bt % 8 == 0 && B_pad % bt == 0, "%s: batch tile: %s", what, line);
     cr_assert(p->dh % q == 0 && wk >= 1 && (p->dh / q) % wk == 0, "%s: warps_k: %s", what, line);
-    /* tensor-core granularity and whole unit groups */
+    const long long ks = p->dh / wk;
+    if (p->k_slices) cr_assert(p->k_slices >> (ks / 16) & 1, "%s: k_slice %lld not compiled: %s", what, ks, line);
+    /* tensor-core granularity and whole unit groups, one warp per group and k slice */
     cr_assert_eq(t->gate_tile, p->G * p->dh / bph, "%s: gate tile: %s", what, line);
     cr_assert_eq(t->gate_tile % (16 * p->G), 0, "%s: gate tile not whole groups: %s", what, line);
     const long long groups = hpb * t->gate_tile / (16 * p->G);
-    cr_assert(wn >= 1 && groups % wn == 0, "%s: warps_n must divide the groups: %s", what, line);
-    const long long strips_per_warp = groups * p->G / wn;
-    cr_assert(r >= 0 && r <= strips_per_warp, "%s: reg_strips out of range: %s", what, line);
+    cr_assert_eq(wn, groups, "%s: warps_n is one per group: %s", what, line);
+    cr_assert_eq(r, p->G, "%s: reg_strips: all G strips in registers: %s", what, line);
     cr_assert(bph == 1 || hpb == 1, "%s: a split head shares its block: %s", what, line);
 
     /* the derived sizes */
@@ -60,25 +61,29 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->batch_blocks, B_pad / bt, "%s: batch blocks: %s", what, line);
     cr_assert_eq(t->grid, (p->H / hpb) * bph * (B_pad / bt), "%s: grid: %s", what, line);
     cr_assert_eq(t->grid_sync, bph > 1, "%s: grid_sync: %s", what, line);
-    const long long r_all = hpb * p->dh * t->gate_tile * bytes;
-    cr_assert_eq(t->r_bytes_regs, r * wn * wk * 16 * (p->dh / wk) * bytes, "%s: R in regs: %s", what, line);
-    cr_assert_eq(t->r_bytes_regs + t->r_bytes_smem, r_all, "%s: R split: %s", what, line);
-    cr_assert(t->r_bytes_smem >= 0, "%s: %s", what, line);
+    cr_assert_eq(t->r_bytes_regs, hpb * p->dh * t->gate_tile * bytes, "%s: R in regs: %s", what, line);
+    cr_assert_eq(t->r_bytes_smem, 0, "%s: %s", what, line);
 
     /* the header's model of registers per thread and shared memory per block */
-    const long long rows = p->dh / wk;
-    const long long outputs = p->pass == FLASHRNN_FORWARD ? strips_per_warp * 16 : rows;
-    const long long state = ceil_div(hpb * t->gate_tile / p->G * bt * (p->G == 4 ? 2 : 1), t->threads);
-    const long long rpt = 32 + r * 16 * rows * bytes / (4 * 32) + outputs * bt / 32 + state;
+    const long long known = p->regs[ks / 16];
+    const long long rpt = known ? known
+                                : 40 + p->G * 16 * ks * bytes / 128
+                                      + (p->pass == FLASHRNN_FORWARD ? 4 * p->G : 4) + 2 * p->G + 2;
     cr_assert_eq(t->regs_per_thread, rpt, "%s: registers per thread %d, model %lld: %s", what,
                  t->regs_per_thread, rpt, line);
     cr_assert_eq(t->regs_per_block, ceil_div(rpt, 8) * 8 * t->threads, "%s: %s", what, line);
-    long long smem = t->r_bytes_smem;
-    if (p->pass == FLASHRNN_FORWARD)
-        smem += 2 * hpb * bt * p->dh * bytes + 2 * hpb * bt * t->gate_tile * bytes
-                + (wk > 1 ? hpb * bt * t->gate_tile * 4 : 0);
-    else
-        smem += 4 * hpb * bt * t->gate_tile * bytes + hpb * bt * p->dh * 4;
+    /* shared memory, summed here part by part (flashrnn_smem_layout rounds each to 16 bytes) */
+    const long long U = hpb * p->dh / bph, fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4;
+    const long long pad = 16 / bytes, row = (fwd ? p->dh : p->G * p->dh) + pad;
+    const long long parts[] = {
+        2 * hpb * bt * row * bytes,                                  /* mma operand     */
+        2 * (fwd ? p->G : 4 + 2 * lstm) * bt * U * 4,                /* fp32 prefetch   */
+        fwd ? 0 : 2 * (1 + !lstm) * bt * U * bytes,                  /* dtype prefetch  */
+        (fwd ? lstm : 2) * bt * U * 4,                               /* state           */
+        wk > 1 ? 2 * (U / 16) * wk * (fwd ? p->G : 1) * 512 : 0,     /* partial sums    */
+    };
+    long long smem = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) smem += ceil_div(parts[i], 16) * 16;
     cr_assert_eq(t->smem_per_block, smem, "%s: smem %lld, model %lld: %s", what,
                  (long long)t->smem_per_block, smem, line);
 
@@ -110,6 +115,8 @@ static flashrnn_tiling tune_ok(const flashrnn_device *d, const flashrnn_problem 
     return t;
 }
 
+static void expect_no_fit(const flashrnn_device *d, const flashrnn_problem *p, const char *limit);
+
 Test(flashrnn_tune, headdim_sweep_on_h200_is_valid)
 {
     flashrnn_device d;
@@ -119,8 +126,15 @@ Test(flashrnn_tune, headdim_sweep_on_h200_is_valid)
             for (int bytes = 2; bytes <= 4; bytes += 2)
                 for (int i = 0; i < N_DH; i++) {
                     flashrnn_problem p = problem(16, 768 / DH[i], DH[i], G, bytes, pass);
+                    if (G == 4 && bytes == 4 && DH[i] == 768 && pass == FLASHRNN_FORWARD) {
+                        /* one unit group's R, 16·4·768·4 = 192 KiB, is 48 K registers before
+                         * anything else: no block holds it, and R lives in registers only */
+                        expect_no_fit(&d, &p, "regs_per_block");
+                        continue;
+                    }
                     flashrnn_tiling t = tune_ok(&d, &p);
-                    if (DH[i] <= 128)   /* R per head <= 256 KiB: one block holds it */
+                    /* R per head <= 128 KiB, half a register file: one block holds it */
+                    if ((long long)G * DH[i] * DH[i] * bytes <= 128 * 1024)
                         cr_assert_eq(t.blocks_per_head, 1, "%s: small heads stay whole: %s",
                                      describe(&p), t.why);
                     if (DH[i] == 768)   /* 4.5 MiB (bf16 lstm) is far beyond one SM */
@@ -236,13 +250,15 @@ Test(flashrnn_tune, tiny_device_gets_a_named_limit)
 
 Test(flashrnn_tune, starved_shared_memory_is_the_named_limit)
 {
-    /* everything of an H200 but 3 KiB of shared memory per block: the h_{t-1} buffer, 2·8·dh·2
-     * bytes, and the Wx prefetch of a 64-column gate tile, 2·8·64·2 bytes, pass it beyond dh = 32 */
+    /* everything of an H200 but 6 KiB of shared memory per block. The smallest block, one unit
+     * group of 16 (bph = dh/16) and 8 batch rows, needs the h_{t-1} buffer, 2·8·(dh + 8)·2
+     * bytes, the fp32 W x prefetch, 2·4·8·16·4 = 4096, and c, 8·16·4 = 512: 5888 bytes at
+     * dh = 32, 6400 at dh = 48: nothing beyond dh = 32 fits */
     flashrnn_device d;
     flashrnn_device_h200(&d);
     snprintf(d.name, sizeof d.name, "no-smem");
-    d.smem_optin_per_block = 3 * 1024;
-    d.smem_per_sm = 4 * 1024;
+    d.smem_optin_per_block = 6 * 1024;
+    d.smem_per_sm = 7 * 1024;
     flashrnn_problem p = problem(16, 1, 64, 4, 2, FLASHRNN_FORWARD);
     expect_no_fit(&d, &p, "smem_per_block");
     flashrnn_tiling t;
@@ -261,6 +277,30 @@ Test(flashrnn_tune, dh_off_the_mma_grid_is_the_named_limit)
         flashrnn_tune(&d, &p, &t);
         cr_assert_eq(t.max_dh, 32);
     }
+}
+
+/* Only the compiled k_slices are offered: with k_slice 64 alone, dh = 64 gets warps_k = 1 and
+ * dh = 128 warps_k = 2, and dh = 32 (which no warps_k turns into 64) is refused by name. */
+Test(flashrnn_tune, only_instantiated_k_slices)
+{
+    flashrnn_device d;
+    flashrnn_device_h200(&d);
+    flashrnn_problem p = problem(16, 12, 64, 4, 2, FLASHRNN_FORWARD);
+    p.k_slices = 1u << 4;
+    cr_assert_eq(tune_ok(&d, &p).warps_k, 1);
+    p = problem(16, 6, 128, 4, 2, FLASHRNN_BACKWARD);
+    p.k_slices = 1u << 4;
+    cr_assert_eq(tune_ok(&d, &p).warps_k, 2);
+    p = problem(16, 24, 32, 3, 2, FLASHRNN_FORWARD);
+    p.k_slices = 1u << 4;
+    flashrnn_tiling t;
+    cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EUNSUPPORTED);
+    cr_assert_str_eq(t.failed, "instantiated_k_slice", "%s", logt_errmsg());
+    /* the kernel's real register count replaces the estimate */
+    p = problem(16, 12, 64, 4, 2, FLASHRNN_FORWARD);
+    p.regs[4] = 200;
+    t = tune_ok(&d, &p);
+    cr_assert_eq(t.regs_per_thread, 200);
 }
 
 Test(flashrnn_tune, bad_requests_are_einval)

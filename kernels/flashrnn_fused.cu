@@ -1,0 +1,580 @@
+/* flashrnn_fused.cu — the persistent fused kernels of the head-wise LSTM / GRU: one launch runs
+ * all T steps of a pass, each head's R stays in registers for the whole pass, and only the
+ * step's inputs and outputs touch device memory. Interface and layouts: flashrnn_fused.h.
+ *
+ * The work of one block (the tiling from flashrnn_tune.h): hpb heads, or a 1/bph part of one
+ * head, for bt batch rows. Its U = hpb·dh/bph hidden units come in unit groups of 16; every
+ * group has wk warps, and warp (group, kw) keeps in registers the slice of R it contracts:
+ *
+ *   forward   gates[16 units × G][bt] += R^T[group's G strips][dh slice kw] · h_{t-1}^T
+ *             (mma M = the 16 units of one gate, K = dh / wk = KS, N = 8 batch rows)
+ *   backward  dh_{t-1}[16 units][bt]    += R[group's units][gate slice kw] · dra_t^T
+ *             (M = the 16 units, K = G·dh / wk = G·KS gate columns, N = 8 batch rows)
+ *
+ * An mma's C fragment gives a lane the same four (unit, batch row) positions in both passes:
+ * units r0 and r0 + 8 of its group (r0 = lane/4) × rows 2·(lane%4) and +1 of the 8-row tile.
+ * The forward's fragments hold every gate of those units, so the cell (flashrnn_cell.cuh)
+ * runs where the products land, with no exchange; the backward's fragments are dL/dh_{t-1}
+ * of those same positions, so the cell's backward finds its input in place too. The wk
+ * warps of a group add their partial sums in shared memory and warp kw = 0 runs the cell.
+ *
+ * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
+ * the next step's B operand: written to shared memory when the block holds whole heads
+ * (bph = 1), else written to h in global memory and, after a barrier among the bph blocks
+ * of the head (an atomic counter; the grid is launched cooperatively, so all blocks are
+ * resident), read back from L2. Backward is the mirror: dL/d(R h) is the exchanged operand.
+ *
+ * Bounds at the issue's shape (lstm, D = 768, B = 16, T = 1024, dh = 64, bf16): a step's
+ * products are 16·768·256 = 3.1 M MACs (6.3 MFLOP; 6.4 GFLOP per pass: ~10 µs of the
+ * H200's ~700 dense bf16 TFLOP/s), and a step moves W x (196 KB fp32), h and the saved
+ * gates and c (~270 KB): 0.47 GB per pass, ~0.11 ms at 4.3 TB/s. Neither binds: the pass is
+ * a chain of T dependent steps, each a few mma latencies, one __syncthreads and the cell's
+ * transcendentals, ~1 µs, so ~1 ms per pass is the realistic floor, and the barrier of a
+ * split head (~1 µs more) is what a dh = 768 step pays on top.
+ */
+#include <cuda_bf16.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/cuda.h"
+#include "../core/cuda_check.cuh"
+#include "../models/flashrnn_cell.cuh"
+#include "flashrnn_fused.h"
+
+typedef __nv_bfloat16 bf16;
+
+/* ---- tensor-core fragments -------------------------------------------------------------
+ * mma.sync row.col: A [16][K] row-major (K = 16 bf16, 8 tf32), B [K][8], C [16][8] fp32.
+ * A register i of a lane holds row lane/4 + 8·(i & 1); columns as below. */
+template <typename T> struct Frag;
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
+{
+    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&v);
+}
+__device__ __forceinline__ uint32_t to_tf32(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+template <> struct Frag<bf16> {
+    static constexpr int KT = 16;
+    template <class At> static __device__ __forceinline__ void a(uint32_t (&r)[4], int lane, At at)
+    {
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            int row = (lane >> 2) + 8 * (i & 1), col = (lane & 3) * 2 + 8 * (i >> 1);
+            r[i] = pack_bf16(at(row, col), at(row, col + 1));
+        }
+    }
+    /* p: the operand at [n = 0][k0], rows of L elements, stored [n][k]. */
+    static __device__ __forceinline__ void b(uint32_t &b0, uint32_t &b1, const bf16 *p, int L, int lane)
+    {
+        const bf16 *q = p + (lane >> 2) * L + (lane & 3) * 2;
+        b0 = *reinterpret_cast<const uint32_t *>(q);
+        b1 = *reinterpret_cast<const uint32_t *>(q + 8);
+    }
+    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+template <> struct Frag<float> {   /* fp32 data, tf32 tensor cores */
+    static constexpr int KT = 8;
+    template <class At> static __device__ __forceinline__ void a(uint32_t (&r)[4], int lane, At at)
+    {
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+            r[i] = to_tf32(at((lane >> 2) + 8 * (i & 1), (lane & 3) + 4 * (i >> 1)));
+    }
+    static __device__ __forceinline__ void b(uint32_t &b0, uint32_t &b1, const float *p, int L, int lane)
+    {
+        const float *q = p + (lane >> 2) * L + (lane & 3);
+        b0 = to_tf32(q[0]);
+        b1 = to_tf32(q[4]);
+    }
+    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1)
+    {
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+/* ---- asynchronous copies and the head barrier ---------------------------------------- */
+
+/* 16 bytes global -> shared; zeros when !valid (g is then not read). */
+__device__ __forceinline__ void cp16(void *s, const void *g, bool valid)
+{
+    unsigned sa = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(g), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+/* All bph blocks of a head have finished `steps` steps: the writes before it are visible
+ * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. */
+__device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(ctr, 1u);
+        unsigned v;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
+        while (v < target);
+    }
+    __syncthreads();
+}
+
+/* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
+struct Geo {
+    int hpb, bph, bt, wk, nbb, U, gpb, oprow, nf, nd;
+    int64_t op, pff, pfd, state, red;
+};
+
+/* Copy rows [b0, b0 + bt) of `ncols` elements (a multiple of 16 bytes), starting at column
+ * col of a [B][ld] array, into shared memory rows of `srow` elements: rows >= B are zeros.
+ * Reads through L2 (another block may have just written them). */
+template <typename T>
+__device__ void rows_to_smem(T *dst, int srow, const T *src, int64_t ld, int col, int ncols, int b0,
+                             int bt, int B)
+{
+    const int per = 16 / sizeof(T), chunks = ncols / per;
+    for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x) {
+        int n = i / chunks, j = (i % chunks) * per;
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (b0 + n < B) v = __ldcg(reinterpret_cast<const uint4 *>(src + (int64_t)(b0 + n) * ld + col + j));
+        *reinterpret_cast<uint4 *>(dst + n * srow + j) = v;
+    }
+}
+
+/* cp.async rows [b0, b0 + bt) × U units of nplanes planes, plane q at src[q] + row·ld, into
+ * dst [nplanes][bt][U]; rows >= B are zeros. */
+template <typename T>
+__device__ __forceinline__ void prefetch(T *dst, const T *const *src, int nplanes, int64_t ld,
+                                         int b0, int bt, int U, int B)
+{
+    const int per = 16 / sizeof(T), chunks = U / per;
+    for (int i = threadIdx.x; i < nplanes * bt * chunks; i += blockDim.x) {
+        int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * per;
+        bool valid = b0 + n < B;
+        cp16(dst + (q * bt + n) * U + j, valid ? src[q] + (int64_t)(b0 + n) * ld + j : src[0], valid);
+    }
+}
+
+/* ---- forward ------------------------------------------------------------------------------ */
+template <class Cell, typename T, int KS>
+__global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
+{
+    constexpr int G = Cell::G, KT = Frag<T>::KT, NK = KS / KT;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
+    const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
+    const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
+    const int ub = hg * g.hpb * dh + part * U;               /* the block's first unit in D */
+    const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
+    const int hl = g.bph > 1 ? 0 : gu / dh;                   /* its head within the block */
+    const int r0 = lane >> 2, c0 = (lane & 3) * 2;
+    T *op = reinterpret_cast<T *>(smem + g.op);
+    float *pff = reinterpret_cast<float *>(smem + g.pff);
+    float *cst = reinterpret_cast<float *>(smem + g.state);
+    float *red = reinterpret_cast<float *>(smem + g.red);
+    const T *R = static_cast<const T *>(a.R);
+    T *hout = static_cast<T *>(a.h);
+
+    /* R^T slice: strip q = gate q of the group's 16 units, rows kw·KS .. of the head's dh */
+    uint32_t ra[G][NK][4];
+#pragma unroll
+    for (int q = 0; q < G; q++)
+#pragma unroll
+        for (int kt = 0; kt < NK; kt++)
+            Frag<T>::a(ra[q][kt], lane, [&](int row, int col) {
+                return ld(R + ((int64_t)head * dh + kw * KS + kt * KT + col) * G * dh + q * dh + u0 + row);
+            });
+    float bq[G][2], bnv[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int q = 0; q < G; q++)
+        for (int i = 0; i < 2; i++) bq[q][i] = a.bias[q * D + ub + gu + r0 + 8 * i];
+    if (a.bn)
+        for (int i = 0; i < 2; i++) bnv[i] = a.bn[ub + gu + r0 + 8 * i];
+
+    /* h_{-1} into operand buffer 0, c_{-1} into the state, W x_0 into prefetch buffer 0 */
+    for (int hh = 0; hh < g.hpb; hh++)
+        rows_to_smem(op + hh * bt * L, L, static_cast<const T *>(a.h0), D, (hg * g.hpb + hh) * dh,
+                     dh, b0, bt, B);
+    if (G == 4)
+        for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
+            int n = i / U, u = i % U;
+            cst[i] = b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
+        }
+    const float *src[G];
+    auto wx_planes = [&](int t) {
+#pragma unroll
+        for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub;
+    };
+    wx_planes(0);
+    prefetch(pff, src, G, (int64_t)G * D, b0, bt, U, B);
+    cp_commit();
+    cp_wait_all();
+    __syncthreads();
+
+    for (int t = 0; t < T_; t++) {
+        const int cur = t & 1, nxt = cur ^ 1;
+        if (t + 1 < T_) {
+            wx_planes(t + 1);
+            prefetch(pff + nxt * G * bt * U, src, G, (int64_t)G * D, b0, bt, U, B);
+        }
+        cp_commit();
+        const T *hop = op + (cur * g.hpb + hl) * bt * L;
+        const float *wxs = pff + cur * G * bt * U;
+        for (int nt = 0; nt < bt / 8; nt++) {
+            float acc[G][4];
+#pragma unroll
+            for (int q = 0; q < G; q++) acc[q][0] = acc[q][1] = acc[q][2] = acc[q][3] = 0.0f;
+#pragma unroll
+            for (int kt = 0; kt < NK; kt++) {
+                uint32_t x0, x1;
+                Frag<T>::b(x0, x1, hop + nt * 8 * L + kw * KS + kt * KT, L, lane);
+#pragma unroll
+                for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
+            }
+            if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0 */
+                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
+#pragma unroll
+                for (int q = 0; q < G; q++)
+                    *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
+                        make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
+                __syncthreads();
+                if (kw == 0)
+                    for (int j = 1; j < g.wk; j++)
+#pragma unroll
+                        for (int q = 0; q < G; q++) {
+                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * 128 + lane * 4);
+                            acc[q][0] += v.x, acc[q][1] += v.y, acc[q][2] += v.z, acc[q][3] += v.w;
+                        }
+            }
+            if (kw != 0) continue;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row, b = b0 + n;
+                float av[G], rv[G], s[4];
+#pragma unroll
+                for (int q = 0; q < G; q++) {
+                    av[q] = wxs[(q * bt + n) * U + ul] + bq[q][e >> 1];
+                    rv[q] = acc[q][e];
+                }
+                float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
+                float c = G == 4 ? cst[n * U + ul] : 0.0f;
+                float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
+                if (G == 4) cst[n * U + ul] = c;
+                if (g.bph == 1) st(op + ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (b < B) {
+                    const int64_t o = (int64_t)t * B + b;
+                    st(hout + o * D + ub + ul, h);
+#pragma unroll
+                    for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
+                    if (G == 4) a.c[o * D + ub + ul] = c;
+                }
+            }
+        }
+        if (g.bph > 1) {   /* h_t of the whole head, from the bph blocks that made it */
+            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
+            rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
+        }
+        cp_wait_all();
+        __syncthreads();
+    }
+}
+
+/* ---- backward ----------------------------------------------------------------------------- */
+template <class Cell, typename T, int KS>
+__global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
+{
+    constexpr int G = Cell::G, KT = Frag<T>::KT, NK = G * KS / KT;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
+    const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
+    const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
+    const int ub = hg * g.hpb * dh + part * U;
+    const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
+    const int hl = g.bph > 1 ? 0 : gu / dh;
+    const int r0 = lane >> 2, c0 = (lane & 3) * 2;
+    T *op = reinterpret_cast<T *>(smem + g.op);
+    float *pff = reinterpret_cast<float *>(smem + g.pff);
+    T *pfd = reinterpret_cast<T *>(smem + g.pfd);
+    float *dhs = reinterpret_cast<float *>(smem + g.state), *dcs = dhs + bt * U;
+    float *red = reinterpret_cast<float *>(smem + g.red);
+    const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
+    /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
+    const float *drx = G == 4 ? a.dxa : a.dra;
+
+    /* R slice: the group's 16 units (rows) × gate columns kw·G·KS .. of the head */
+    uint32_t ra[NK][4];
+#pragma unroll
+    for (int kt = 0; kt < NK; kt++)
+        Frag<T>::a(ra[kt], lane, [&](int row, int col) {
+            return ld(R + ((int64_t)head * dh + u0 + row) * G * dh + kw * G * KS + kt * KT + col);
+        });
+
+    for (int i = threadIdx.x; i < 2 * bt * U; i += blockDim.x) dhs[i] = 0.0f;
+    const float *sf[6];
+    const T *sd[2];
+    auto planes = [&](int t) {   /* step t's saved gates, c_t, c_{t-1}; dH_t, h_{t-1} */
+        const int64_t o = (int64_t)t * B;
+        for (int q = 0; q < 4; q++) sf[q] = a.s + o * 4 * D + q * D + ub;
+        sd[0] = static_cast<const T *>(a.dH) + o * D + ub;
+        if (G == 4) {
+            sf[4] = a.c + o * D + ub;
+            sf[5] = t ? a.c + (o - B) * D + ub : nullptr;
+        } else {
+            sd[1] = (t ? hin + (o - B) * D : static_cast<const T *>(a.h0)) + ub;
+        }
+    };
+    auto fetch = [&](int t, int buf) {
+        planes(t);
+        float *ff = pff + buf * g.nf * bt * U;
+        prefetch(ff, sf, G == 4 && t == 0 ? 5 : g.nf, (int64_t)4 * D, b0, bt, U, B);
+        if (G == 4 && t == 0) {   /* c_{-1}: the dtype c0 (4·D apart like the planes: no) */
+            for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
+                int n = i / U, u = i % U;
+                ff[(5 * bt) * U + i] =
+                    b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
+            }
+        }
+        prefetch(pfd + buf * g.nd * bt * U, sd, g.nd, (int64_t)D, b0, bt, U, B);
+    };
+    fetch(T_ - 1, (T_ - 1) & 1);
+    cp_commit();
+    cp_wait_all();
+    __syncthreads();
+
+    for (int t = T_ - 1; t >= 0; t--) {
+        const int cur = t & 1;
+        if (t > 0) fetch(t - 1, cur ^ 1);
+        cp_commit();
+        T *dop = op + (cur * g.hpb + hl) * bt * L;
+        const float *ff = pff + cur * g.nf * bt * U;
+        const T *fd = pfd + cur * g.nd * bt * U;
+        if (kw == 0)
+            for (int nt = 0; nt < bt / 8; nt++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
+                    const int b = b0 + n, i = n * U + ul;
+                    float sv[4], dxa[G], dra[G];
+#pragma unroll
+                    for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * U + i];
+                    float c = G == 4 ? ff[4 * bt * U + i] : 0.0f, cp = G == 4 ? ff[5 * bt * U + i] : 0.0f;
+                    float hp = G == 3 ? ld(fd + bt * U + i) : 0.0f;
+                    float dc = G == 4 ? dcs[i] : 0.0f;
+                    float dh_ = ld(fd + i) + dhs[i];
+                    dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
+                    if (G == 4) dcs[i] = dc;
+                    if (g.bph == 1)
+#pragma unroll
+                        for (int q = 0; q < G; q++) st(dop + n * L + q * dh + u0 + row, dra[q]);
+                    if (b < B) {
+                        const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
+#pragma unroll
+                        for (int q = 0; q < G; q++) {
+                            a.dxa[o + q * D] = dxa[q];
+                            if (G == 3) a.dra[o + q * D] = dra[q];
+                        }
+                    }
+                }
+        if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, fp32 -> the operand dtype */
+            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
+            for (int j = threadIdx.x; j < bt * G * dh; j += blockDim.x) {
+                int n = j / (G * dh), k = j % (G * dh), q = k / dh;
+                float v = b0 + n < B ? __ldcg(drx + ((int64_t)t * B + b0 + n) * G * D + q * D + hg * dh + k % dh) : 0.0f;
+                st(dop + n * L + k, v);
+            }
+        }
+        __syncthreads();
+        for (int nt = 0; nt < bt / 8; nt++) {
+            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+            for (int kt = 0; kt < NK; kt++) {
+                uint32_t x0, x1;
+                Frag<T>::b(x0, x1, dop + nt * 8 * L + kw * G * KS + kt * KT, L, lane);
+                Frag<T>::mma(acc, ra[kt], x0, x1);
+            }
+            if (g.wk > 1) {
+                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
+                *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                __syncthreads();
+                if (kw == 0)
+                    for (int j = 1; j < g.wk; j++) {
+                        float4 v = *reinterpret_cast<const float4 *>(rd + j * 128 + lane * 4);
+                        acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
+                    }
+            }
+            if (kw != 0) continue;
+#pragma unroll
+            for (int e = 0; e < 4; e++)
+                dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
+        }
+        cp_wait_all();
+        __syncthreads();
+    }
+    if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
+        for (int nt = 0; nt < bt / 8; nt++)
+            for (int e = 0; e < 4; e++) {
+                const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), b = b0 + n;
+                if (b >= B) continue;
+                const int64_t o = (int64_t)b * D + ub + gu + row;
+                if (a.dh0) st(static_cast<T *>(a.dh0) + o, dhs[n * U + gu + row]);
+                if (G == 4 && a.dc0) st(static_cast<T *>(a.dc0) + o, dcs[n * U + gu + row]);
+            }
+}
+
+/* ---- the instantiation table -------------------------------------------------------------
+ * The only compile-time specialisation: (cell, dtype, k_slice). The registers R takes per
+ * thread are G·k_slice/4 (bf16) or G·k_slice/2 (tf32): 64 at most here. */
+#define FLASHRNN_INSTANCES(X)                                                                   \
+    X(LstmCell, bf16, 16) X(LstmCell, bf16, 32) X(LstmCell, bf16, 64)                          \
+    X(LstmCell, float, 16) X(LstmCell, float, 32)                                              \
+    X(GruCell, bf16, 16) X(GruCell, bf16, 32) X(GruCell, bf16, 64)                             \
+    X(GruCell, float, 16) X(GruCell, float, 32)
+
+typedef void (*kernel_fn)(const flashrnn_fused_args, const Geo);
+struct Instance { flashrnn_instance id; kernel_fn fwd, bwd; };
+
+#define FLASHRNN_ROW(C, T, K)                                                                   \
+    {{C::G, (int)sizeof(T), K}, flashrnn_fwd_kernel<C, T, K>, flashrnn_bwd_kernel<C, T, K>},
+static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
+enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
+
+extern "C" const flashrnn_instance *flashrnn_fused_table(int *n)
+{
+    static flashrnn_instance ids[N_INSTANCES];
+    for (int i = 0; i < N_INSTANCES; i++) ids[i] = INSTANCES[i].id;
+    *n = N_INSTANCES;
+    return ids;
+}
+
+extern "C" unsigned flashrnn_fused_k_slices(int G, int dtype_bytes)
+{
+    unsigned m = 0;
+    for (int i = 0; i < N_INSTANCES; i++)
+        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype_bytes == dtype_bytes)
+            m |= 1u << (INSTANCES[i].id.k_slice / 16);
+    return m;
+}
+
+static const Instance *find(int G, int bytes, int k_slice)
+{
+    for (int i = 0; i < N_INSTANCES; i++)
+        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype_bytes == bytes
+            && INSTANCES[i].id.k_slice == k_slice)
+            return &INSTANCES[i];
+    return NULL;
+}
+
+static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
+
+static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->B = a->B, p->H = a->H, p->dh = a->dh, p->G = a->G;
+    p->dtype_bytes = dtype_bytes(a->dtype), p->pass = pass;
+    p->k_slices = flashrnn_fused_k_slices(a->G, p->dtype_bytes);
+}
+
+extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrnn_pass pass,
+                                           flashrnn_tiling *t)
+{
+    if (a->dtype != LOGT_BF16 && a->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn fused kernels take bf16 or f32, not %s",
+                         logt_dtype_name(a->dtype));
+    flashrnn_problem p;
+    problem_of(a, pass, &p);
+    for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts, once per process */
+        const Instance *in = &INSTANCES[i];
+        if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;
+        cudaFuncAttributes fa;
+        CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)(pass == FLASHRNN_FORWARD ? in->fwd : in->bwd)));
+        p.regs[in->id.k_slice / 16] = fa.numRegs;
+    }
+    flashrnn_device dev;
+    LOGT_TRY(flashrnn_device_query(&dev));
+    return flashrnn_tune(&dev, &p, t);
+}
+
+static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                          flashrnn_pass pass)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn fused kernel"));
+    flashrnn_problem p;
+    problem_of(a, pass, &p);
+    const int k_slice = a->dh / t->warps_k;
+    const Instance *in = find(a->G, p.dtype_bytes, k_slice);
+    if (!in || a->dh % t->warps_k)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "flashrnn: no fused kernel for %s %s with k_slice dh/warps_k = %d/%d; the "
+                         "instantiated ones are in kernels/flashrnn_fused.cu",
+                         a->G == 4 ? "lstm" : "gru", logt_dtype_name(a->dtype), a->dh, t->warps_k);
+    flashrnn_smem s;
+    flashrnn_smem_layout(&p, t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, &s);
+    Geo g;
+    g.hpb = t->heads_per_block, g.bph = t->blocks_per_head, g.bt = t->batch_tile, g.wk = t->warps_k;
+    g.nbb = t->batch_blocks, g.U = t->heads_per_block * a->dh / t->blocks_per_head, g.gpb = g.U / 16;
+    g.oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s.pad;
+    g.nf = s.nf, g.nd = s.nd;
+    g.op = s.op, g.pff = s.pff, g.pfd = s.pfd, g.state = s.state, g.red = s.red;
+    kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
+    const int threads = g.gpb * g.wk * 32;
+    if (threads != t->threads || (int64_t)t->grid != (int64_t)(a->H / g.hpb) * g.bph * g.nbb)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the tiling does not match the problem (threads %d "
+                         "vs %d, grid %d): plan it with flashrnn_fused_plan", threads, t->threads, t->grid);
+    CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)s.total));
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (g.bph > 1) {
+        if (!a->sync)
+            return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the sync counters (args.sync)");
+        CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));
+        void *params[] = {(void *)a, (void *)&g};
+        cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
+                                                    params, (size_t)s.total, st);
+        if (e == cudaErrorCooperativeLaunchTooLarge) {
+            (void)cudaGetLastError();
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "flashrnn: the %d blocks of a split-head tiling are not all resident "
+                             "at once on this GPU (the tuner counted %d per SM)",
+                             t->grid, t->blocks_per_sm);
+        }
+        CUDA_TRY(e);
+    } else {
+        k<<<t->grid, threads, (size_t)s.total, st>>>(*a, g);
+        LAUNCH_TRY();
+    }
+    return LOGT_OK;
+}
+
+extern "C" logt_status flashrnn_fused_forward(logt_ctx *ctx, const flashrnn_fused_args *a,
+                                              const flashrnn_tiling *t)
+{
+    return launch(ctx, a, t, FLASHRNN_FORWARD);
+}
+
+extern "C" logt_status flashrnn_fused_backward(logt_ctx *ctx, const flashrnn_fused_args *a,
+                                               const flashrnn_tiling *t)
+{
+    return launch(ctx, a, t, FLASHRNN_BACKWARD);
+}

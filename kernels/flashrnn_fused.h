@@ -1,0 +1,69 @@
+/* flashrnn_fused.h — the persistent fused kernels of the head-wise LSTM / GRU (one launch per
+ * pass runs all T steps), for C callers. The model around them is models/flashrnn_cuda.cu;
+ * the tiling comes from kernels/flashrnn_tune.h, the kernels themselves are
+ * kernels/flashrnn_fused.cu (their design, bounds and smem layout are described there).
+ *
+ * Layouts (row-major, time-major; D = H·dh, gate-major columns as in models/flashrnn.h):
+ *   wx     [T][B][G·D]  fp32  W x_t (no bias: the kernel adds b and, gru, bn)
+ *   R      [H][dh][G·dh] dtype (bf16, or fp32 used as tf32 by the tensor cores)
+ *   h0, c0 [B][D]       dtype (never NULL: zeros when the model has no initial state)
+ *   h      [T][B][D]    dtype out
+ *   s      [T][B][4·D]  fp32 out: the saved gates (lstm i f g o; gru r z n rn)
+ *   c      [T][B][D]    fp32 out (lstm)
+ * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
+ * dra = dL/d(R h) [T][B][G·D] fp32 (for the lstm dra is dxa), and dh0, dc0 (dtype, may be NULL).
+ */
+#ifndef LOGT_FLASHRNN_FUSED_H
+#define LOGT_FLASHRNN_FUSED_H
+
+#include <stdint.h>
+
+#include "../core/ctx.h"
+#include "../core/status.h"
+#include "../core/tensor.h"
+#include "flashrnn_tune.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct flashrnn_fused_args {
+    int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
+    logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16 or LOGT_F32     */
+    const float *wx, *bias, *bn;
+    const void *R, *h0, *c0;
+    void *h;
+    float *s, *c;
+    const void *dH;
+    float *dxa, *dra;
+    void *dh0, *dc0;
+    unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
+                               /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
+} flashrnn_fused_args;
+
+/* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the
+ * contraction one warp does (dh / warps_k forward, the same rows of R backward). A dh is
+ * served when some warps_k makes dh / warps_k an instantiated k_slice. */
+typedef struct flashrnn_instance { int G, dtype_bytes, k_slice; } flashrnn_instance;
+const flashrnn_instance *flashrnn_fused_table(int *n);
+
+/* Bitmask of the instantiated k_slices for (G, dtype_bytes): bit k set when k_slice = 16·k
+ * exists (the tuner's problem.k_slices). */
+unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
+
+#ifdef LOGT_HAVE_CUDA
+/* Pick the tiling for the pass on the current device (the kernel's real register count in the
+ * model), or say why none fits. */
+logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrnn_pass pass,
+                                flashrnn_tiling *t);
+/* Run one pass with the tiling t (from flashrnn_fused_plan) on ctx's stream. */
+logt_status flashrnn_fused_forward(logt_ctx *ctx, const flashrnn_fused_args *a,
+                                   const flashrnn_tiling *t);
+logt_status flashrnn_fused_backward(logt_ctx *ctx, const flashrnn_fused_args *a,
+                                    const flashrnn_tiling *t);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

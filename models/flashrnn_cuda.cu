@@ -1,0 +1,405 @@
+/* flashrnn_cuda.cu — the flashrnn model on CUDA (equations and layout in flashrnn.h; the CPU
+ * reference is flashrnn.c). Activations x, h of dtype bf16 or f32; parameters fp32, with bf16
+ * copies of W and R made at every forward when the dtype is bf16; arithmetic fp32.
+ *
+ * Shapes: T steps, B batch, I input, D = H·dh, G gates, N = T·B rows.
+ *
+ * Forward:
+ *   WX[N][G·D] = X · W^T                       one GEMM over all steps (bf16 or TF32 tensor
+ *                                              cores, fp32 out; b is added by the recurrence)
+ *   kernel = fused (default)                   one persistent launch for all T steps
+ *                                              (kernels/flashrnn_fused.cu), tiling from the
+ *                                              tuner, recorded in the model's `detail`
+ *   kernel = alternating                       per step: one strided-batched GEMM over the H
+ *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
+ *                                              FlashRNN's "alternating" baseline
+ *   Both save, per step, the gates S [N][4·D] and (lstm) c [N][D] in fp32 for backward.
+ * Backward:
+ *   the recurrence (fused: one launch; alternating: per step one pointwise kernel and one
+ *   strided-batched GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for
+ *   the gru, dRA = dL/d(R h) [N][G·D]; then over all steps at once:
+ *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      G strided-batched GEMMs (batch over heads)
+ *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
+ *   in fp32 operands on TF32 tensor cores (bf16 x and h are widened to fp32 first).
+ * Precision: the fp32 dtype runs every product on TF32 (10-bit mantissa) tensor cores, the
+ * recurrent ones included: "fp32" here is fp32 storage and accumulation, TF32 multiplies.
+ */
+#include <cuda_bf16.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/cuda.h"
+#include "../core/cuda_check.cuh"
+#include "../kernels/flashrnn_fused.h"
+#include "../kernels/gemm.h"
+#include "flashrnn.h"
+#include "flashrnn_cell.cuh"
+
+typedef __nv_bfloat16 bf16;
+
+typedef struct flashrnn_cuda_scratch {
+    logt_tensor wd, rd;       /* bf16 copies of W and R (dtype bf16)                        */
+    logt_tensor wx;           /* [N][G·D] W x, f32                                          */
+    logt_tensor s, c;         /* [N][4·D] saved gates, [N][D] c (lstm), f32                 */
+    logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
+    logt_tensor dxa, dra;     /* [N][G·D] f32; dra for the gru only                          */
+    logt_tensor hprev, xf;    /* [N][D] f32 h_{t-1}; [N][I] f32 x (bf16 x)                   */
+    logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
+    logt_tensor ones;         /* [N] ones                                                    */
+    logt_tensor sync;         /* counters of split heads                                     */
+    logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
+    logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
+    int planned_B;            /* the tilings below are for this B (0: none yet)              */
+    flashrnn_tiling tile[2];  /* forward, backward                                           */
+} flashrnn_cuda_scratch;
+
+#define BLOCK 256
+
+static int ngates(const flashrnn_model *m) { return m->cell == FLASHRNN_LSTM ? 4 : 3; }
+
+static unsigned grid_for(int64_t n)
+{
+    int64_t b = (n + BLOCK - 1) / BLOCK;
+    return (unsigned)(b < 65536 ? (b > 0 ? b : 1) : 65536);
+}
+
+/* A device buffer of dtype dt with room for n elements (grows, never shrinks). */
+static logt_status ensure(logt_tensor *t, logt_dtype dt, int64_t n)
+{
+    if (t->data && t->numel >= n && t->dtype == dt) return LOGT_OK;
+    logt_tensor_free(t);
+    return logt_tensor_new1(t, LOGT_CUDA, dt, n > 0 ? n : 1);
+}
+
+static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
+{
+    return (float *)logt_model_param(&m->base, flat, name).data;
+}
+
+__global__ void flashrnn_fill_kernel(int64_t n, float v, float *p)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        p[i] = v;
+}
+
+static logt_status scratch_of(flashrnn_model *m, flashrnn_cuda_scratch **out)
+{
+    if (!m->cuda) {
+        m->cuda = calloc(1, sizeof(flashrnn_cuda_scratch));
+        if (!m->cuda) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    *out = (flashrnn_cuda_scratch *)m->cuda;
+    return LOGT_OK;
+}
+
+static logt_status check_act(const flashrnn_model *m, const logt_tensor *t, const char *what)
+{
+    if (t->device != LOGT_CUDA || t->dtype != m->base.cfg.dtype)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn on cuda takes %s as a cuda %s tensor, not %s %s",
+                         what, logt_dtype_name(m->base.cfg.dtype), logt_device_name(t->device),
+                         logt_dtype_name(t->dtype));
+    return LOGT_OK;
+}
+
+/* ---- the alternating path's pointwise kernels: thread per (b, j), j < D ------------------- */
+
+/* rh [H][B][G·dh] = h_{t-1} R per head; writes h_t, the saved gates and c_t. */
+template <class Cell, typename T>
+__global__ void alt_forward_step(int B, int H, int dh, const float *__restrict__ wx,
+                                 const float *__restrict__ rh, const float *__restrict__ bias,
+                                 const float *__restrict__ bn, const T *__restrict__ hp,
+                                 const float *__restrict__ cpf, const T *__restrict__ c0,
+                                 T *__restrict__ h, float *__restrict__ s, float *__restrict__ c)
+{
+    constexpr int G = Cell::G;
+    const int D = H * dh;
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (int64_t)B * D) return;
+    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
+    float av[G], rv[G], sv[4];
+    for (int q = 0; q < G; q++) {
+        av[q] = wx[(int64_t)b * G * D + q * D + j] + bias[q * D + j];
+        rv[q] = rh[((int64_t)k * B + b) * G * dh + q * dh + jj];
+    }
+    float cc = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
+    float hv = Cell::forward(av, rv, bn ? bn[j] : 0.0f, ld(hp + i), cc, sv);
+    st(h + i, hv);
+    for (int q = 0; q < 4; q++) s[(int64_t)b * 4 * D + q * D + j] = sv[q];
+    if (G == 4) c[i] = cc;
+}
+
+/* dhr: what reaches h_t through R from step t+1 in; the part of dL/dh_{t-1} that does not go
+ * through R out (the GEMM adds the rest). Writes dxa_t (and dra_t), the packed pk [H][B][G·dh]. */
+template <class Cell, typename T>
+__global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH,
+                                  const float *__restrict__ s, const float *__restrict__ c,
+                                  const float *__restrict__ cpf, const T *__restrict__ c0,
+                                  const T *__restrict__ hp, float *__restrict__ dhr,
+                                  float *__restrict__ dcr, float *__restrict__ dxa,
+                                  float *__restrict__ dra, T *__restrict__ pk)
+{
+    constexpr int G = Cell::G;
+    const int D = H * dh;
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (int64_t)B * D) return;
+    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
+    float sv[4], dx[G], dr[G];
+    for (int q = 0; q < 4; q++) sv[q] = s[(int64_t)b * 4 * D + q * D + j];
+    float dc = G == 4 ? dcr[i] : 0.0f;
+    float cc = G == 4 ? c[i] : 0.0f, cp = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
+    dhr[i] = Cell::backward(sv, cc, cp, ld(hp + i), ld(dH + i) + dhr[i], dc, dx, dr);
+    if (G == 4) dcr[i] = dc;
+    for (int q = 0; q < G; q++) {
+        dxa[(int64_t)b * G * D + q * D + j] = dx[q];
+        if (G == 3) dra[(int64_t)b * G * D + q * D + j] = dr[q];
+        st(pk + ((int64_t)k * B + b) * G * dh + q * dh + jj, dr[q]);
+    }
+}
+
+/* ---- shared pieces -------------------------------------------------------------------------- */
+
+static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t T, int64_t B,
+                           flashrnn_fused_args *a)
+{
+    const int G = ngates(m);
+    const logt_dtype dt = m->base.cfg.dtype;
+    const int64_t D = m->base.cfg.hidden_size, N = T * B;
+    if (T > INT32_MAX / 4 || N * 4 * D > ((int64_t)1 << 40))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn on cuda: T = %lld, B = %lld is too large",
+                         (long long)T, (long long)B);
+    LOGT_TRY(ensure(&sc->zeros, dt, B * D));
+    LOGT_TRY(logt_cuda_memset0(sc->zeros.data, (size_t)(B * D) * logt_dtype_size(dt)));
+    memset(a, 0, sizeof *a);
+    a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
+    a->bias = param(m, &m->base.w, "b");
+    a->bn = G == 3 ? param(m, &m->base.w, "bn") : NULL;
+    a->R = dt == LOGT_BF16 ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
+    a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
+    a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
+    return LOGT_OK;
+}
+
+/* Tilings of both passes for this B, from the tuner, cached. */
+static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flashrnn_fused_args *a)
+{
+    if (sc->planned_B == a->B) return LOGT_OK;
+    LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_FORWARD, &sc->tile[0]));
+    LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_BACKWARD, &sc->tile[1]));
+    char f[200], b[200];
+    const flashrnn_tiling *t = sc->tile;
+    snprintf(f, sizeof f, "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
+             t[0].heads_per_block, t[0].blocks_per_head, t[0].batch_tile, t[0].warps_k,
+             t[0].threads, t[0].grid, t[0].regs_per_thread, (long long)t[0].smem_per_block);
+    snprintf(b, sizeof b, "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
+             t[1].heads_per_block, t[1].blocks_per_head, t[1].batch_tile, t[1].warps_k,
+             t[1].threads, t[1].grid, t[1].regs_per_thread, (long long)t[1].smem_per_block);
+    snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
+             f, b, t[0].why);
+    LOGT_TRY(ensure(&sc->sync, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8)));
+    sc->planned_B = a->B;
+    return LOGT_OK;
+}
+
+/* ---- forward -------------------------------------------------------------------------------- */
+
+template <class Cell, typename T>
+static logt_status alt_forward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
+{
+    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(ensure(&sc->rh, LOGT_F32, (int64_t)H * B * G * dh));
+    for (int t = 0; t < a->T; t++) {
+        const int64_t o = (int64_t)t * B;
+        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, B, (int64_t)G * dh, dh, 1.0f, a->dtype, hp, D, dh, a->R,
+                              (int64_t)G * dh, (int64_t)dh * G * dh, 0.0f, (float *)sc->rh.data,
+                              (int64_t)G * dh, (int64_t)B * G * dh, H, 1));
+        alt_forward_step<Cell, T><<<grid_for((int64_t)B * D), BLOCK, 0, st>>>(
+            B, H, dh, a->wx + o * G * D, (const float *)sc->rh.data, a->bias, a->bn, hp,
+            t ? a->c + (o - B) * D : NULL, (const T *)a->c0, (T *)a->h + o * D, a->s + o * 4 * D,
+            G == 4 ? a->c + o * D : NULL);
+        LAUNCH_TRY();
+    }
+    return LOGT_OK;
+}
+
+extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tensor *x,
+                                             logt_tensor *h, logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_act(m, x, "x"));
+    LOGT_TRY(check_act(m, h, "h"));
+    flashrnn_cuda_scratch *sc;
+    LOGT_TRY(scratch_of(m, &sc));
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh;
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (m->cell == FLASHRNN_GRU && m->base.c0.data)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell gru has no cell state c0: set only h0",
+                         m->base.cfg.model);
+    const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
+    if (dt == LOGT_BF16) {
+        LOGT_TRY(ensure(&sc->wd, LOGT_BF16, G * D * I));
+        LOGT_TRY(ensure(&sc->rd, LOGT_BF16, H * dh * G * dh));
+        LOGT_TRY(logt_cuda_convert(sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
+        LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
+    }
+    LOGT_TRY(ensure(&sc->wx, LOGT_F32, N * G * D));
+    LOGT_TRY(ensure(&sc->s, LOGT_F32, N * 4 * D));
+    if (G == 4) LOGT_TRY(ensure(&sc->c, LOGT_F32, N * D));
+    flashrnn_fused_args a;
+    LOGT_TRY(prepare(m, sc, T, B, &a));
+    a.wx = (const float *)sc->wx.data, a.h = h->data, a.s = (float *)sc->s.data;
+    a.c = G == 4 ? (float *)sc->c.data : NULL;
+
+    /* 1. the input projection of every step: WX = X W^T */
+    LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, dt, x->data, I, 0,
+                          dt == LOGT_BF16 ? sc->wd.data : (const void *)W, I, 0, 0.0f,
+                          (float *)sc->wx.data, G * D, 0, 1, 1));
+    /* 2. the recurrence */
+    if (m->alternating) {
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "alternating: per step one cuBLAS strided-batched GEMM over %lld heads "
+                 "([%lld x %lld] x [%lld x %lld]) and one pointwise kernel",
+                 (long long)H, (long long)B, (long long)dh, (long long)dh, (long long)(G * dh));
+        if (G == 4)
+            return dt == LOGT_BF16 ? alt_forward<LstmCell, bf16>(sc, ctx, &a)
+                                   : alt_forward<LstmCell, float>(sc, ctx, &a);
+        return dt == LOGT_BF16 ? alt_forward<GruCell, bf16>(sc, ctx, &a)
+                               : alt_forward<GruCell, float>(sc, ctx, &a);
+    }
+    LOGT_TRY(plan(m, sc, &a));
+    a.sync = (unsigned *)sc->sync.data;
+    return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
+}
+
+/* ---- backward ------------------------------------------------------------------------------- */
+
+template <class Cell, typename T>
+static logt_status alt_backward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
+{
+    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(ensure(&sc->pk, a->dtype, (int64_t)H * B * G * dh));
+    LOGT_TRY(ensure(&sc->dhr, LOGT_F32, (int64_t)B * D));
+    LOGT_TRY(ensure(&sc->dcr, LOGT_F32, (int64_t)B * D));
+    CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
+    CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * D * sizeof(float), st));
+    float *dhr = (float *)sc->dhr.data;
+    for (int t = a->T - 1; t >= 0; t--) {
+        const int64_t o = (int64_t)t * B;
+        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
+        alt_backward_step<Cell, T><<<grid_for((int64_t)B * D), BLOCK, 0, st>>>(
+            B, H, dh, (const T *)a->dH + o * D, a->s + o * 4 * D, G == 4 ? a->c + o * D : NULL,
+            G == 4 && t ? a->c + (o - B) * D : NULL, (const T *)a->c0, hp, dhr,
+            (float *)sc->dcr.data, a->dxa + o * G * D, G == 3 ? a->dra + o * G * D : NULL,
+            (T *)sc->pk.data);
+        LAUNCH_TRY();
+        /* dL/dh_{t-1} += dRA_t,k R_k^T, per head */
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, B, dh, (int64_t)G * dh, 1.0f, a->dtype, sc->pk.data,
+                              (int64_t)G * dh, (int64_t)B * G * dh, a->R, (int64_t)G * dh,
+                              (int64_t)dh * G * dh, 1.0f, dhr, D, dh, H, 1));
+    }
+    if (a->dh0) LOGT_TRY(logt_cuda_convert(a->dh0, a->dtype, dhr, LOGT_F32, (int64_t)B * D));
+    if (G == 4 && a->dc0)
+        LOGT_TRY(logt_cuda_convert(a->dc0, a->dtype, sc->dcr.data, LOGT_F32, (int64_t)B * D));
+    return LOGT_OK;
+}
+
+extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tensor *dh,
+                                              logt_tensor *dx, logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_act(m, dh, "dh"));
+    if (dx) LOGT_TRY(check_act(m, dx, "dx"));
+    flashrnn_cuda_scratch *sc;
+    LOGT_TRY(scratch_of(m, &sc));
+    if (!sc->s.data)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward before forward: run forward first");
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B, G = ngates(m), H = m->H, hd = m->dh;
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (dh->shape[0] != T || dh->shape[1] != B || dh->shape[2] != D)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward: dh is [%lld][%lld][%lld], forward's h "
+                         "was [%lld][%lld][%lld]", (long long)dh->shape[0], (long long)dh->shape[1],
+                         (long long)dh->shape[2], (long long)T, (long long)B, (long long)D);
+    LOGT_TRY(ensure(&sc->dxa, LOGT_F32, N * G * D));
+    if (G == 3) LOGT_TRY(ensure(&sc->dra, LOGT_F32, N * G * D));
+    flashrnn_fused_args a;
+    LOGT_TRY(prepare(m, sc, T, B, &a));
+    a.h = m->h.data, a.s = (float *)sc->s.data, a.c = G == 4 ? (float *)sc->c.data : NULL;
+    a.dH = dh->data, a.dxa = (float *)sc->dxa.data, a.dra = G == 3 ? (float *)sc->dra.data : NULL;
+    a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
+
+    /* 1. back through time */
+    if (m->alternating) {
+        logt_status s = G == 4 ? (dt == LOGT_BF16 ? alt_backward<LstmCell, bf16>(sc, ctx, &a)
+                                                  : alt_backward<LstmCell, float>(sc, ctx, &a))
+                               : (dt == LOGT_BF16 ? alt_backward<GruCell, bf16>(sc, ctx, &a)
+                                                  : alt_backward<GruCell, float>(sc, ctx, &a));
+        if (s != LOGT_OK) return s;
+    } else {
+        LOGT_TRY(plan(m, sc, &a));
+        a.sync = (unsigned *)sc->sync.data;
+        LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
+    }
+
+    /* 2. the weights' gradients and dx, every step at once, fp32 operands on TF32 */
+    const float *dxa = (const float *)sc->dxa.data, *dra = G == 3 ? (const float *)sc->dra.data : dxa;
+    float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
+    float *db = param(m, &m->base.dw, "b");
+    const float *W = param(m, &m->base.w, "W");
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(ensure(&sc->hprev, LOGT_F32, N * D));
+    float *hp = (float *)sc->hprev.data;
+    LOGT_TRY(logt_cuda_convert(hp, LOGT_F32, a.h0, dt, B * D));
+    if (T > 1) LOGT_TRY(logt_cuda_convert(hp + B * D, LOGT_F32, m->h.data, dt, (T - 1) * B * D));
+    const float *xf = (const float *)x->data;
+    if (dt == LOGT_BF16) {
+        LOGT_TRY(ensure(&sc->xf, LOGT_F32, N * I));
+        LOGT_TRY(logt_cuda_convert(sc->xf.data, LOGT_F32, x->data, dt, N * I));
+        xf = (const float *)sc->xf.data;
+    }
+    if (sc->ones.numel < N || !sc->ones.data) {
+        LOGT_TRY(ensure(&sc->ones, LOGT_F32, N));
+        flashrnn_fill_kernel<<<grid_for(N), BLOCK, 0, st>>>(N, 1.0f, (float *)sc->ones.data);
+        LAUNCH_TRY();
+    }
+    const float *ones = (const float *)sc->ones.data;
+    for (int64_t q = 0; q < G; q++)   /* dR[k][m][q·dh + j] = Σ_n hprev[n][k·dh + m] dRA[n][q·D + k·dh + j] */
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, N, 1.0f, LOGT_F32, hp, D, hd, dra + q * D, G * D,
+                              hd, 0.0f, dR + q * hd, G * hd, hd * G * hd, H, 1));
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, I, N, 1.0f, LOGT_F32, dxa, G * D, 0, xf, I, 0, 0.0f,
+                          dW, I, 0, 1, 1));
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, 1, N, 1.0f, LOGT_F32, dxa, G * D, 0, ones, 1, 0, 0.0f,
+                          db, 1, 0, 1, 1));
+    if (G == 3)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dra + 2 * D, G * D, 0, ones, 1, 0,
+                              0.0f, param(m, &m->base.dw, "bn"), 1, 0, 1, 1));
+    if (dx) {
+        float *dxf = (float *)dx->data;
+        if (dt == LOGT_BF16) {
+            LOGT_TRY(ensure(&sc->dxf, LOGT_F32, N * I));
+            dxf = (float *)sc->dxf.data;
+        }
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, G * D, 1.0f, LOGT_F32, dxa, G * D, 0, W, I, 0, 0.0f,
+                              dxf, I, 0, 1, 1));
+        if (dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
+    }
+    return LOGT_OK;
+}
+
+extern "C" void flashrnn_free_cuda(flashrnn_model *m)
+{
+    flashrnn_cuda_scratch *sc = (flashrnn_cuda_scratch *)m->cuda;
+    if (!sc) return;
+    logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
+                          &sc->dra, &sc->hprev, &sc->xf, &sc->dxf, &sc->ones, &sc->sync,
+                          &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+    free(sc);
+    m->cuda = NULL;
+}

@@ -1,0 +1,212 @@
+/* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn_cuda.cu, kernels/flashrnn_fused.cu)
+ * against the float64 CPU reference: both cells, both dtypes, both kernels (fused and
+ * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), one
+ * head split over several blocks (the barrier path), T = 1, H = 1, odd B, B above one batch
+ * tile, an initial state (h0, c0) and its gradients. The CUDA net runs first; its f32
+ * parameters are given to the reference, and the inputs are rounded to the CUDA dtype, so
+ * only the arithmetic differs.
+ *
+ * Tolerances (|got - ref| <= atol·max|ref| + rtol·|ref|, per group, printed on failure):
+ *   f32: every product is a TF32 tensor-core product (10-bit mantissa, ~5e-4 relative per
+ *     operand) summed in fp32; h after T steps of a contracting recurrence stays within ~1e-3
+ *     of max|h|: 5e-3 allowed; gradients sum T·B such products: 1e-2.
+ *   bf16: R and h enter the products rounded to 8 bits (2^-9 relative each) and h is stored
+ *     in bf16 (2^-8): 2e-2 on h; the recurrent dL/d(R h) is rounded to bf16 as the operand of
+ *     the backward product too: 4e-2 on the gradients. A wrong index is off by order 1.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/flashrnn_fused.h"
+#include "../models/model.h"
+#include "check.h"
+#include "gpu.h"
+#include "gradcheck.h"
+
+typedef struct shape { int T, B, I, D, dh, state; } shape;
+typedef struct tol { double h, g; } tol;
+
+static const tol TOL_F32 = {5e-3, 1e-2};
+static const tol TOL_BF16 = {2e-2, 4e-2};
+
+static double round_to(logt_dtype dt, double v)
+{
+    if (dt == LOGT_F32) return (float)v;
+    if (dt == LOGT_BF16) return logt_bf16_to_f32(logt_f32_to_bf16((float)v));
+    return v;
+}
+
+static double *random_array(int64_t n, uint64_t stream, double scale, logt_dtype dt)
+{
+    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    cr_assert(p);
+    for (int64_t i = 0; i < n; i++) p[i] = round_to(dt, scale * (2 * logt_uniform(91, stream, (uint64_t)i) - 1));
+    return p;
+}
+
+typedef struct result { double *w, *h, *dw, *dx, *dh0, *dc0; int64_t nw; char impl[160], detail[512]; } result;
+
+static void free_result(result *r)
+{
+    free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0);
+}
+
+/* Build cfg's net (parameters w unless NULL), run forward and backward, copy back in f64. */
+static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, const double *dh,
+                       const double *h0, const double *c0, const double *w, result *r)
+{
+    memset(r, 0, sizeof *r);
+    logt_net *net = NULL;
+    logt_status st = logt_net_create(cfg, &net);
+    if (st != LOGT_OK) return st;
+    if (w) cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
+    const int lstm = strcmp(cfg->cell, "gru") != 0;
+    if (s.state) {
+        logt_tensor th = tensor3(1, s.B, s.D, h0), tc = tensor3(1, s.B, s.D, c0);
+        cr_assert_eq(logt_net_set_state(net, &th, lstm ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th), logt_tensor_free(&tc);
+    }
+    logt_tensor tx = cfg_tensor3(cfg, s.T, s.B, s.I, x), tdh = cfg_tensor3(cfg, s.T, s.B, s.D, dh);
+    logt_tensor tdx = cfg_tensor3(cfg, s.T, s.B, s.I, NULL);
+    const logt_tensor *h;
+    st = logt_net_forward(net, &tx, &h, ctx);
+    if (st == LOGT_OK) st = logt_net_backward(net, &tdh, &tdx, ctx);
+    if (st == LOGT_OK) st = logt_ctx_sync(ctx);
+    if (st == LOGT_OK) {
+        r->w = host_copy(&net->w), r->h = host_copy(h), r->dw = host_copy(&net->dw);
+        r->nw = net->dw.numel, r->dx = host_copy(&tdx);
+        if (s.state) {
+            r->dh0 = host_copy(&net->dh0);
+            if (lstm) r->dc0 = host_copy(&net->dc0);
+        }
+        snprintf(r->impl, sizeof r->impl, "%s", net->layer[0]->impl);
+        snprintf(r->detail, sizeof r->detail, "%s", net->layer[0]->detail);
+    }
+    logt_tensor_free(&tx), logt_tensor_free(&tdh), logt_tensor_free(&tdx);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+    return st;
+}
+
+static double max_abs(const double *a, int64_t n)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++) m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* The worst |got - ref| / max|ref| of a group (for the log) and whether it is within tol. */
+static int group_ok(const char *what, const double *got, const double *ref, int64_t n, double t,
+                    char *msg, size_t len, double *worst)
+{
+    const double scale = fmax(max_abs(ref, n), 1e-30);
+    double w = 0;
+    for (int64_t i = 0; i < n; i++) w = fmax(w, fabs(got[i] - ref[i]) / scale);
+    *worst = fmax(*worst, w);
+    check_result c = check_close(what, got, ref, n, t * scale, t);
+    if (!c.ok) snprintf(msg, len, "%s", c.msg);
+    return c.ok;
+}
+
+static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, shape s)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
+    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
+    cfg.head_dim = s.dh;
+    cfg.dtype = dt;
+    cfg.seed = 3 + (uint64_t)s.T;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", kernel), LOGT_OK);
+    const int lstm = strcmp(cell, "gru") != 0;
+    double *x = random_array((int64_t)s.T * s.B * s.I, 1, 1.0, dt);
+    double *dh = random_array((int64_t)s.T * s.B * s.D, 2, 1.0, dt);
+    double *h0 = random_array((int64_t)s.B * s.D, 3, 0.5, dt);
+    double *c0 = random_array((int64_t)s.B * s.D, 4, 0.5, dt);
+    result got, ref;
+    char label[160];
+    snprintf(label, sizeof label, "flashrnn %s %s %s T=%d B=%d I=%d D=%d dh=%d %s", cell, kernel,
+             logt_dtype_name(dt), s.T, s.B, s.I, s.D, s.dh, s.state ? "with h0, c0" : "zero state");
+    cr_assert_eq(run(&cfg, s, x, dh, h0, c0, NULL, &got), LOGT_OK, "%s: %s", label, logt_errmsg());
+    logt_model_cfg c = cfg;
+    c.device = LOGT_CPU, c.dtype = LOGT_F64, c.nknobs = 0;
+    cr_assert_eq(run(&c, s, x, dh, h0, c0, got.w, &ref), LOGT_OK, "%s reference: %s", label, logt_errmsg());
+
+    const tol t = dt == LOGT_BF16 ? TOL_BF16 : TOL_F32;
+    char msg[600] = "";
+    double wh = 0, wg = 0;
+    const int64_t nh = (int64_t)s.T * s.B * s.D, nx = (int64_t)s.T * s.B * s.I, ns = (int64_t)s.B * s.D;
+    int ok = group_ok("h", got.h, ref.h, nh, t.h, msg, sizeof msg, &wh)
+             && group_ok("dparams", got.dw, ref.dw, ref.nw, t.g, msg, sizeof msg, &wg)
+             && group_ok("dx", got.dx, ref.dx, nx, t.g, msg, sizeof msg, &wg)
+             && (!s.state || group_ok("dh0", got.dh0, ref.dh0, ns, t.g, msg, sizeof msg, &wg))
+             && (!s.state || !lstm || group_ok("dc0", got.dc0, ref.dc0, ns, t.g, msg, sizeof msg, &wg));
+    fprintf(stderr, "%s: max error / max|ref|: h %.2e, gradients %.2e [%s]\n", label, wh, wg,
+            got.detail);
+    cr_expect(ok, "%s (%s; %s): %s", label, got.impl, got.detail, msg);
+    free_result(&got), free_result(&ref);
+    free(x), free(dh), free(h0), free(c0);
+}
+
+/* dh 16 .. 256 over the k_slices 16, 32, 64 (bf16) and 16, 32 (f32): warps_k 1 .. 8; dh = 256
+ * splits a head over blocks in both dtypes; B = 17 is three batch tiles with padding. */
+static const shape SHAPES[] = {
+    {1, 1, 5, 16, 16, 1},   {9, 3, 7, 64, 16, 1},   {33, 5, 20, 64, 64, 1},
+    {20, 16, 8, 128, 32, 0}, {12, 17, 16, 256, 128, 1}, {6, 4, 8, 256, 256, 1},
+};
+#define NSHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
+
+static void all_shapes(const char *cell, const char *kernel, logt_dtype dt)
+{
+    for (int i = 0; i < NSHAPES; i++) expect_matches(cell, kernel, dt, SHAPES[i]);
+}
+
+Test(flashrnn_cuda, lstm_fused_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("lstm", "fused", LOGT_BF16); }
+Test(flashrnn_cuda, lstm_fused_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("lstm", "fused", LOGT_F32); }
+Test(flashrnn_cuda, gru_fused_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "fused", LOGT_BF16); }
+Test(flashrnn_cuda, gru_fused_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "fused", LOGT_F32); }
+Test(flashrnn_cuda, lstm_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("lstm", "alternating", LOGT_BF16); }
+Test(flashrnn_cuda, lstm_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("lstm", "alternating", LOGT_F32); }
+Test(flashrnn_cuda, gru_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "alternating", LOGT_BF16); }
+Test(flashrnn_cuda, gru_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "alternating", LOGT_F32); }
+
+/* One dense head of 768 in bf16: 48 blocks of one unit group each, 12 warps per group. */
+Test(flashrnn_cuda, dense_head_768_bf16)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    expect_matches("lstm", "fused", LOGT_BF16, (shape){5, 16, 8, 768, 768, 1});
+    expect_matches("gru", "fused", LOGT_BF16, (shape){5, 16, 8, 768, 768, 1});
+}
+
+/* What does not fit is an error that names the limit, never a crash. */
+Test(flashrnn_cuda, too_large_head_is_a_clear_error)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 4096);
+    cfg.dtype = LOGT_F32;
+    result r;
+    logt_status s = run(&cfg, (shape){2, 16, 8, 4096, 4096, 0}, NULL, NULL, NULL, NULL, NULL, &r);
+    cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "no tiling fits") && strstr(logt_errmsg(), "largest dh"), "%s",
+              logt_errmsg());
+}
+
+#ifdef LOGT_HAVE_CUDA
+/* The table: the k_slices the tuner is told of are the instantiated ones. */
+Test(flashrnn_cuda, instantiation_table)
+{
+    int n = 0;
+    const flashrnn_instance *t = flashrnn_fused_table(&n);
+    cr_assert_geq(n, 4);
+    for (int i = 0; i < n; i++) {
+        cr_assert(t[i].G == 3 || t[i].G == 4);
+        cr_assert(t[i].k_slice % 16 == 0 && t[i].k_slice <= FLASHRNN_MAX_KSLICE);
+        cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].dtype_bytes) >> (t[i].k_slice / 16) & 1);
+    }
+}
+#endif
