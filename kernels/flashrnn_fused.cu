@@ -120,7 +120,11 @@ __device__ __forceinline__ void cp16(void *s, const void *g, bool valid)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(g), "r"(valid ? 16 : 0));
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;"); }
-__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+/* Wait until at most FLASHRNN_STAGES - 2 groups are pending: the next step's inputs are in. */
+__device__ __forceinline__ void cp_wait_next()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(FLASHRNN_STAGES - 2) : "memory");
+}
 
 /* All bph blocks of a head have finished `steps` steps: the writes before it are visible
  * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. */
@@ -159,17 +163,17 @@ __device__ void rows_to_smem(T *dst, int srow, const T *src, int64_t ld, int col
     }
 }
 
-/* cp.async rows [b0, b0 + bt) × U units of nplanes planes, plane q at src[q] + row·ld, into
- * dst [nplanes][bt][U]; rows >= B are zeros. */
+/* cp.async rows [b0, b0 + bt) × U units of nplanes planes, plane q at src[q] + row·ld[q],
+ * into dst [nplanes][bt][U]; rows >= B are zeros. */
 template <typename T>
-__device__ __forceinline__ void prefetch(T *dst, const T *const *src, int nplanes, int64_t ld,
+__device__ __forceinline__ void prefetch(T *dst, const T *const *src, const int64_t *ld, int nplanes,
                                          int b0, int bt, int U, int B)
 {
     const int per = 16 / sizeof(T), chunks = U / per;
     for (int i = threadIdx.x; i < nplanes * bt * chunks; i += blockDim.x) {
         int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * per;
         bool valid = b0 + n < B;
-        cp16(dst + (q * bt + n) * U + j, valid ? src[q] + (int64_t)(b0 + n) * ld + j : src[0], valid);
+        cp16(dst + (q * bt + n) * U + j, valid ? src[q] + (int64_t)(b0 + n) * ld[q] + j : src[0], valid);
     }
 }
 
@@ -220,26 +224,27 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             int n = i / U, u = i % U;
             cst[i] = b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
         }
+    /* the inputs of step t go to prefetch stage t % FLASHRNN_STAGES, FLASHRNN_STAGES - 1 steps
+     * ahead; one commit group per step (empty past the end) keeps the count uniform */
     const float *src[G];
-    auto wx_planes = [&](int t) {
+    int64_t lds[G];
+    auto fetch = [&](int t) {
+        if (t < T_) {
 #pragma unroll
-        for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub;
+            for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub, lds[q] = (int64_t)G * D;
+            prefetch(pff + (t % FLASHRNN_STAGES) * G * bt * U, src, lds, G, b0, bt, U, B);
+        }
+        cp_commit();
     };
-    wx_planes(0);
-    prefetch(pff, src, G, (int64_t)G * D, b0, bt, U, B);
-    cp_commit();
-    cp_wait_all();
+    for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
+    cp_wait_next();
     __syncthreads();
 
     for (int t = 0; t < T_; t++) {
         const int cur = t & 1, nxt = cur ^ 1;
-        if (t + 1 < T_) {
-            wx_planes(t + 1);
-            prefetch(pff + nxt * G * bt * U, src, G, (int64_t)G * D, b0, bt, U, B);
-        }
-        cp_commit();
+        fetch(t + FLASHRNN_STAGES - 1);
         const T *hop = op + (cur * g.hpb + hl) * bt * L;
-        const float *wxs = pff + cur * G * bt * U;
+        const float *wxs = pff + (t % FLASHRNN_STAGES) * G * bt * U;
         for (int nt = 0; nt < bt / 8; nt++) {
             float acc[G][4];
 #pragma unroll
@@ -294,7 +299,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
-        cp_wait_all();
+        cp_wait_next();
         __syncthreads();
     }
 }
@@ -334,42 +339,41 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     for (int i = threadIdx.x; i < 2 * bt * U; i += blockDim.x) dhs[i] = 0.0f;
     const float *sf[6];
     const T *sd[2];
-    auto planes = [&](int t) {   /* step t's saved gates, c_t, c_{t-1}; dH_t, h_{t-1} */
-        const int64_t o = (int64_t)t * B;
-        for (int q = 0; q < 4; q++) sf[q] = a.s + o * 4 * D + q * D + ub;
-        sd[0] = static_cast<const T *>(a.dH) + o * D + ub;
-        if (G == 4) {
-            sf[4] = a.c + o * D + ub;
-            sf[5] = t ? a.c + (o - B) * D + ub : nullptr;
-        } else {
-            sd[1] = (t ? hin + (o - B) * D : static_cast<const T *>(a.h0)) + ub;
-        }
-    };
-    auto fetch = [&](int t, int buf) {
-        planes(t);
-        float *ff = pff + buf * g.nf * bt * U;
-        prefetch(ff, sf, G == 4 && t == 0 ? 5 : g.nf, (int64_t)4 * D, b0, bt, U, B);
-        if (G == 4 && t == 0) {   /* c_{-1}: the dtype c0 (4·D apart like the planes: no) */
-            for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
-                int n = i / U, u = i % U;
-                ff[(5 * bt) * U + i] =
-                    b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
+    int64_t lf[6], ld2[2];
+    auto fetch = [&](int t) {   /* step t's saved gates, c_t, c_{t-1}; dH_t, h_{t-1} */
+        if (t >= 0) {
+            const int64_t o = (int64_t)t * B;
+            const int k = t % FLASHRNN_STAGES;
+            for (int q = 0; q < 4; q++) sf[q] = a.s + o * 4 * D + q * D + ub, lf[q] = 4 * (int64_t)D;
+            sd[0] = static_cast<const T *>(a.dH) + o * D + ub, ld2[0] = D;
+            if (G == 4) {
+                sf[4] = a.c + o * D + ub, lf[4] = D;
+                sf[5] = t ? a.c + (o - B) * D + ub : nullptr, lf[5] = D;
+            } else {
+                sd[1] = (t ? hin + (o - B) * D : static_cast<const T *>(a.h0)) + ub, ld2[1] = D;
             }
+            float *ff = pff + k * g.nf * bt * U;
+            prefetch(ff, sf, lf, G == 4 && t == 0 ? 5 : g.nf, b0, bt, U, B);
+            if (G == 4 && t == 0)   /* c_{-1} is c0, of the activations' dtype */
+                for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
+                    int n = i / U, u = i % U;
+                    ff[5 * bt * U + i] =
+                        b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
+                }
+            prefetch(pfd + k * g.nd * bt * U, sd, ld2, g.nd, b0, bt, U, B);
         }
-        prefetch(pfd + buf * g.nd * bt * U, sd, g.nd, (int64_t)D, b0, bt, U, B);
+        cp_commit();
     };
-    fetch(T_ - 1, (T_ - 1) & 1);
-    cp_commit();
-    cp_wait_all();
+    for (int j = 0; j < FLASHRNN_STAGES - 1; j++) fetch(T_ - 1 - j);
+    cp_wait_next();
     __syncthreads();
 
     for (int t = T_ - 1; t >= 0; t--) {
         const int cur = t & 1;
-        if (t > 0) fetch(t - 1, cur ^ 1);
-        cp_commit();
+        fetch(t - (FLASHRNN_STAGES - 1));
         T *dop = op + (cur * g.hpb + hl) * bt * L;
-        const float *ff = pff + cur * g.nf * bt * U;
-        const T *fd = pfd + cur * g.nd * bt * U;
+        const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * U;
+        const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * U;
         if (kw == 0)
             for (int nt = 0; nt < bt / 8; nt++)
 #pragma unroll
@@ -429,7 +433,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             for (int e = 0; e < 4; e++)
                 dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
-        cp_wait_all();
+        cp_wait_next();
         __syncthreads();
     }
     if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */

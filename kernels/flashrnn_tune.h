@@ -101,14 +101,18 @@ typedef struct flashrnn_problem {
  * two cannot disagree. U = units per block = hpb·dh / bph; gpb = U / 16 unit groups.
  *   op     the mma's B operand, double-buffered, rows padded by 16 bytes (no bank conflicts):
  *          forward h_{t-1} [2][hpb][bt][dh + pad]; backward dL/d(R h) [2][hpb][bt][G·dh + pad]
- *   pff    fp32 inputs of the next step, prefetched (cp.async), [2][nf][bt][U]:
+ *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
  *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
- *   pfd    dtype inputs of the next step, backward only, [2][nd][bt][U]: dH and, gru, h_{t-1}
+ *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
  *   state  fp32 per unit and batch row: forward lstm c [bt][U]; backward [2][bt][U] (what
  *          reaches h_{t-1} from step t, and dL/dc)
  *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][32 lanes][4]
  *          (outs = G strips forward, 1 backward), when wk > 1 */
 typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, total; int pad, nf, nd; } flashrnn_smem;
+
+/* Steps whose inputs are in flight or ready: the step's own and FLASHRNN_STAGES - 1 ahead
+ * (a step, ~1 µs, is about one DRAM round trip; three ahead hide it with room to spare). */
+#define FLASHRNN_STAGES 4
 
 static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int bph, int bt, int wk,
                                         flashrnn_smem *s)
@@ -122,8 +126,8 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     int64_t at = 0;
 #define FLASHRNN_SMEM_PART(field, bytes) s->field = at, at += ((bytes) + 15) / 16 * 16
     FLASHRNN_SMEM_PART(op, 2 * hpb * bt * oprow * by);
-    FLASHRNN_SMEM_PART(pff, 2 * s->nf * bt * U * 4);
-    FLASHRNN_SMEM_PART(pfd, 2 * s->nd * bt * U * by);
+    FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * U * 4);
+    FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * U * by);
     FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * U * 4);
     FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 32 * 4 * 4 : 0);
 #undef FLASHRNN_SMEM_PART

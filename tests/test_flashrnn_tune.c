@@ -77,8 +77,8 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     const long long pad = 16 / bytes, row = (fwd ? p->dh : p->G * p->dh) + pad;
     const long long parts[] = {
         2 * hpb * bt * row * bytes,                                  /* mma operand     */
-        2 * (fwd ? p->G : 4 + 2 * lstm) * bt * U * 4,                /* fp32 prefetch   */
-        fwd ? 0 : 2 * (1 + !lstm) * bt * U * bytes,                  /* dtype prefetch  */
+        4 * (fwd ? p->G : 4 + 2 * lstm) * bt * U * 4,                /* fp32 prefetch   */
+        fwd ? 0 : 4 * (1 + !lstm) * bt * U * bytes,                  /* dtype prefetch  */
         (fwd ? lstm : 2) * bt * U * 4,                               /* state           */
         wk > 1 ? 2 * (U / 16) * wk * (fwd ? p->G : 1) * 512 : 0,     /* partial sums    */
     };
@@ -252,13 +252,13 @@ Test(flashrnn_tune, starved_shared_memory_is_the_named_limit)
 {
     /* everything of an H200 but 6 KiB of shared memory per block. The smallest block, one unit
      * group of 16 (bph = dh/16) and 8 batch rows, needs the h_{t-1} buffer, 2·8·(dh + 8)·2
-     * bytes, the fp32 W x prefetch, 2·4·8·16·4 = 4096, and c, 8·16·4 = 512: 5888 bytes at
-     * dh = 32, 6400 at dh = 48: nothing beyond dh = 32 fits */
+     * bytes, the fp32 W x prefetch of 4 stages, 4·4·8·16·4 = 8192, and c, 8·16·4 = 512:
+     * 9984 bytes at dh = 32, 10496 at dh = 48: with 10 KiB nothing beyond dh = 32 fits */
     flashrnn_device d;
     flashrnn_device_h200(&d);
     snprintf(d.name, sizeof d.name, "no-smem");
-    d.smem_optin_per_block = 6 * 1024;
-    d.smem_per_sm = 7 * 1024;
+    d.smem_optin_per_block = 10 * 1024;
+    d.smem_per_sm = 11 * 1024;
     flashrnn_problem p = problem(16, 1, 64, 4, 2, FLASHRNN_FORWARD);
     expect_no_fit(&d, &p, "smem_per_block");
     flashrnn_tiling t;
