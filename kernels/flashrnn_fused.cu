@@ -228,11 +228,35 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
      * ahead; one commit group per step (empty past the end) keeps the count uniform */
     const float *src[G];
     int64_t lds[G];
+    /* a thread's share of a step's W x (up to MAXC 16-byte chunks) is the same every step:
+     * its offsets are worked out once, not with divisions every step */
+    constexpr int MAXC = 4;
+    const int chunks = U / 4, total = G * bt * chunks;
+    const bool pre = total <= MAXC * (int)blockDim.x;
+    int soff[MAXC], goff[MAXC], nmine = 0;
+    unsigned valid = 0;
+    if (pre)
+#pragma unroll
+        for (int k = 0; k < MAXC; k++) {
+            const int i = threadIdx.x + k * blockDim.x;
+            const int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * 4;
+            soff[k] = (q * bt + n) * U + j;
+            goff[k] = (b0 + n) * G * D + q * D + ub + j;
+            if (i < total) nmine = k + 1, valid |= (unsigned)(b0 + n < B) << k;
+        }
     auto fetch = [&](int t) {
         if (t < T_) {
+            float *dst = pff + (t % FLASHRNN_STAGES) * G * bt * U;
+            if (pre) {
+                const float *base = a.wx + (int64_t)t * B * G * D;
 #pragma unroll
-            for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub, lds[q] = (int64_t)G * D;
-            prefetch(pff + (t % FLASHRNN_STAGES) * G * bt * U, src, lds, G, b0, bt, U, B);
+                for (int k = 0; k < MAXC; k++)
+                    if (k < nmine) cp16(dst + soff[k], valid >> k & 1 ? base + goff[k] : a.wx, valid >> k & 1);
+            } else {
+#pragma unroll
+                for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub, lds[q] = (int64_t)G * D;
+                prefetch(dst, src, lds, G, b0, bt, U, B);
+            }
         }
         cp_commit();
     };
@@ -403,21 +427,42 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 }
         if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, fp32 -> the operand dtype */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
-            for (int j = threadIdx.x; j < bt * G * dh; j += blockDim.x) {
-                int n = j / (G * dh), k = j % (G * dh), q = k / dh;
-                float v = b0 + n < B ? __ldcg(drx + ((int64_t)t * B + b0 + n) * G * D + q * D + hg * dh + k % dh) : 0.0f;
-                st(dop + n * L + k, v);
+            /* 4 floats per load (dh is a multiple of 16: a load never crosses a gate), up to 4
+             * loads in flight per thread before their results are stored */
+            const int nv = bt * G * dh / 4;
+            for (int j0 = threadIdx.x; j0 < nv; j0 += 4 * blockDim.x) {
+                float4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const int j = j0 + u * blockDim.x, n = j / (G * dh / 4), k = 4 * (j % (G * dh / 4));
+                    v[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    if (j < nv && b0 + n < B)
+                        v[u] = __ldcg(reinterpret_cast<const float4 *>(
+                            drx + ((int64_t)t * B + b0 + n) * G * D + (k / dh) * D + hg * dh + k % dh));
+                }
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const int j = j0 + u * blockDim.x, n = j / (G * dh / 4), k = 4 * (j % (G * dh / 4));
+                    if (j >= nv) break;
+                    T *d = dop + n * L + k;
+                    st(d, v[u].x), st(d + 1, v[u].y), st(d + 2, v[u].z), st(d + 3, v[u].w);
+                }
             }
         }
         __syncthreads();
         for (int nt = 0; nt < bt / 8; nt++) {
-            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            /* G·KS/KT mmas into one output tile: two independent chains, added at the end, so
+             * that they overlap instead of waiting on each other */
+            float part[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
 #pragma unroll
             for (int kt = 0; kt < NK; kt++) {
                 uint32_t x0, x1;
                 Frag<T>::b(x0, x1, dop + nt * 8 * L + kw * G * KS + kt * KT, L, lane);
-                Frag<T>::mma(acc, ra[kt], x0, x1);
+                Frag<T>::mma(part[kt & 1], ra[kt], x0, x1);
             }
+            float acc[4];
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[e] = part[0][e] + part[1][e];
             if (g.wk > 1) {
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
                 *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
