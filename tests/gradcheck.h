@@ -43,6 +43,25 @@ static inline logt_tensor cfg_tensor3(const logt_model_cfg *cfg, int64_t a, int6
     return t;
 }
 
+/* v rounded to what dtype dt holds (f64 unchanged). */
+static inline double round_to(logt_dtype dt, double v)
+{
+    if (dt == LOGT_F32) return (float)v;
+    if (dt == LOGT_BF16) return logt_bf16_to_f32(logt_f32_to_bf16((float)v));
+    return v;
+}
+
+/* n values uniform in ±scale from (seed, stream), already rounded to dt; malloc'd. */
+static inline double *random_array(int64_t n, uint64_t seed, uint64_t stream, double scale,
+                                   logt_dtype dt)
+{
+    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
+    cr_assert(p, "out of host memory");
+    for (int64_t i = 0; i < n; i++)
+        p[i] = round_to(dt, scale * (2 * logt_uniform(seed, stream, (uint64_t)i) - 1));
+    return p;
+}
+
 /* L = sum(dh ⊙ h): its gradient with respect to h is dh. */
 static inline double loss_of(logt_net *net, const logt_tensor *x, const double *dh)
 {

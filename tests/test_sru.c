@@ -276,29 +276,13 @@ typedef struct result {
     char impl[160];
 } result;
 
-static double round_to(logt_dtype dt, double v)
-{
-    if (dt == LOGT_F32) return (float)v;
-    if (dt == LOGT_BF16) return logt_bf16_to_f32(logt_f32_to_bf16((float)v));
-    return v;
-}
-
-static double *random_array(int64_t n, uint64_t stream, double scale, logt_dtype dt)
-{
-    double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
-    cr_assert(p, "out of host memory");
-    for (int64_t i = 0; i < n; i++)
-        p[i] = round_to(dt, scale * (2 * logt_uniform(77, stream, (uint64_t)i) - 1));
-    return p;
-}
-
 static problem make_problem(int T, int B, int I, int D, int L, int state, int want_dx,
                             logt_dtype dt)
 {
     problem p = {T, B, I, D, L, state, want_dx, NULL, NULL, NULL};
-    p.x = random_array((int64_t)T * B * I, 1, 1.0, dt);
-    p.dh = random_array((int64_t)T * B * D, 2, 1.0, dt);
-    p.c0 = random_array((int64_t)L * B * D, 3, 0.5, dt);
+    p.x = random_array((int64_t)T * B * I, 77, 1, 1.0, dt);
+    p.dh = random_array((int64_t)T * B * D, 77, 2, 1.0, dt);
+    p.c0 = random_array((int64_t)L * B * D, 77, 3, 0.5, dt);
     return p;
 }
 
@@ -586,9 +570,9 @@ Test(sru_cuda, recurrence_kernel_matches_a_host_loop)
         const int proj = c & 1, with_v = (c >> 1) & 1, bf = (c >> 2) & 1;
         const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
         const int64_t K = proj ? 4 : 3;
-        double *G = random_array(K * ND, 20, 2.0, LOGT_F32), *x = random_array(ND, 21, 1.0, dt);
-        double *v = random_array(2 * D, 22, 1.2, LOGT_F32), *b = random_array(2 * D, 23, 0.5, LOGT_F32);
-        double *c0 = random_array(B * D, 24, 0.5, dt), *C = malloc(sizeof(double) * ND);
+        double *G = random_array(K * ND, 77, 20, 2.0, LOGT_F32), *x = random_array(ND, 77, 21, 1.0, dt);
+        double *v = random_array(2 * D, 77, 22, 1.2, LOGT_F32), *b = random_array(2 * D, 77, 23, 0.5, LOGT_F32);
+        double *c0 = random_array(B * D, 77, 24, 0.5, dt), *C = malloc(sizeof(double) * ND);
         double *H = malloc(sizeof(double) * ND);
         cr_assert(C && H);
         const double alpha = 1.25;
