@@ -33,6 +33,7 @@
  * split head (~1 µs more) is what a dh = 768 step pays on top.
  */
 #include <cuda_bf16.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -232,7 +233,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
      * its offsets are worked out once, not with divisions every step */
     constexpr int MAXC = 4;
     const int chunks = U / 4, total = G * bt * chunks;
-    const bool pre = total <= MAXC * (int)blockDim.x;
+    const bool pre = total <= MAXC * (int)blockDim.x && (int64_t)B * G * D < INT32_MAX;
     int soff[MAXC], goff[MAXC], nmine = 0;
     unsigned valid = 0;
     if (pre)
