@@ -39,6 +39,11 @@ logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
 /* OK when ctx is a cuda context; else an error saying that `who` runs on one. */
 logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who);
 
+#ifdef LOGT_HAVE_CUDA
+/* p[i] = v for i < n, p an f32 device array, queued on ctx's stream. */
+logt_status logt_cuda_fill_f32(logt_ctx *ctx, float *p, int64_t n, float v);
+#endif
+
 /* Time one region: begin, run, end. end waits for the device and returns ms. */
 logt_status logt_timer_begin(logt_ctx *ctx);
 logt_status logt_timer_end(logt_ctx *ctx, double *ms);

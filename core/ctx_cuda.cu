@@ -1,7 +1,8 @@
-/* ctx_cuda.cu — stream, cuBLAS/cuDNN handles and event timers of a CUDA logt_ctx. */
+/* ctx_cuda.cu — stream, cuBLAS/cuDNN handles, event timers and fills of a CUDA logt_ctx. */
 #include <cudnn.h>
 
 #include "ctx.h"
+#include "cuda.h"
 #include "cuda_check.cuh"
 
 extern "C" logt_status logt_ctx_cuda_init(logt_ctx *ctx)
@@ -44,6 +45,20 @@ extern "C" logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx)
     CUDNN_TRY(cudnnCreate(&h));
     ctx->cudnn = h;
     CUDNN_TRY(cudnnSetStream(h, (cudaStream_t)ctx->stream));
+    return LOGT_OK;
+}
+
+__global__ void logt_fill_f32_kernel(float *p, int64_t n, float v)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        p[i] = v;
+}
+
+extern "C" logt_status logt_cuda_fill_f32(logt_ctx *ctx, float *p, int64_t n, float v)
+{
+    logt_fill_f32_kernel<<<logt_cuda_grid(n, 256), 256, 0, (cudaStream_t)ctx->stream>>>(p, n, v);
+    LAUNCH_TRY();
     return LOGT_OK;
 }
 

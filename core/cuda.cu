@@ -64,6 +64,12 @@ extern "C" int logt_cuda_sm_count(void)
     return n;
 }
 
+extern "C" unsigned logt_cuda_grid(int64_t n, int block)
+{
+    int64_t b = (n + block - 1) / block;
+    return (unsigned)(b < 65536 ? (b > 0 ? b : 1) : 65536);
+}
+
 extern "C" logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what)
 {
     cudaError_t e = cudaMalloc(p, bytes);

@@ -23,6 +23,9 @@ int logt_cuda_device_count(void);   /* 0 when no driver, no device, or built wit
 /* SMs of the current device, asked once per process; 132 (an H200) when the device cannot
  * be asked (the launches that follow will then report what is wrong). For launch shapes. */
 int logt_cuda_sm_count(void);
+/* Blocks of `block` threads for a grid-stride loop over n elements: ceil(n / block),
+ * at least 1 and at most 65536 (the loop strides over the rest). */
+unsigned logt_cuda_grid(int64_t n, int block);
 logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what);
 void logt_cuda_free(void *p, size_t bytes);
 logt_status logt_cuda_memcpy(void *dst, const void *src, size_t bytes, logt_copy_kind kind);

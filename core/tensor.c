@@ -126,6 +126,17 @@ logt_status logt_tensor_ensure3(logt_tensor *t, logt_device dev, logt_dtype dt, 
     return logt_tensor_new3(t, dev, dt, a, b, c);
 }
 
+logt_status logt_tensor_reserve(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t n,
+                                int *fresh)
+{
+    if (n < 1) n = 1;
+    if (fresh) *fresh = 0;
+    if (t->data && t->owns && t->device == dev && t->dtype == dt && t->numel >= n) return LOGT_OK;
+    logt_tensor_free(t);
+    if (fresh) *fresh = 1;
+    return logt_tensor_new1(t, dev, dt, n);
+}
+
 void logt_tensor_free(logt_tensor *t)
 {
     if (!t) return;

@@ -51,6 +51,11 @@ void logt_tensor_free(logt_tensor *t);
  * is not one already (buffers kept between calls of the same shape). */
 logt_status logt_tensor_ensure3(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t a,
                                 int64_t b, int64_t c);
+/* Make t an owned 1-D scratch buffer of that device and dtype with room for at least n
+ * elements (n < 1 counts as 1): kept when it has room, else reallocated to exactly n, so it
+ * grows and never shrinks. *fresh (when fresh is not NULL) says whether it was reallocated. */
+logt_status logt_tensor_reserve(logt_tensor *t, logt_device dev, logt_dtype dt, int64_t n,
+                                int *fresh);
 
 /* A non-owning view of numel elements starting at element `offset`, reshaped. */
 logt_tensor logt_tensor_view(const logt_tensor *t, int64_t offset, int ndim, const int64_t *shape);

@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../core/elem.cuh"
 #include "../kernels/gemm.h"
@@ -79,12 +80,6 @@ typedef struct gilr_cuda_scratch {
 } gilr_cuda_scratch;
 
 enum { ST_H0, ST_C0, ST_DH0, ST_DC0 };
-
-static int grid_for(int64_t n)
-{
-    int64_t b = (n + BLOCK - 1) / BLOCK;
-    return (int)(b < (1 << 16) ? (b > 0 ? b : 1) : (1 << 16));
-}
 
 #define FOR_EACH(e, n)                                                                         \
     for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < (n);                  \
@@ -231,14 +226,6 @@ static logt_status check_ctx(const gilr_model *m, const logt_ctx *ctx)
     return logt_ctx_require_cuda(ctx, m->base.cfg.model);
 }
 
-/* An f32 device buffer of at least n elements (scratch: grows, never shrinks). */
-static logt_status ensure_cap(logt_tensor *t, int64_t n)
-{
-    if (t->data && t->numel >= n) return LOGT_OK;
-    logt_tensor_free(t);
-    return logt_tensor_new1(t, LOGT_CUDA, LOGT_F32, n > 0 ? n : 1);
-}
-
 static logt_status scratch_of(gilr_model *m, int64_t B, int64_t D, gilr_cuda_scratch **out)
 {
     if (!m->cuda) {
@@ -246,7 +233,7 @@ static logt_status scratch_of(gilr_model *m, int64_t B, int64_t D, gilr_cuda_scr
         if (!m->cuda) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
     gilr_cuda_scratch *s = (gilr_cuda_scratch *)m->cuda;
-    LOGT_TRY(ensure_cap(&s->st, 4 * B * D));
+    LOGT_TRY(logt_tensor_reserve(&s->st, LOGT_CUDA, LOGT_F32, 4 * B * D, NULL));
     *out = s;
     return LOGT_OK;
 }
@@ -264,7 +251,8 @@ static logt_status to_f32(gilr_model *m, cudaStream_t st, const void *src, float
     if (!is_bf16(m))
         CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
     else {
-        convert_kernel<<<grid_for(n), BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src, dst);
+        convert_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src,
+                                                                    dst);
         LAUNCH_TRY();
     }
     return LOGT_OK;
@@ -275,9 +263,10 @@ static logt_status from_f32(gilr_model *m, cudaStream_t st, const float *src, co
                             void *dst, int64_t n)
 {
     if (is_bf16(m))
-        state_grad_kernel<<<grid_for(n), BLOCK, 0, st>>>(n, src, add, (__nv_bfloat16 *)dst);
+        state_grad_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, src, add,
+                                                                       (__nv_bfloat16 *)dst);
     else
-        state_grad_kernel<<<grid_for(n), BLOCK, 0, st>>>(n, src, add, (float *)dst);
+        state_grad_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, src, add, (float *)dst);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -290,7 +279,7 @@ static logt_status input_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t s
         *out = (const float *)x->data;
         return LOGT_OK;
     }
-    LOGT_TRY(ensure_cap(&s->x32, x->numel));
+    LOGT_TRY(logt_tensor_reserve(&s->x32, LOGT_CUDA, LOGT_F32, x->numel, NULL));
     LOGT_TRY(to_f32(m, st, x->data, (float *)s->x32.data, x->numel));
     *out = (const float *)s->x32.data;
     return LOGT_OK;
@@ -331,13 +320,13 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
     int64_t nchunks = (R + CS_MIN_ROWS - 1) / CS_MIN_ROWS;
     if (nchunks > CS_MAX_CHUNKS) nchunks = CS_MAX_CHUNKS;
     int64_t L = (R + nchunks - 1) / nchunks;
-    LOGT_TRY(ensure_cap(&s->part, K * nchunks * Cn));
+    LOGT_TRY(logt_tensor_reserve(&s->part, LOGT_CUDA, LOGT_F32, K * nchunks * Cn, NULL));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     dim3 grid((unsigned)((Cn + 31) / 32), (unsigned)nchunks, (unsigned)K), block(32, CS_Y);
     colsum_partial_kernel<<<grid, block, 0, st>>>(A, plane, R, Cn, L, (float *)s->part.data);
     LAUNCH_TRY();
-    colsum_final_kernel<<<grid_for(K * Cn), BLOCK, 0, st>>>((const float *)s->part.data, nchunks,
-                                                             Cn, K, out);
+    colsum_final_kernel<<<logt_cuda_grid(K * Cn, BLOCK), BLOCK, 0, st>>>(
+        (const float *)s->part.data, nchunks, Cn, K, out);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -354,7 +343,7 @@ static logt_status wgrad(logt_ctx *ctx, gilr_cuda_scratch *s, int64_t N, int64_t
     const int64_t S = N / WG_ROWS;
     if (I >= 32 || S < 16)
         return logt_gemm_f32_batched(ctx, 1, 0, D, I, N, 1.0f, dP, N * D, X, 0, 0.0f, dW, D * I, K);
-    LOGT_TRY(ensure_cap(&s->wpart, K * S * D * I));
+    LOGT_TRY(logt_tensor_reserve(&s->wpart, LOGT_CUDA, LOGT_F32, K * S * D * I, NULL));
     float *part = (float *)s->wpart.data;
     for (int64_t k = 0; k < K; k++)
         LOGT_TRY(logt_gemm_f32_batched(ctx, 1, 0, D, I, WG_ROWS, 1.0f, dP + k * N * D,
@@ -461,11 +450,12 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     float *P = (float *)m->sur.data;   /* planes g, i */
 
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, W, D * I, 0.0f, P, ND, 2));
-    gilr_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, P, P + ND, bias, Hs);
+    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, P, P + ND, bias, Hs);
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, P, Hs, h0, Hs));
     if (is_bf16(m)) {
-        convert_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, (const float *)Hs, (__nv_bfloat16 *)h->data);
+        convert_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, (const float *)Hs,
+                                                                     (__nv_bfloat16 *)h->data);
         LAUNCH_TRY();
     }
     set_impl(m, T, BD, 1);
@@ -480,7 +470,7 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
     const int64_t D = m->base.cfg.hidden_size, N = T * B, ND = N * D, BD = B * D;
     gilr_cuda_scratch *s = NULL;
     LOGT_TRY(scratch_of(m, B, D, &s));
-    LOGT_TRY(ensure_cap(&s->dpre, 2 * ND));
+    LOGT_TRY(logt_tensor_reserve(&s->dpre, LOGT_CUDA, LOGT_F32, 2 * ND, NULL));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *X = saved_input(m), *P = (const float *)m->sur.data;
     const float *Hs = is_bf16(m) ? (const float *)m->hs.data : (const float *)m->h.data;
@@ -497,7 +487,8 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
         dH = dP + ND;
     }
     LOGT_TRY(bscan(m, ctx, T, BD, P, h0, Hs, dH, dP, dP + ND, dh0));
-    gilr_act_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, P, P + ND, dP, dP + ND);
+    gilr_act_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, P, P + ND, dP,
+                                                                          dP + ND);
     LAUNCH_TRY();
 
     LOGT_TRY(wgrad(ctx, s, N, D, I, 2, dP, X, dW));
@@ -505,13 +496,13 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
     if (dx) {
         float *dX = (float *)dx->data;
         if (is_bf16(m)) {
-            LOGT_TRY(ensure_cap(&s->dx32, N * I));
+            LOGT_TRY(logt_tensor_reserve(&s->dx32, LOGT_CUDA, LOGT_F32, N * I, NULL));
             dX = (float *)s->dx32.data;
         }
         LOGT_TRY(dx_gemms(ctx, N, I, D, 2, dP, W, 0.0f, dX));
         if (is_bf16(m)) {
-            convert_kernel<<<grid_for(N * I), BLOCK, 0, st>>>(N * I, (const float *)dX,
-                                                             (__nv_bfloat16 *)dx->data);
+            convert_kernel<<<logt_cuda_grid(N * I, BLOCK), BLOCK, 0, st>>>(
+                N * I, (const float *)dX, (__nv_bfloat16 *)dx->data);
             LAUNCH_TRY();
         }
     }
@@ -546,7 +537,7 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     /* 1. the surrogate h̃, and the input part of the LSTM pre-activations */
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, Ws, D * I, 0.0f, S, ND, 2));
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, W, D * I, 0.0f, G, ND, 4));
-    gilr_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, S, S + ND, bs, Hs + BD);
+    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, S, S + ND, bs, Hs + BD);
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, S, Hs + BD, Hs, Hs + BD));
 
@@ -554,13 +545,14 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, D, 1.0f, Hs, 0, U, D * D, 1.0f, G, ND, 4));
 
     /* 3. gates, the cell scan, h = o ⊙ c */
-    gates_act_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, G, bias, C);
+    gates_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, G, bias, C);
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, G + ND, C, c0, C));
     if (is_bf16(m))
-        out_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (__nv_bfloat16 *)h->data);
+        out_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G + 3 * ND, C,
+                                                                (__nv_bfloat16 *)h->data);
     else
-        out_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (float *)h->data);
+        out_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (float *)h->data);
     LAUNCH_TRY();
     set_impl(m, T, BD, 2);
     return LOGT_OK;
@@ -574,8 +566,8 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     const int64_t D = m->base.cfg.hidden_size, N = T * B, ND = N * D, BD = B * D;
     gilr_cuda_scratch *s = NULL;
     LOGT_TRY(scratch_of(m, B, D, &s));
-    LOGT_TRY(ensure_cap(&s->dpre, 4 * ND));
-    LOGT_TRY(ensure_cap(&s->dhs, ND + BD));
+    LOGT_TRY(logt_tensor_reserve(&s->dpre, LOGT_CUDA, LOGT_F32, 4 * ND, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->dhs, LOGT_CUDA, LOGT_F32, ND + BD, NULL));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *Ws = param(m, &m->base.w, "Ws"), *W = param(m, &m->base.w, "W");
     const float *U = param(m, &m->base.w, "U");
@@ -591,21 +583,21 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     float *dc0 = m->base.dc0.data ? slot(s, ST_DC0, BD) : NULL;
     float *dX = dx ? (float *)dx->data : NULL;
     if (dx && is_bf16(m)) {
-        LOGT_TRY(ensure_cap(&s->dx32, N * I));
+        LOGT_TRY(logt_tensor_reserve(&s->dx32, LOGT_CUDA, LOGT_F32, N * I, NULL));
         dX = (float *)s->dx32.data;
     }
 
     /* 1. h = o ⊙ c, then the cell scan: dL/df into plane 1, dL/d(i ⊙ z) in place in plane 2 */
     if (is_bf16(m))
-        out_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, (const __nv_bfloat16 *)dh->data, C,
-                                                            G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
+        out_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
+            ND, (const __nv_bfloat16 *)dh->data, C, G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
     else
-        out_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, (const float *)dh->data, C,
-                                                            G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
+        out_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
+            ND, (const float *)dh->data, C, G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
     LAUNCH_TRY();
     LOGT_TRY(bscan(m, ctx, T, BD, G + ND, c0, C, dA + 2 * ND, dA + ND,
                                 dA + 2 * ND, dc0));
-    gates_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, G, dA);
+    gates_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G, dA);
     LAUNCH_TRY();
 
     /* 2. the LSTM's weights, its share of dx, and dL/dh̃ (nothing reaches h̃_{T-1}: last row 0) */
@@ -620,7 +612,8 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
 
     /* 3. the surrogate: its scan's backward from dL/dh̃_0..T-1, into dA's (now free) planes 0-1 */
     LOGT_TRY(bscan(m, ctx, T, BD, S, Hs, Hs + BD, dHs + BD, dA, dA + ND, dh0));
-    gilr_act_backward_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, S, S + ND, dA, dA + ND);
+    gilr_act_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, S, S + ND, dA,
+                                                                          dA + ND);
     LAUNCH_TRY();
     LOGT_TRY(wgrad(ctx, s, N, D, I, 2, dA, X, dWs));
     LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 2, dbs));
@@ -628,8 +621,8 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
 
     /* 4. out in the model's dtype; h̃_{-1} = h0 also fed step 0's gates (row 0 of dHs) */
     if (dx && is_bf16(m)) {
-        convert_kernel<<<grid_for(N * I), BLOCK, 0, st>>>(N * I, (const float *)dX,
-                                                         (__nv_bfloat16 *)dx->data);
+        convert_kernel<<<logt_cuda_grid(N * I, BLOCK), BLOCK, 0, st>>>(
+            N * I, (const float *)dX, (__nv_bfloat16 *)dx->data);
         LAUNCH_TRY();
     }
     if (dh0) LOGT_TRY(from_f32(m, st, dh0, dHs, m->base.dh0.data, BD));

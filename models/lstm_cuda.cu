@@ -31,6 +31,7 @@
  */
 #include <stdlib.h>
 
+#include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../kernels/gemm.h"
 #include "lstm.h"
@@ -43,12 +44,6 @@ typedef struct lstm_cuda_scratch {
     logt_tensor dc;       /* [B·D]  dL/dc_t, carried to step t-1 */
     logt_tensor ones;     /* [T·B]  ones: db = dG^T · 1 */
 } lstm_cuda_scratch;
-
-static int grid_for(int64_t n)
-{
-    int64_t b = (n + BLOCK - 1) / BLOCK;
-    return (int)(b < (1 << 16) ? (b > 0 ? b : 1) : (1 << 16));
-}
 
 __device__ __forceinline__ float sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
 
@@ -97,13 +92,6 @@ __global__ void lstm_backward_kernel1(const float *G, const float *c, const floa
     }
 }
 
-__global__ void fill_kernel(float *p, int64_t n, float v)
-{
-    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n;
-         k += (int64_t)gridDim.x * blockDim.x)
-        p[k] = v;
-}
-
 /* ---- host side ----------------------------------------------------------------- */
 
 static logt_status check_f32(const logt_tensor *t, const char *what)
@@ -112,17 +100,6 @@ static logt_status check_f32(const logt_tensor *t, const char *what)
         return LOGT_FAIL(LOGT_EINVAL, "lstm on cuda takes %s as a cuda f32 tensor, not %s %s", what,
                          logt_device_name(t->device), logt_dtype_name(t->dtype));
     return LOGT_OK;
-}
-
-/* An f32 device buffer of at least n elements (scratch: grows, never shrinks).
- * *fresh says whether it was just allocated. */
-static logt_status ensure_cap(logt_tensor *t, int64_t n, int *fresh)
-{
-    *fresh = 0;
-    if (t->data && t->numel >= n) return LOGT_OK;
-    logt_tensor_free(t);
-    *fresh = 1;
-    return logt_tensor_new1(t, LOGT_CUDA, LOGT_F32, n);
 }
 
 static float *param(lstm_model *m, const logt_tensor *flat, const char *name)
@@ -151,8 +128,8 @@ extern "C" logt_status lstm_forward_cuda(lstm_model *m, const logt_tensor *x, lo
         const float *hp = t ? H + (t - 1) * B * D : h0;
         const float *cp = t ? C + (t - 1) * B * D : c0;
         if (hp) LOGT_TRY(logt_gemm_f32(ctx, 0, 1, B, 4 * D, D, 1.0f, hp, R, 1.0f, Gt));
-        lstm_forward_kernel1<<<grid_for(B * D), BLOCK, 0, st>>>(Gt, bias, cp, C + t * B * D,
-                                                                H + t * B * D, B, D);
+        lstm_forward_kernel1<<<logt_cuda_grid(B * D, BLOCK), BLOCK, 0, st>>>(
+            Gt, bias, cp, C + t * B * D, H + t * B * D, B, D);
         LAUNCH_TRY();
     }
     return LOGT_OK;
@@ -174,16 +151,12 @@ extern "C" logt_status lstm_backward_cuda(lstm_model *m, const logt_tensor *dh, 
     }
     lstm_cuda_scratch *s = (lstm_cuda_scratch *)m->cuda;
     int fresh, fresh_ones;
-    LOGT_TRY(ensure_cap(&s->dG, T * B * 4 * D, &fresh));
-    LOGT_TRY(ensure_cap(&s->dh_rec, B * D, &fresh));
-    LOGT_TRY(ensure_cap(&s->dc, B * D, &fresh));
-    LOGT_TRY(ensure_cap(&s->ones, T * B, &fresh_ones));
+    LOGT_TRY(logt_tensor_reserve(&s->dG, LOGT_CUDA, LOGT_F32, T * B * 4 * D, &fresh));
+    LOGT_TRY(logt_tensor_reserve(&s->dh_rec, LOGT_CUDA, LOGT_F32, B * D, &fresh));
+    LOGT_TRY(logt_tensor_reserve(&s->dc, LOGT_CUDA, LOGT_F32, B * D, &fresh));
+    LOGT_TRY(logt_tensor_reserve(&s->ones, LOGT_CUDA, LOGT_F32, T * B, &fresh_ones));
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (fresh_ones) {
-        fill_kernel<<<grid_for(s->ones.numel), BLOCK, 0, st>>>((float *)s->ones.data,
-                                                               s->ones.numel, 1.0f);
-        LAUNCH_TRY();
-    }
+    if (fresh_ones) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)s->ones.data, s->ones.numel, 1.0f));
     const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
@@ -199,7 +172,7 @@ extern "C" logt_status lstm_backward_cuda(lstm_model *m, const logt_tensor *dh, 
     for (int64_t t = T - 1; t >= 0; t--) {
         float *dGt = dG + t * B * 4 * D;
         const float *cp = t ? C + (t - 1) * B * D : c0;
-        lstm_backward_kernel1<<<grid_for(B * D), BLOCK, 0, st>>>(
+        lstm_backward_kernel1<<<logt_cuda_grid(B * D, BLOCK), BLOCK, 0, st>>>(
             G + t * B * 4 * D, C + t * B * D, cp, dH + t * B * D, dh_rec, dc, dGt, B, D);
         LAUNCH_TRY();
         float *into = t ? dh_rec : dh0;   /* at t = 0 this is dL/dh0, when asked for */

@@ -277,50 +277,26 @@ __global__ void sru_convert_kernel(int64_t n, const Src *__restrict__ src, Dst *
         st(dst + i, ld(src + i));
 }
 
-__global__ void sru_fill_kernel(int64_t n, float v, float *p)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        p[i] = v;
-}
-
-
 /* Threads per block for a channel-parallel walk over C channels: 256, or 64 when 256 would
  * leave SMs without a block (B·D = 12288 at D = 768, B = 16: 192 blocks of 64, not 48 of 256). */
 static int walk_threads(int64_t C) { return C >= (int64_t)BLOCK * logt_cuda_sm_count() ? BLOCK : 64; }
-
-/* Grid of a grid-stride element-wise loop over n elements. */
-static unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + BLOCK - 1) / BLOCK;
-    return (unsigned)(b < 65536 ? (b > 0 ? b : 1) : 65536);
-}
 
 static logt_status convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, logt_dtype from,
                            const void *src)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
+    const unsigned grid = logt_cuda_grid(n, BLOCK);
     if (to == LOGT_F32 && from == LOGT_BF16)
         sru_convert_kernel<float, __nv_bfloat16>
-            <<<grid_for(n), BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src, (float *)dst);
+            <<<grid, BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src, (float *)dst);
     else if (to == LOGT_BF16 && from == LOGT_F32)
         sru_convert_kernel<__nv_bfloat16, float>
-            <<<grid_for(n), BLOCK, 0, st>>>(n, (const float *)src, (__nv_bfloat16 *)dst);
+            <<<grid, BLOCK, 0, st>>>(n, (const float *)src, (__nv_bfloat16 *)dst);
     else
         return LOGT_FAIL(LOGT_EINVAL, "sru: no conversion from %s to %s", logt_dtype_name(from),
                          logt_dtype_name(to));
     LAUNCH_TRY();
     return LOGT_OK;
-}
-
-/* An f32 device buffer of at least n elements (grows, never shrinks); *fresh when new. */
-static logt_status ensure_cap(logt_tensor *t, int64_t n, int *fresh)
-{
-    if (fresh) *fresh = 0;
-    if (t->data && t->numel >= n) return LOGT_OK;
-    logt_tensor_free(t);
-    if (fresh) *fresh = 1;
-    return logt_tensor_new1(t, LOGT_CUDA, LOGT_F32, n > 0 ? n : 1);
 }
 
 static logt_status scratch_of(sru_model *m, sru_cuda_scratch **out)
@@ -417,8 +393,9 @@ static logt_status scan_highway(logt_ctx *ctx, int64_t n, int64_t D, const float
                                 const float *bias, float alpha, const float *C, const void *xp,
                                 void *h)
 {
-    sru_scan_highway_kernel<E, XP><<<grid_for(n), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        n, D, pr, bias, alpha, C, (const XP *)xp, (E *)h);
+    sru_scan_highway_kernel<E, XP>
+        <<<logt_cuda_grid(n, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+            n, D, pr, bias, alpha, C, (const XP *)xp, (E *)h);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -435,7 +412,7 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     LOGT_TRY(check_act(h, dt, "the output h"));
     LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CUDA, LOGT_F32, K, N, D));
     LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CUDA, LOGT_F32, T, B, D));
-    sru_cuda_scratch *s;
+    sru_cuda_scratch *s = NULL;
     LOGT_TRY(scratch_of(m, &s));
     const float *W = param(m, &m->base.w, "W");   /* [W; Wp]: [K·D][I], Wp right after W */
     const float *v = m->o.v_on ? param(m, &m->base.w, "v") : NULL;
@@ -445,7 +422,7 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
 
     const float *X = (const float *)x->data;
     if (dt == LOGT_BF16) {
-        LOGT_TRY(ensure_cap(&s->xf, N * I, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->xf, LOGT_CUDA, LOGT_F32, N * I, NULL));
         LOGT_TRY(convert(ctx, N * I, LOGT_F32, s->xf.data, LOGT_BF16, x->data));
         X = (const float *)s->xf.data;
     }
@@ -470,11 +447,11 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
              "element-wise gates; v zero, highway %g",
              dts, m->o.tf32 ? "tf32" : "fp32", (int)K, m->o.alpha);
     float *F = G + ND;
-    sru_scan_gates_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, G, bias, F, C);
+    sru_scan_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, G, bias, F, C);
     LAUNCH_TRY();
     const void *c0 = m->base.h0.data;
     if (c0 && dt == LOGT_BF16) {
-        LOGT_TRY(ensure_cap(&s->c0f, B * D, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, B * D, NULL));
         LOGT_TRY(convert(ctx, B * D, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
         c0 = s->c0f.data;
     }
@@ -515,8 +492,9 @@ static logt_status scan_back_highway(logt_ctx *ctx, int64_t n, int64_t D, int K,
                                      const void *xp, const void *dH, float *g, float *dG,
                                      float *dxd)
 {
-    sru_scan_back_highway_kernel<E, XP><<<grid_for(n), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        n, D, K, pr, bias, alpha, C, (const XP *)xp, (const E *)dH, g, dG, dxd);
+    sru_scan_back_highway_kernel<E, XP>
+        <<<logt_cuda_grid(n, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+            n, D, K, pr, bias, alpha, C, (const XP *)xp, (const E *)dH, g, dG, dxd);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -541,9 +519,9 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
                          (long long)(K * D));
     LOGT_TRY(check_act(dh, dt, "the gradient dh"));
     if (dx) LOGT_TRY(check_act(dx, dt, "the gradient dx"));
-    sru_cuda_scratch *s;
+    sru_cuda_scratch *s = NULL;
     LOGT_TRY(scratch_of(m, &s));
-    LOGT_TRY(ensure_cap(&s->dG, N * K * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->dG, LOGT_CUDA, LOGT_F32, N * K * D, NULL));
     const float *W = param(m, &m->base.w, "W");
     const float *v = m->o.v_on ? param(m, &m->base.w, "v") : NULL;
     const float *bias = param(m, &m->base.w, "b");
@@ -559,13 +537,13 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     float *dxf = NULL;   /* dx in f32: dx itself, or a scratch rounded to bf16 at the end */
     if (dx && dt == LOGT_F32) dxf = (float *)dx->data;
     else if (dx) {
-        LOGT_TRY(ensure_cap(&s->dxf, N * I, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
         dxf = (float *)s->dxf.data;
     }
     float *dxd = K == 3 ? dxf : NULL;   /* the highway's direct term, before the GEMM adds */
 
     if (!m->o.use_scan) {
-        LOGT_TRY(ensure_cap(&s->part, 4 * BD, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->part, LOGT_CUDA, LOGT_F32, 4 * BD, NULL));
         float *part = (float *)s->part.data;
         const void *c0 = m->base.h0.data;
         void *dc0 = m->base.dh0.data;
@@ -582,13 +560,10 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
                                                                   dxd, part, dc0, dv, db)));
     } else {
         int fresh;
-        LOGT_TRY(ensure_cap(&s->g, ND, NULL));
-        LOGT_TRY(ensure_cap(&s->da, ND, NULL));
-        LOGT_TRY(ensure_cap(&s->ones, N, &fresh));
-        if (fresh) {
-            sru_fill_kernel<<<grid_for(N), BLOCK, 0, st>>>(N, 1.0f, (float *)s->ones.data);
-            LAUNCH_TRY();
-        }
+        LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->da, LOGT_CUDA, LOGT_F32, ND, NULL));
+        LOGT_TRY(logt_tensor_reserve(&s->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
+        if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)s->ones.data, N, 1.0f));
         float *g = (float *)s->g.data, *da = (float *)s->da.data;
         const float *F = G + ND, *pr = G + 2 * ND;
         if (dt == LOGT_F32)
@@ -606,7 +581,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         if (dt == LOGT_BF16) {
             if (c0) c0 = s->c0f.data;
             if (dc0) {
-                LOGT_TRY(ensure_cap(&s->dc0f, BD, NULL));
+                LOGT_TRY(logt_tensor_reserve(&s->dc0f, LOGT_CUDA, LOGT_F32, BD, NULL));
                 dc0 = s->dc0f.data;
             }
         }
@@ -614,7 +589,8 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, F, c0, C, g, da, g, dc0));
         if (dt == LOGT_BF16 && dc0)
             LOGT_TRY(convert(ctx, BD, LOGT_BF16, m->base.dh0.data, LOGT_F32, dc0));
-        sru_scan_back_gates_kernel<<<grid_for(ND), BLOCK, 0, st>>>(ND, D, K, G, F, g, da, dG);
+        sru_scan_back_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
+            ND, D, K, G, F, g, da, dG);
         LAUNCH_TRY();
         /* db = Σ_n dG[n][D .. 3D): column-major, dG is [K·D][N] with leading dimension K·D */
         const float one = 1.0f, zero = 0.0f;
