@@ -16,7 +16,10 @@
  * The forward's fragments hold every gate of those units, so the cell (flashrnn_cell.cuh)
  * runs where the products land, with no exchange; the backward's fragments are dL/dh_{t-1}
  * of those same positions, so the cell's backward finds its input in place too. The wk
- * warps of a group add their partial sums in shared memory and warp kw = 0 runs the cell.
+ * warps of a group add their partial sums in shared memory, and the first min(wk, 4) of
+ * them share the cell: position e of a lane's four is warp e % min(wk, 4)'s. A step is
+ * short enough that one warp's chain of dependent instructions sets its length, so
+ * spreading the cell over warps shortens it even where the products do not need them.
  *
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
@@ -33,7 +36,6 @@
  * split head (~1 µs more) is what a dh = 768 step pays on top.
  */
 #include <cuda_bf16.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,19 +166,30 @@ __device__ void rows_to_smem(T *dst, int srow, const T *src, int64_t ld, int col
     }
 }
 
-/* cp.async rows [b0, b0 + bt) × U units of nplanes planes, plane q at src[q] + row·ld[q],
- * into dst [nplanes][bt][U]; rows >= B are zeros. */
-template <typename T>
-__device__ __forceinline__ void prefetch(T *dst, const T *const *src, const int64_t *ld, int nplanes,
-                                         int b0, int bt, int U, int B)
-{
-    const int per = 16 / sizeof(T), chunks = U / per;
-    for (int i = threadIdx.x; i < nplanes * bt * chunks; i += blockDim.x) {
-        int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * per;
-        bool valid = b0 + n < B;
-        cp16(dst + (q * bt + n) * U + j, valid ? src[q] + (int64_t)(b0 + n) * ld[q] + j : src[0], valid);
+/* A thread's walk over the 16-byte chunks (plane q, row n, chunk j) of `planes` planes of
+ * bt rows × `chunks` chunks, chunk threadIdx.x first, then every blockDim.x-th: the same
+ * every step, so it is split into (q, n, j) once and then advanced without divisions. */
+struct Walk {
+    int q0, n0, j0, dq, dn, dj, bt, chunks;
+    __device__ Walk(int bt_, int chunks_) : bt(bt_), chunks(chunks_)
+    {
+        const int per_plane = bt * chunks, i = threadIdx.x, s = blockDim.x;
+        q0 = i / per_plane, n0 = (i / chunks) % bt, j0 = i % chunks;
+        dq = s / per_plane, dn = (s % per_plane) / chunks, dj = s % chunks;
     }
-}
+    /* f(q, n, j) for each of this thread's chunks of planes 0 .. nplanes-1 */
+    template <class F> __device__ __forceinline__ void each(int nplanes, F f) const
+    {
+        for (int q = q0, n = n0, j = j0; q < nplanes;) {
+            f(q, n, j);
+            j += dj;
+            if (j >= chunks) j -= chunks, n++;
+            n += dn;
+            if (n >= bt) n -= bt, q++;
+            q += dq;
+        }
+    }
+};
 
 /* ---- forward ------------------------------------------------------------------------------ */
 template <class Cell, typename T, int KS>
@@ -190,6 +203,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;               /* the block's first unit in D */
     const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    const int pw = g.wk < 4 ? g.wk : 4;   /* warps of the group that run the cell: position e is warp e % pw's */
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = g.bph > 1 ? 0 : gu / dh;                   /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -227,37 +241,16 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         }
     /* the inputs of step t go to prefetch stage t % FLASHRNN_STAGES, FLASHRNN_STAGES - 1 steps
      * ahead; one commit group per step (empty past the end) keeps the count uniform */
-    const float *src[G];
-    int64_t lds[G];
-    /* a thread's share of a step's W x (up to MAXC 16-byte chunks) is the same every step:
-     * its offsets are worked out once, not with divisions every step */
-    constexpr int MAXC = 4;
-    const int chunks = U / 4, total = G * bt * chunks;
-    const bool pre = total <= MAXC * (int)blockDim.x && (int64_t)B * G * D < INT32_MAX;
-    int soff[MAXC], goff[MAXC], nmine = 0;
-    unsigned valid = 0;
-    if (pre)
-#pragma unroll
-        for (int k = 0; k < MAXC; k++) {
-            const int i = threadIdx.x + k * blockDim.x;
-            const int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * 4;
-            soff[k] = (q * bt + n) * U + j;
-            goff[k] = (b0 + n) * G * D + q * D + ub + j;
-            if (i < total) nmine = k + 1, valid |= (unsigned)(b0 + n < B) << k;
-        }
+    const Walk wf(bt, U / 4);
     auto fetch = [&](int t) {
         if (t < T_) {
             float *dst = pff + (t % FLASHRNN_STAGES) * G * bt * U;
-            if (pre) {
-                const float *base = a.wx + (int64_t)t * B * G * D;
-#pragma unroll
-                for (int k = 0; k < MAXC; k++)
-                    if (k < nmine) cp16(dst + soff[k], valid >> k & 1 ? base + goff[k] : a.wx, valid >> k & 1);
-            } else {
-#pragma unroll
-                for (int q = 0; q < G; q++) src[q] = a.wx + (int64_t)t * B * G * D + q * D + ub, lds[q] = (int64_t)G * D;
-                prefetch(dst, src, lds, G, b0, bt, U, B);
-            }
+            const int64_t o = (int64_t)t * B;
+            wf.each(G, [&](int q, int n, int j) {
+                const bool valid = b0 + n < B;
+                cp16(dst + (q * bt + n) * U + 4 * j, valid ? a.wx + (o + b0 + n) * G * D + q * D + ub + 4 * j : a.wx,
+                     valid);
+            });
         }
         cp_commit();
     };
@@ -281,24 +274,28 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
 #pragma unroll
                 for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
             }
-            if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0 */
+            if (g.wk > 1) {   /* the group's wk partial sums meet in the warps that own them */
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
 #pragma unroll
                 for (int q = 0; q < G; q++)
                     *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
                         make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
-                if (kw == 0)
-                    for (int j = 1; j < g.wk; j++)
+                if (kw < pw)
 #pragma unroll
-                        for (int q = 0; q < G; q++) {
-                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * 128 + lane * 4);
-                            acc[q][0] += v.x, acc[q][1] += v.y, acc[q][2] += v.z, acc[q][3] += v.w;
-                        }
+                    for (int e = 0; e < 4; e++)
+                        if (e % pw == kw)
+#pragma unroll
+                            for (int q = 0; q < G; q++) {
+                                float v = 0.0f;
+                                for (int j = 0; j < g.wk; j++) v += rd[(j * G + q) * 128 + lane * 4 + e];
+                                acc[q][e] = v;
+                            }
             }
-            if (kw != 0) continue;
+            if (kw >= pw) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++) {
+                if (e % pw != kw) continue;
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row, b = b0 + n;
                 float av[G], rv[G], s[4];
 #pragma unroll
@@ -341,6 +338,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;
     const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    const int pw = g.wk < 4 ? g.wk : 4;   /* warps of the group that run the cell: position e is warp e % pw's */
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
     const int hl = g.bph > 1 ? 0 : gu / dh;
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -362,30 +360,36 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         });
 
     for (int i = threadIdx.x; i < 2 * bt * U; i += blockDim.x) dhs[i] = 0.0f;
-    const float *sf[6];
-    const T *sd[2];
-    int64_t lf[6], ld2[2];
-    auto fetch = [&](int t) {   /* step t's saved gates, c_t, c_{t-1}; dH_t, h_{t-1} */
+    /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
+     * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
+    const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T)));
+    const T *dH = static_cast<const T *>(a.dH), *h0 = static_cast<const T *>(a.h0);
+    auto fetch = [&](int t) {
         if (t >= 0) {
             const int64_t o = (int64_t)t * B;
             const int k = t % FLASHRNN_STAGES;
-            for (int q = 0; q < 4; q++) sf[q] = a.s + o * 4 * D + q * D + ub, lf[q] = 4 * (int64_t)D;
-            sd[0] = static_cast<const T *>(a.dH) + o * D + ub, ld2[0] = D;
-            if (G == 4) {
-                sf[4] = a.c + o * D + ub, lf[4] = D;
-                sf[5] = t ? a.c + (o - B) * D + ub : nullptr, lf[5] = D;
-            } else {
-                sd[1] = (t ? hin + (o - B) * D : static_cast<const T *>(a.h0)) + ub, ld2[1] = D;
-            }
             float *ff = pff + k * g.nf * bt * U;
-            prefetch(ff, sf, lf, G == 4 && t == 0 ? 5 : g.nf, b0, bt, U, B);
-            if (G == 4 && t == 0)   /* c_{-1} is c0, of the activations' dtype */
+            T *fd = pfd + k * g.nd * bt * U;
+            /* at t = 0, c_{-1} (plane 5) is c0, of the activations' dtype: filled below */
+            wf.each(G == 4 && t == 0 ? 5 : g.nf, [&](int q, int n, int j) {
+                const bool valid = b0 + n < B;
+                const float *src = q < 4 ? a.s + (o + b0 + n) * 4 * D + q * D
+                                         : a.c + (o - (q == 5 ? B : 0) + b0 + n) * D;
+                cp16(ff + (q * bt + n) * U + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
+            });
+            if (G == 4 && t == 0)
                 for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
                     int n = i / U, u = i % U;
                     ff[5 * bt * U + i] =
                         b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
                 }
-            prefetch(pfd + k * g.nd * bt * U, sd, ld2, g.nd, b0, bt, U, B);
+            constexpr int per = 16 / sizeof(T);
+            wd.each(g.nd, [&](int q, int n, int j) {
+                const bool valid = b0 + n < B;
+                const T *src = q == 0 ? dH + (o + b0 + n) * D
+                                      : (t ? hin + (o - B + b0 + n) * D : h0 + (int64_t)(b0 + n) * D);
+                cp16(fd + (q * bt + n) * U + per * j, valid ? src + ub + per * j : dH, valid);
+            });
         }
         cp_commit();
     };
@@ -399,10 +403,11 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         T *dop = op + (cur * g.hpb + hl) * bt * L;
         const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * U;
         const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * U;
-        if (kw == 0)
+        if (kw < pw)
             for (int nt = 0; nt < bt / 8; nt++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
+                    if (e % pw != kw) continue;
                     const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
                     const int b = b0 + n, i = n * U + ul;
                     float sv[4], dxa[G], dra[G];
@@ -450,6 +455,11 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 }
             }
         }
+        /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
+         * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
+         * What the next step overwrites before its own barrier (the prefetch stage of step t,
+         * the operand buffer of step t+1) was last read before this one. */
+        cp_wait_next();
         __syncthreads();
         for (int nt = 0; nt < bt / 8; nt++) {
             /* G·KS/KT mmas into one output tile: two independent chains, added at the end, so
@@ -468,23 +478,25 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
                 *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 __syncthreads();
-                if (kw == 0)
-                    for (int j = 1; j < g.wk; j++) {
-                        float4 v = *reinterpret_cast<const float4 *>(rd + j * 128 + lane * 4);
-                        acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
-                    }
+                if (kw < pw)
+#pragma unroll
+                    for (int e = 0; e < 4; e++)
+                        if (e % pw == kw) {
+                            float v = 0.0f;
+                            for (int j = 0; j < g.wk; j++) v += rd[j * 128 + lane * 4 + e];
+                            acc[e] = v;
+                        }
             }
-            if (kw != 0) continue;
+            if (kw >= pw) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
+                if (e % pw == kw) dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
-        cp_wait_next();
-        __syncthreads();
     }
-    if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
+    if (kw < pw)   /* dL/dh_{-1}, dL/dc_{-1} */
         for (int nt = 0; nt < bt / 8; nt++)
             for (int e = 0; e < 4; e++) {
+                if (e % pw != kw) continue;
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), b = b0 + n;
                 if (b >= B) continue;
                 const int64_t o = (int64_t)b * D + ub + gu + row;
@@ -554,6 +566,17 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                          logt_dtype_name(a->dtype));
     flashrnn_problem p;
     problem_of(a, pass, &p);
+    if (a->warps_k > 0) {   /* a fixed warps_k: only its k_slice is offered */
+        const int ks = a->dh % a->warps_k ? 0 : a->dh / a->warps_k;
+        p.k_slices &= ks % 16 == 0 && ks <= FLASHRNN_MAX_KSLICE ? 1u << (ks / 16) : 0u;
+        if (!p.k_slices)
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "flashrnn: warps_k = %d with dh = %d gives a k_slice of %d/%d, for "
+                             "which no %s %s kernel is compiled: choose warps_k so that dh / "
+                             "warps_k is one of the compiled k_slices (multiples of 16 up to %d)",
+                             a->warps_k, a->dh, a->dh, a->warps_k, a->G == 4 ? "lstm" : "gru",
+                             logt_dtype_name(a->dtype), a->dtype == LOGT_BF16 ? 64 : 32);
+    }
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts, once per process */
         const Instance *in = &INSTANCES[i];
         if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;

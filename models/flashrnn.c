@@ -19,7 +19,7 @@
 #include "../kernels/dense_cpu.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -41,6 +41,13 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
                          "kernel per pass) or alternating (a GEMM and a pointwise kernel per "
                          "step)", cfg->model, k);
+    const char *wk = logt_cfg_knob(cfg, "warps_k", "0");
+    char *end;
+    long w = strtol(wk, &end, 10);
+    if (*end || w < 0 || w > 64 || (w && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: warps_k = '%s': it fixes the fused cuda kernel's warps "
+                         "per unit group, 1 to 64 dividing dh / 16 (0 or unset: the tuner "
+                         "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
@@ -93,6 +100,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
     m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
+    m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -47,7 +47,7 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor hprev, xf;    /* [N][D] f32 h_{t-1}; [N][I] f32 x (bf16 x)                   */
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
     logt_tensor ones;         /* [N] ones                                                    */
-    logt_tensor sync;         /* counters of split heads                                     */
+    logt_tensor sync;         /* counters of split heads (unsigned; any 4-byte dtype holds them) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     int planned_B;            /* the tilings below are for this B (0: none yet)              */
@@ -58,30 +58,9 @@ typedef struct flashrnn_cuda_scratch {
 
 static int ngates(const flashrnn_model *m) { return m->cell == FLASHRNN_LSTM ? 4 : 3; }
 
-static unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + BLOCK - 1) / BLOCK;
-    return (unsigned)(b < 65536 ? (b > 0 ? b : 1) : 65536);
-}
-
-/* A device buffer of dtype dt with room for n elements (grows, never shrinks). */
-static logt_status ensure(logt_tensor *t, logt_dtype dt, int64_t n)
-{
-    if (t->data && t->numel >= n && t->dtype == dt) return LOGT_OK;
-    logt_tensor_free(t);
-    return logt_tensor_new1(t, LOGT_CUDA, dt, n > 0 ? n : 1);
-}
-
 static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
 {
     return (float *)logt_model_param(&m->base, flat, name).data;
-}
-
-__global__ void flashrnn_fill_kernel(int64_t n, float v, float *p)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        p[i] = v;
 }
 
 static logt_status scratch_of(flashrnn_model *m, flashrnn_cuda_scratch **out)
@@ -169,8 +148,9 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     if (T > INT32_MAX / 4 || N * 4 * D > ((int64_t)1 << 40))
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn on cuda: T = %lld, B = %lld is too large",
                          (long long)T, (long long)B);
-    LOGT_TRY(ensure(&sc->zeros, dt, B * D));
-    LOGT_TRY(logt_cuda_memset0(sc->zeros.data, (size_t)(B * D) * logt_dtype_size(dt)));
+    int fresh = 0;   /* the zeros are only ever read: clear them when they are allocated */
+    LOGT_TRY(logt_tensor_reserve(&sc->zeros, LOGT_CUDA, dt, B * D, &fresh));
+    if (fresh) LOGT_TRY(logt_cuda_memset0(sc->zeros.data, (size_t)(B * D) * logt_dtype_size(dt)));
     memset(a, 0, sizeof *a);
     a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
     a->bias = param(m, &m->base.w, "b");
@@ -178,6 +158,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->R = dt == LOGT_BF16 ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
     a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
     a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
+    a->warps_k = m->warps_k;
     return LOGT_OK;
 }
 
@@ -187,17 +168,17 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     if (sc->planned_B == a->B) return LOGT_OK;
     LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_FORWARD, &sc->tile[0]));
     LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_BACKWARD, &sc->tile[1]));
-    char f[200], b[200];
-    const flashrnn_tiling *t = sc->tile;
-    snprintf(f, sizeof f, "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
-             t[0].heads_per_block, t[0].blocks_per_head, t[0].batch_tile, t[0].warps_k,
-             t[0].threads, t[0].grid, t[0].regs_per_thread, (long long)t[0].smem_per_block);
-    snprintf(b, sizeof b, "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
-             t[1].heads_per_block, t[1].blocks_per_head, t[1].batch_tile, t[1].warps_k,
-             t[1].threads, t[1].grid, t[1].regs_per_thread, (long long)t[1].smem_per_block);
+    char pass[2][128];   /* the two tilings, then the tuner's reason for the forward one */
+    for (int i = 0; i < 2; i++) {
+        const flashrnn_tiling *t = &sc->tile[i];
+        snprintf(pass[i], sizeof pass[i], "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
+                 t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, t->threads,
+                 t->grid, t->regs_per_thread, (long long)t->smem_per_block);
+    }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
-             f, b, t[0].why);
-    LOGT_TRY(ensure(&sc->sync, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8)));
+             pass[0], pass[1], sc->tile[0].why);
+    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
+                                 NULL));
     sc->planned_B = a->B;
     return LOGT_OK;
 }
@@ -209,14 +190,14 @@ static logt_status alt_forward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const f
 {
     const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(ensure(&sc->rh, LOGT_F32, (int64_t)H * B * G * dh));
+    LOGT_TRY(logt_tensor_reserve(&sc->rh, LOGT_CUDA, LOGT_F32, (int64_t)H * B * G * dh, NULL));
     for (int t = 0; t < a->T; t++) {
         const int64_t o = (int64_t)t * B;
         const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
         LOGT_TRY(logt_gemm_ex(ctx, 0, 0, B, (int64_t)G * dh, dh, 1.0f, a->dtype, hp, D, dh, a->R,
                               (int64_t)G * dh, (int64_t)dh * G * dh, 0.0f, (float *)sc->rh.data,
                               (int64_t)G * dh, (int64_t)B * G * dh, H, 1));
-        alt_forward_step<Cell, T><<<grid_for((int64_t)B * D), BLOCK, 0, st>>>(
+        alt_forward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
             B, H, dh, a->wx + o * G * D, (const float *)sc->rh.data, a->bias, a->bn, hp,
             t ? a->c + (o - B) * D : NULL, (const T *)a->c0, (T *)a->h + o * D, a->s + o * 4 * D,
             G == 4 ? a->c + o * D : NULL);
@@ -231,7 +212,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
     LOGT_TRY(check_act(m, x, "x"));
     LOGT_TRY(check_act(m, h, "h"));
-    flashrnn_cuda_scratch *sc;
+    flashrnn_cuda_scratch *sc = NULL;
     LOGT_TRY(scratch_of(m, &sc));
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh;
@@ -241,14 +222,14 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                          m->base.cfg.model);
     const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
     if (dt == LOGT_BF16) {
-        LOGT_TRY(ensure(&sc->wd, LOGT_BF16, G * D * I));
-        LOGT_TRY(ensure(&sc->rd, LOGT_BF16, H * dh * G * dh));
+        LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, LOGT_BF16, G * D * I, NULL));
+        LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_BF16, H * dh * G * dh, NULL));
         LOGT_TRY(logt_cuda_convert(sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
         LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
     }
-    LOGT_TRY(ensure(&sc->wx, LOGT_F32, N * G * D));
-    LOGT_TRY(ensure(&sc->s, LOGT_F32, N * 4 * D));
-    if (G == 4) LOGT_TRY(ensure(&sc->c, LOGT_F32, N * D));
+    LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * 4 * D, NULL));
+    if (G == 4) LOGT_TRY(logt_tensor_reserve(&sc->c, LOGT_CUDA, LOGT_F32, N * D, NULL));
     flashrnn_fused_args a;
     LOGT_TRY(prepare(m, sc, T, B, &a));
     a.wx = (const float *)sc->wx.data, a.h = h->data, a.s = (float *)sc->s.data;
@@ -282,16 +263,16 @@ static logt_status alt_backward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const 
 {
     const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(ensure(&sc->pk, a->dtype, (int64_t)H * B * G * dh));
-    LOGT_TRY(ensure(&sc->dhr, LOGT_F32, (int64_t)B * D));
-    LOGT_TRY(ensure(&sc->dcr, LOGT_F32, (int64_t)B * D));
+    LOGT_TRY(logt_tensor_reserve(&sc->pk, LOGT_CUDA, a->dtype, (int64_t)H * B * G * dh, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->dhr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->dcr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
     CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
     CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * D * sizeof(float), st));
     float *dhr = (float *)sc->dhr.data;
     for (int t = a->T - 1; t >= 0; t--) {
         const int64_t o = (int64_t)t * B;
         const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
-        alt_backward_step<Cell, T><<<grid_for((int64_t)B * D), BLOCK, 0, st>>>(
+        alt_backward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
             B, H, dh, (const T *)a->dH + o * D, a->s + o * 4 * D, G == 4 ? a->c + o * D : NULL,
             G == 4 && t ? a->c + (o - B) * D : NULL, (const T *)a->c0, hp, dhr,
             (float *)sc->dcr.data, a->dxa + o * G * D, G == 3 ? a->dra + o * G * D : NULL,
@@ -326,8 +307,8 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward: dh is [%lld][%lld][%lld], forward's h "
                          "was [%lld][%lld][%lld]", (long long)dh->shape[0], (long long)dh->shape[1],
                          (long long)dh->shape[2], (long long)T, (long long)B, (long long)D);
-    LOGT_TRY(ensure(&sc->dxa, LOGT_F32, N * G * D));
-    if (G == 3) LOGT_TRY(ensure(&sc->dra, LOGT_F32, N * G * D));
+    LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+    if (G == 3) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
     flashrnn_fused_args a;
     LOGT_TRY(prepare(m, sc, T, B, &a));
     a.h = m->h.data, a.s = (float *)sc->s.data, a.c = G == 4 ? (float *)sc->c.data : NULL;
@@ -352,21 +333,19 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
     const float *W = param(m, &m->base.w, "W");
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(ensure(&sc->hprev, LOGT_F32, N * D));
+    LOGT_TRY(logt_tensor_reserve(&sc->hprev, LOGT_CUDA, LOGT_F32, N * D, NULL));
     float *hp = (float *)sc->hprev.data;
     LOGT_TRY(logt_cuda_convert(hp, LOGT_F32, a.h0, dt, B * D));
     if (T > 1) LOGT_TRY(logt_cuda_convert(hp + B * D, LOGT_F32, m->h.data, dt, (T - 1) * B * D));
     const float *xf = (const float *)x->data;
     if (dt == LOGT_BF16) {
-        LOGT_TRY(ensure(&sc->xf, LOGT_F32, N * I));
+        LOGT_TRY(logt_tensor_reserve(&sc->xf, LOGT_CUDA, LOGT_F32, N * I, NULL));
         LOGT_TRY(logt_cuda_convert(sc->xf.data, LOGT_F32, x->data, dt, N * I));
         xf = (const float *)sc->xf.data;
     }
     if (sc->ones.numel < N || !sc->ones.data) {
-        LOGT_TRY(ensure(&sc->ones, LOGT_F32, N));
-        flashrnn_fill_kernel<<<grid_for(N), BLOCK, 0, st>>>(N, 1.0f, (float *)sc->ones.data);
-        LAUNCH_TRY();
+        LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, LOGT_F32, N, NULL));
+        LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->ones.data, N, 1.0f));
     }
     const float *ones = (const float *)sc->ones.data;
     for (int64_t q = 0; q < G; q++)   /* dR[k][m][q·dh + j] = Σ_n hprev[n][k·dh + m] dRA[n][q·D + k·dh + j] */
@@ -382,7 +361,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     if (dx) {
         float *dxf = (float *)dx->data;
         if (dt == LOGT_BF16) {
-            LOGT_TRY(ensure(&sc->dxf, LOGT_F32, N * I));
+            LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
             dxf = (float *)sc->dxf.data;
         }
         LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, G * D, 1.0f, LOGT_F32, dxa, G * D, 0, W, I, 0, 0.0f,

@@ -329,6 +329,16 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "flashrnn has no kernel 'fast': use kernel = fused"), "%s",
               logt_errmsg());
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "fused"), LOGT_OK);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "warps_k", "two"), LOGT_OK);
+    memset(&l, 0, sizeof l);
+    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "warps_k = 'two': it fixes the fused cuda kernel's warps"),
+              "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "warps_k", "2"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "only with the cuda backend and kernel = fused"), "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "alternating"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
