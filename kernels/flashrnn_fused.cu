@@ -16,10 +16,9 @@
  * The forward's fragments hold every gate of those units, so the cell (flashrnn_cell.cuh)
  * runs where the products land, with no exchange; the backward's fragments are dL/dh_{t-1}
  * of those same positions, so the cell's backward finds its input in place too. The wk
- * warps of a group add their partial sums in shared memory, and the first min(wk, 4) of
- * them share the cell: position e of a lane's four is warp e % min(wk, 4)'s. A step is
- * short enough that one warp's chain of dependent instructions sets its length, so
- * spreading the cell over warps shortens it even where the products do not need them.
+ * warps of a group add their partial sums in shared memory and warp kw = 0 runs the cell.
+ * (Sharing the cell's four positions among the wk warps was measured slower at dh = 32 and
+ * 64: flashrnn-warps at 61f56dc.)
  *
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
@@ -36,6 +35,7 @@
  * split head (~1 µs more) is what a dh = 768 step pays on top.
  */
 #include <cuda_bf16.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -203,7 +203,6 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;               /* the block's first unit in D */
     const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
-    const int pw = g.wk < 4 ? g.wk : 4;   /* warps of the group that run the cell: position e is warp e % pw's */
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = g.bph > 1 ? 0 : gu / dh;                   /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -241,16 +240,38 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         }
     /* the inputs of step t go to prefetch stage t % FLASHRNN_STAGES, FLASHRNN_STAGES - 1 steps
      * ahead; one commit group per step (empty past the end) keeps the count uniform */
-    const Walk wf(bt, U / 4);
+    /* a thread's share of a step's W x is the same every step: up to MAXC chunks, their
+     * offsets are worked out once (measured faster than walking them every step); more,
+     * or offsets beyond 32 bits, take the walk */
+    constexpr int MAXC = 4;
+    const int chunks = U / 4, total = G * bt * chunks;
+    const bool pre = total <= MAXC * (int)blockDim.x && (int64_t)B * G * D < INT32_MAX;
+    int soff[MAXC], goff[MAXC], nmine = 0;
+    unsigned valid = 0;
+    if (pre)
+#pragma unroll
+        for (int k = 0; k < MAXC; k++) {
+            const int i = threadIdx.x + k * blockDim.x;
+            const int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * 4;
+            soff[k] = (q * bt + n) * U + j;
+            goff[k] = (b0 + n) * G * D + q * D + ub + j;
+            if (i < total) nmine = k + 1, valid |= (unsigned)(b0 + n < B) << k;
+        }
+    const Walk wf(bt, chunks);
     auto fetch = [&](int t) {
         if (t < T_) {
             float *dst = pff + (t % FLASHRNN_STAGES) * G * bt * U;
-            const int64_t o = (int64_t)t * B;
-            wf.each(G, [&](int q, int n, int j) {
-                const bool valid = b0 + n < B;
-                cp16(dst + (q * bt + n) * U + 4 * j, valid ? a.wx + (o + b0 + n) * G * D + q * D + ub + 4 * j : a.wx,
-                     valid);
-            });
+            const float *base = a.wx + (int64_t)t * B * G * D;
+            if (pre) {
+#pragma unroll
+                for (int k = 0; k < MAXC; k++)
+                    if (k < nmine) cp16(dst + soff[k], valid >> k & 1 ? base + goff[k] : a.wx, valid >> k & 1);
+            } else {
+                wf.each(G, [&](int q, int n, int j) {
+                    const bool ok = b0 + n < B;
+                    cp16(dst + (q * bt + n) * U + 4 * j, ok ? base + (int64_t)(b0 + n) * G * D + q * D + ub + 4 * j : a.wx, ok);
+                });
+            }
         }
         cp_commit();
     };
@@ -274,28 +295,24 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
 #pragma unroll
                 for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
             }
-            if (g.wk > 1) {   /* the group's wk partial sums meet in the warps that own them */
+            if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0 */
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
 #pragma unroll
                 for (int q = 0; q < G; q++)
                     *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
                         make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
-                if (kw < pw)
+                if (kw == 0)
+                    for (int j = 1; j < g.wk; j++)
 #pragma unroll
-                    for (int e = 0; e < 4; e++)
-                        if (e % pw == kw)
-#pragma unroll
-                            for (int q = 0; q < G; q++) {
-                                float v = 0.0f;
-                                for (int j = 0; j < g.wk; j++) v += rd[(j * G + q) * 128 + lane * 4 + e];
-                                acc[q][e] = v;
-                            }
+                        for (int q = 0; q < G; q++) {
+                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * 128 + lane * 4);
+                            acc[q][0] += v.x, acc[q][1] += v.y, acc[q][2] += v.z, acc[q][3] += v.w;
+                        }
             }
-            if (kw >= pw) continue;
+            if (kw != 0) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++) {
-                if (e % pw != kw) continue;
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row, b = b0 + n;
                 float av[G], rv[G], s[4];
 #pragma unroll
@@ -338,7 +355,6 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;
     const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
-    const int pw = g.wk < 4 ? g.wk : 4;   /* warps of the group that run the cell: position e is warp e % pw's */
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
     const int hl = g.bph > 1 ? 0 : gu / dh;
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -403,11 +419,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         T *dop = op + (cur * g.hpb + hl) * bt * L;
         const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * U;
         const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * U;
-        if (kw < pw)
+        if (kw == 0)
             for (int nt = 0; nt < bt / 8; nt++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
-                    if (e % pw != kw) continue;
                     const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
                     const int b = b0 + n, i = n * U + ul;
                     float sv[4], dxa[G], dra[G];
@@ -478,25 +493,21 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
                 *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 __syncthreads();
-                if (kw < pw)
-#pragma unroll
-                    for (int e = 0; e < 4; e++)
-                        if (e % pw == kw) {
-                            float v = 0.0f;
-                            for (int j = 0; j < g.wk; j++) v += rd[j * 128 + lane * 4 + e];
-                            acc[e] = v;
-                        }
+                if (kw == 0)
+                    for (int j = 1; j < g.wk; j++) {
+                        float4 v = *reinterpret_cast<const float4 *>(rd + j * 128 + lane * 4);
+                        acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
+                    }
             }
-            if (kw >= pw) continue;
+            if (kw != 0) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                if (e % pw == kw) dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
+                dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
     }
-    if (kw < pw)   /* dL/dh_{-1}, dL/dc_{-1} */
+    if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
         for (int nt = 0; nt < bt / 8; nt++)
             for (int e = 0; e < 4; e++) {
-                if (e % pw != kw) continue;
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), b = b0 + n;
                 if (b >= B) continue;
                 const int64_t o = (int64_t)b * D + ub + gu + row;

@@ -22,9 +22,9 @@
  * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
  * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
  * co_resident_for_grid_sync.
- * Objective (lexicographic, each minimised): grid_sync, waves, step_cost (MACs on the busiest
- * SM per step / busy tensor units), blocks_per_head, R bytes in shared memory (0 with this
- * kernel), warps_k; then the first candidate found. Their definitions sit in flashrnn_tune.c,
+ * Objective (lexicographic, each minimised): grid_sync, waves, warps_k, step_cost (MACs on
+ * the busiest SM per step / busy tensor units), blocks_per_head, R bytes in shared memory
+ * (0 with this kernel); then the first candidate found. Their definitions sit in flashrnn_tune.c,
  * one table each, next to the resource model; flashrnn_constraint_names() lists them.
  *
  * THE KERNEL this models (kernels/flashrnn_fused.cu; when it changes, change the model here):

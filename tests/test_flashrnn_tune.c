@@ -170,6 +170,9 @@ Test(flashrnn_tune, objective_prefers_whole_heads_many_sms_and_registers)
     cr_assert_eq(t.grid, 24, "%s", t.why);
     cr_assert_eq(t.r_bytes_smem, 0, "%s", t.why);
     cr_assert_geq(t.warps_n * t.warps_k, 4, "%s", t.why);
+    /* dh = 32: one warp per group, although two would busy more tensor units (measured faster) */
+    p = problem(16, 24, 32, 4, 2, FLASHRNN_FORWARD);
+    cr_assert_eq(tune_ok(&d, &p).warps_k, 1);
     /* dh = 768: the split uses many SMs, all resident */
     p = problem(16, 1, 768, 4, 2, FLASHRNN_FORWARD);
     t = tune_ok(&d, &p);
