@@ -210,6 +210,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     float *cst = reinterpret_cast<float *>(smem + g.state);
     float *red = reinterpret_cast<float *>(smem + g.red);
+    const int P = U + 4;   /* row pitch of the fp32 [bt][U] arrays: lanes of 4 rows apart in distinct banks */
     const T *R = static_cast<const T *>(a.R);
     T *hout = static_cast<T *>(a.h);
 
@@ -236,7 +237,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     if (G == 4)
         for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
             int n = i / U, u = i % U;
-            cst[i] = b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
+            cst[n * P + u] = b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
         }
     /* the inputs of step t go to prefetch stage t % FLASHRNN_STAGES, FLASHRNN_STAGES - 1 steps
      * ahead; one commit group per step (empty past the end) keeps the count uniform */
@@ -253,14 +254,14 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         for (int k = 0; k < MAXC; k++) {
             const int i = threadIdx.x + k * blockDim.x;
             const int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * 4;
-            soff[k] = (q * bt + n) * U + j;
+            soff[k] = (q * bt + n) * P + j;
             goff[k] = (b0 + n) * G * D + q * D + ub + j;
             if (i < total) nmine = k + 1, valid |= (unsigned)(b0 + n < B) << k;
         }
     const Walk wf(bt, chunks);
     auto fetch = [&](int t) {
         if (t < T_) {
-            float *dst = pff + (t % FLASHRNN_STAGES) * G * bt * U;
+            float *dst = pff + (t % FLASHRNN_STAGES) * G * bt * P;
             const float *base = a.wx + (int64_t)t * B * G * D;
             if (pre) {
 #pragma unroll
@@ -269,7 +270,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             } else {
                 wf.each(G, [&](int q, int n, int j) {
                     const bool ok = b0 + n < B;
-                    cp16(dst + (q * bt + n) * U + 4 * j, ok ? base + (int64_t)(b0 + n) * G * D + q * D + ub + 4 * j : a.wx, ok);
+                    cp16(dst + (q * bt + n) * P + 4 * j, ok ? base + (int64_t)(b0 + n) * G * D + q * D + ub + 4 * j : a.wx, ok);
                 });
             }
         }
@@ -283,7 +284,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         const int cur = t & 1, nxt = cur ^ 1;
         fetch(t + FLASHRNN_STAGES - 1);
         const T *hop = op + (cur * g.hpb + hl) * bt * L;
-        const float *wxs = pff + (t % FLASHRNN_STAGES) * G * bt * U;
+        const float *wxs = pff + (t % FLASHRNN_STAGES) * G * bt * P;
         for (int nt = 0; nt < bt / 8; nt++) {
             float acc[G][4];
 #pragma unroll
@@ -317,13 +318,13 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float av[G], rv[G], s[4];
 #pragma unroll
                 for (int q = 0; q < G; q++) {
-                    av[q] = wxs[(q * bt + n) * U + ul] + bq[q][e >> 1];
+                    av[q] = wxs[(q * bt + n) * P + ul] + bq[q][e >> 1];
                     rv[q] = acc[q][e];
                 }
                 float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
-                float c = G == 4 ? cst[n * U + ul] : 0.0f;
+                float c = G == 4 ? cst[n * P + ul] : 0.0f;
                 float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
-                if (G == 4) cst[n * U + ul] = c;
+                if (G == 4) cst[n * P + ul] = c;
                 if (g.bph == 1) st(op + ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     const int64_t o = (int64_t)t * B + b;
@@ -361,7 +362,8 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     T *pfd = reinterpret_cast<T *>(smem + g.pfd);
-    float *dhs = reinterpret_cast<float *>(smem + g.state), *dcs = dhs + bt * U;
+    const int P = U + 4, Pd = U + 16 / (int)sizeof(T);   /* row pitches: see the forward */
+    float *dhs = reinterpret_cast<float *>(smem + g.state), *dcs = dhs + bt * P;
     float *red = reinterpret_cast<float *>(smem + g.red);
     const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
@@ -375,7 +377,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             return ld(R + ((int64_t)head * dh + u0 + row) * G * dh + kw * G * KS + kt * KT + col);
         });
 
-    for (int i = threadIdx.x; i < 2 * bt * U; i += blockDim.x) dhs[i] = 0.0f;
+    for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
     /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
      * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
     const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T)));
@@ -384,19 +386,19 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         if (t >= 0) {
             const int64_t o = (int64_t)t * B;
             const int k = t % FLASHRNN_STAGES;
-            float *ff = pff + k * g.nf * bt * U;
-            T *fd = pfd + k * g.nd * bt * U;
+            float *ff = pff + k * g.nf * bt * P;
+            T *fd = pfd + k * g.nd * bt * Pd;
             /* at t = 0, c_{-1} (plane 5) is c0, of the activations' dtype: filled below */
             wf.each(G == 4 && t == 0 ? 5 : g.nf, [&](int q, int n, int j) {
                 const bool valid = b0 + n < B;
                 const float *src = q < 4 ? a.s + (o + b0 + n) * 4 * D + q * D
                                          : a.c + (o - (q == 5 ? B : 0) + b0 + n) * D;
-                cp16(ff + (q * bt + n) * U + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
+                cp16(ff + (q * bt + n) * P + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
             });
             if (G == 4 && t == 0)
                 for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
                     int n = i / U, u = i % U;
-                    ff[5 * bt * U + i] =
+                    ff[(5 * bt + n) * P + u] =
                         b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
                 }
             constexpr int per = 16 / sizeof(T);
@@ -404,7 +406,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 const bool valid = b0 + n < B;
                 const T *src = q == 0 ? dH + (o + b0 + n) * D
                                       : (t ? hin + (o - B + b0 + n) * D : h0 + (int64_t)(b0 + n) * D);
-                cp16(fd + (q * bt + n) * U + per * j, valid ? src + ub + per * j : dH, valid);
+                cp16(fd + (q * bt + n) * Pd + per * j, valid ? src + ub + per * j : dH, valid);
             });
         }
         cp_commit();
@@ -417,21 +419,21 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         const int cur = t & 1;
         fetch(t - (FLASHRNN_STAGES - 1));
         T *dop = op + (cur * g.hpb + hl) * bt * L;
-        const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * U;
-        const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * U;
+        const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * P;
+        const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * Pd;
         if (kw == 0)
             for (int nt = 0; nt < bt / 8; nt++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
-                    const int b = b0 + n, i = n * U + ul;
+                    const int b = b0 + n, i = n * P + ul, id = n * Pd + ul;
                     float sv[4], dxa[G], dra[G];
 #pragma unroll
-                    for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * U + i];
-                    float c = G == 4 ? ff[4 * bt * U + i] : 0.0f, cp = G == 4 ? ff[5 * bt * U + i] : 0.0f;
-                    float hp = G == 3 ? ld(fd + bt * U + i) : 0.0f;
+                    for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * P + i];
+                    float c = G == 4 ? ff[4 * bt * P + i] : 0.0f, cp = G == 4 ? ff[5 * bt * P + i] : 0.0f;
+                    float hp = G == 3 ? ld(fd + bt * Pd + id) : 0.0f;
                     float dc = G == 4 ? dcs[i] : 0.0f;
-                    float dh_ = ld(fd + i) + dhs[i];
+                    float dh_ = ld(fd + id) + dhs[i];
                     dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
                     if (G == 4) dcs[i] = dc;
                     if (g.bph == 1)
@@ -502,7 +504,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             if (kw != 0) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                dhs[(nt * 8 + c0 + (e & 1)) * U + gu + r0 + 8 * (e >> 1)] += acc[e];
+                dhs[(nt * 8 + c0 + (e & 1)) * P + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
     }
     if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
@@ -511,8 +513,8 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), b = b0 + n;
                 if (b >= B) continue;
                 const int64_t o = (int64_t)b * D + ub + gu + row;
-                if (a.dh0) st(static_cast<T *>(a.dh0) + o, dhs[n * U + gu + row]);
-                if (G == 4 && a.dc0) st(static_cast<T *>(a.dc0) + o, dcs[n * U + gu + row]);
+                if (a.dh0) st(static_cast<T *>(a.dh0) + o, dhs[n * P + gu + row]);
+                if (G == 4 && a.dc0) st(static_cast<T *>(a.dc0) + o, dcs[n * P + gu + row]);
             }
 }
 

@@ -101,6 +101,8 @@ typedef struct flashrnn_problem {
  * two cannot disagree. U = units per block = hpb·dh / bph; gpb = U / 16 unit groups.
  *   op     the mma's B operand, double-buffered, rows padded by 16 bytes (no bank conflicts):
  *          forward h_{t-1} [2][hpb][bt][dh + pad]; backward dL/d(R h) [2][hpb][bt][G·dh + pad]
+ * The [bt][U] arrays below have rows of U + 16 bytes (U + 4 fp32, U + pad dtype), so that the
+ * lanes of an mma fragment, which sit 2 rows apart, fall in distinct banks.
  *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
  *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
@@ -126,9 +128,9 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     int64_t at = 0;
 #define FLASHRNN_SMEM_PART(field, bytes) s->field = at, at += ((bytes) + 15) / 16 * 16
     FLASHRNN_SMEM_PART(op, 2 * hpb * bt * oprow * by);
-    FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * U * 4);
-    FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * U * by);
-    FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * U * 4);
+    FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * (U + 4) * 4);
+    FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * (U + s->pad) * by);
+    FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 32 * 4 * 4 : 0);
 #undef FLASHRNN_SMEM_PART
     s->total = at;
