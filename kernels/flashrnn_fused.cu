@@ -146,7 +146,7 @@ __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
 
 /* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
 struct Geo {
-    int hpb, bph, bt, wk, nbb, U, gpb, oprow, nf, nd;
+    int hpb, bph, bt, wk, split, nbb, U, gpb, oprow, nf, nd;
     int64_t op, pff, pfd, state, red;
 };
 
@@ -202,7 +202,10 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;               /* the block's first unit in D */
-    const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    /* a group's warps: wk k slices × split halves; the halves make the same products and
+     * each runs the cell for its own 8 of the group's 16 units (C fragment rows e >> 1) */
+    const int grp = warp / (g.wk * g.split), kw = warp / g.split % g.wk, half = warp % g.split;
+    const int gu = grp * 16;
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = g.bph > 1 ? 0 : gu / dh;                   /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -298,10 +301,11 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             }
             if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0 */
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
+                if (half == 0)
 #pragma unroll
-                for (int q = 0; q < G; q++)
-                    *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
-                        make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
+                    for (int q = 0; q < G; q++)
+                        *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
+                            make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
                 if (kw == 0)
                     for (int j = 1; j < g.wk; j++)
@@ -314,6 +318,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             if (kw != 0) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++) {
+                if (g.split == 2 && (e >> 1) != half) continue;
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row, b = b0 + n;
                 float av[G], rv[G], s[4];
 #pragma unroll
@@ -355,7 +360,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
     const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;
-    const int grp = warp / g.wk, kw = warp % g.wk, gu = grp * 16;
+    /* a group's warps: wk k slices × split halves; the halves make the same products and
+     * each runs the cell for its own 8 of the group's 16 units (C fragment rows e >> 1) */
+    const int grp = warp / (g.wk * g.split), kw = warp / g.split % g.wk, half = warp % g.split;
+    const int gu = grp * 16;
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
     const int hl = g.bph > 1 ? 0 : gu / dh;
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
@@ -425,6 +433,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             for (int nt = 0; nt < bt / 8; nt++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
+                    if (g.split == 2 && (e >> 1) != half) continue;
                     const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
                     const int b = b0 + n, i = n * P + ul, id = n * Pd + ul;
                     float sv[4], dxa[G], dra[G];
@@ -493,7 +502,8 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             for (int e = 0; e < 4; e++) acc[e] = part[0][e] + part[1][e];
             if (g.wk > 1) {
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
-                *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                if (half == 0)
+                    *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 __syncthreads();
                 if (kw == 0)
                     for (int j = 1; j < g.wk; j++) {
@@ -504,14 +514,15 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             if (kw != 0) continue;
 #pragma unroll
             for (int e = 0; e < 4; e++)
-                dhs[(nt * 8 + c0 + (e & 1)) * P + gu + r0 + 8 * (e >> 1)] += acc[e];
+                if (g.split == 1 || (e >> 1) == half)
+                    dhs[(nt * 8 + c0 + (e & 1)) * P + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
     }
     if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
         for (int nt = 0; nt < bt / 8; nt++)
             for (int e = 0; e < 4; e++) {
                 const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), b = b0 + n;
-                if (b >= B) continue;
+                if (b >= B || (g.split == 2 && (e >> 1) != half)) continue;
                 const int64_t o = (int64_t)b * D + ub + gu + row;
                 if (a.dh0) st(static_cast<T *>(a.dh0) + o, dhs[n * P + gu + row]);
                 if (G == 4 && a.dc0) st(static_cast<T *>(a.dc0) + o, dcs[n * P + gu + row]);
@@ -579,6 +590,7 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                          logt_dtype_name(a->dtype));
     flashrnn_problem p;
     problem_of(a, pass, &p);
+    p.cell_split = a->cell_split;
     if (a->warps_k > 0) {   /* a fixed warps_k: only its k_slice is offered */
         const int ks = a->dh % a->warps_k ? 0 : a->dh / a->warps_k;
         p.k_slices &= ks % 16 == 0 && ks <= FLASHRNN_MAX_KSLICE ? 1u << (ks / 16) : 0u;
@@ -619,12 +631,13 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     flashrnn_smem_layout(&p, t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, &s);
     Geo g;
     g.hpb = t->heads_per_block, g.bph = t->blocks_per_head, g.bt = t->batch_tile, g.wk = t->warps_k;
+    g.split = t->cell_split;
     g.nbb = t->batch_blocks, g.U = t->heads_per_block * a->dh / t->blocks_per_head, g.gpb = g.U / 16;
     g.oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s.pad;
     g.nf = s.nf, g.nd = s.nd;
     g.op = s.op, g.pff = s.pff, g.pfd = s.pfd, g.state = s.state, g.red = s.red;
     kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
-    const int threads = g.gpb * g.wk * 32;
+    const int threads = g.gpb * g.wk * g.split * 32;
     if (threads != t->threads || (int64_t)t->grid != (int64_t)(a->H / g.hpb) * g.bph * g.nbb)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the tiling does not match the problem (threads %d "
                          "vs %d, grid %d): plan it with flashrnn_fused_plan", threads, t->threads, t->grid);

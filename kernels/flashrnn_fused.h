@@ -38,6 +38,7 @@ typedef struct flashrnn_fused_args {
     float *dxa, *dra;
     void *dh0, *dc0;
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
+    int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
     unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
                                /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
 } flashrnn_fused_args;

@@ -68,7 +68,7 @@ static void derive(const flashrnn_device *dev, const flashrnn_problem *p, flashr
     t->warps_n = clamp_int(groups > 0 ? groups : 1);
     t->reg_strips = p->G;                                  /* a warp's strips: its group's G */
     t->batch_blocks = (int)(B_pad / bt);
-    t->threads = clamp_int(t->warps_n * wk * warp);
+    t->threads = clamp_int(t->warps_n * wk * t->cell_split * warp);
     t->grid = clamp_int((int64_t)(p->H / hpb) * t->blocks_per_head * t->batch_blocks);
     t->grid_sync = t->blocks_per_head > 1;
     t->r_bytes_regs = hpb * p->dh * t->gate_tile * bytes;
@@ -233,6 +233,9 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
  *                  behind a barrier, which costs more than the products they split at
  *                  these sizes (flashrnn-warps: dh = 32, warps_k 1 against 2, 1.63 against
  *                  2.22 ms forward; dh = 64, 1.80 against 2.53 ms);
+ * cell             the cell's instructions per warp, 2 with one warp per group and k slice,
+ *                  1 with cell_split = 2 (a step is one warp's chain of instructions, 1 warp
+ *                  per scheduler: ncu at 63acdd5, ~3.9 cycles per issued instruction);
  * step_cost        MACs of one step on the busiest SM, divided by the tensor-core units its
  *                  warps can keep busy (at most 4), ×12 to stay an integer: the step's
  *                  critical path, so more SMs and enough warps per SM win;
@@ -275,6 +278,12 @@ static int64_t key_r_bytes_smem(const flashrnn_device *d, const flashrnn_problem
     (void)d, (void)p;
     return t->r_bytes_smem;
 }
+static int64_t key_cell(const flashrnn_device *d, const flashrnn_problem *p,
+                        const flashrnn_tiling *t)
+{
+    (void)d, (void)p;
+    return 3 - t->cell_split;
+}
 static int64_t key_warps_k(const flashrnn_device *d, const flashrnn_problem *p,
                            const flashrnn_tiling *t)
 {
@@ -283,7 +292,8 @@ static int64_t key_warps_k(const flashrnn_device *d, const flashrnn_problem *p,
 }
 
 static const objective_fn OBJECTIVE[] = {
-    key_grid_sync, key_waves, key_warps_k, key_step_cost, key_blocks_per_head, key_r_bytes_smem,
+    key_grid_sync, key_waves, key_warps_k, key_cell, key_step_cost, key_blocks_per_head,
+    key_r_bytes_smem,
 };
 enum { N_KEYS = sizeof OBJECTIVE / sizeof OBJECTIVE[0] };
 
@@ -344,13 +354,16 @@ static int solve(const flashrnn_device *dev, const flashrnn_problem *p, flashrnn
         for (int j = 0; j < n_bph; j++)
             for (int64_t bt = MMA_N; bt <= B_pad; bt += MMA_N) {     /* 8 | bt | B_pad  */
                 if (B_pad % bt) continue;
-                for (int b = 0; b < n_wk; b++) {
-                    flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
-                                         .blocks_per_head = (int)bph_dom[j],
-                                         .batch_tile = (int)bt, .warps_k = (int)wk_dom[b]};
-                    derive(dev, p, &c);
-                    consider(&s, &c);
-                }
+                for (int b = 0; b < n_wk; b++)
+                    for (int cs = 1; cs <= 2; cs++) {
+                        if (p->cell_split && cs != p->cell_split) continue;
+                        flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
+                                             .blocks_per_head = (int)bph_dom[j],
+                                             .batch_tile = (int)bt, .warps_k = (int)wk_dom[b],
+                                             .cell_split = cs};
+                        derive(dev, p, &c);
+                        consider(&s, &c);
+                    }
             }
     if (s.found) *best = s.best;
     if (!s.found && closest) *closest = s.closest, *why_not = s.closest_v;
@@ -459,11 +472,11 @@ int flashrnn_tiling_format(const flashrnn_tiling *t, char *buf, size_t n)
 {
     return snprintf(buf, n,
                     "heads_per_block=%d blocks_per_head=%d batch_tile=%d gate_tile=%d warps_n=%d "
-                    "warps_k=%d threads=%d reg_strips=%d r_bytes_regs=%lld r_bytes_smem=%lld "
+                    "warps_k=%d cell_split=%d threads=%d reg_strips=%d r_bytes_regs=%lld r_bytes_smem=%lld "
                     "regs_per_thread=%d regs_per_block=%lld smem_per_block=%lld grid=%d "
                     "batch_blocks=%d blocks_per_sm=%d waves=%d grid_sync=%d why=\"%s\"",
                     t->heads_per_block, t->blocks_per_head, t->batch_tile, t->gate_tile,
-                    t->warps_n, t->warps_k, t->threads, t->reg_strips,
+                    t->warps_n, t->warps_k, t->cell_split, t->threads, t->reg_strips,
                     (long long)t->r_bytes_regs, (long long)t->r_bytes_smem, t->regs_per_thread,
                     (long long)t->regs_per_block, (long long)t->smem_per_block, t->grid,
                     t->batch_blocks, t->blocks_per_sm, t->waves, t->grid_sync, t->why);

@@ -14,6 +14,9 @@
  *   bph  blocks_per_head  ∈ divisors(G·dh)                           a head's units cut into bph blocks
  *   bt   batch_tile       ∈ multiples of 8 dividing B_pad            batch rows per block
  *   wk   warps_k          ∈ divisors(dh / 16)                        warps that share one unit group
+ *   cs   cell_split       ∈ {1, 2}                                   copies of each of those warps: the
+ *                                                                    copies make the same products, and
+ *                                                                    each runs the cell for 8 of the 16 units
  * and, fixed by the kernel: warps_n = the block's unit groups (one warp per group and k slice),
  * reg_strips = G (all of a warp's R in registers).
  *
@@ -22,9 +25,10 @@
  * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
  * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
  * co_resident_for_grid_sync.
- * Objective (lexicographic, each minimised): grid_sync, waves, warps_k, step_cost (MACs on
- * the busiest SM per step / busy tensor units), blocks_per_head, R bytes in shared memory
- * (0 with this kernel); then the first candidate found. Their definitions sit in flashrnn_tune.c,
+ * Objective (lexicographic, each minimised): grid_sync, waves, warps_k, cell (1 with
+ * cell_split 2, else 2), step_cost (MACs on the busiest SM per step / busy tensor units),
+ * blocks_per_head, R bytes in shared memory (0 with this kernel); then the first candidate
+ * found. Their definitions sit in flashrnn_tune.c,
  * one table each, next to the resource model; flashrnn_constraint_names() lists them.
  *
  * THE KERNEL this models (kernels/flashrnn_fused.cu; when it changes, change the model here):
@@ -94,6 +98,7 @@ typedef struct flashrnn_problem {
      *           instead of the model's estimate.                                      */
     unsigned k_slices;
     int regs[FLASHRNN_MAX_KSLICE / 16 + 1];
+    int cell_split;     /* 0: the solver chooses; 1 or 2: only that cell_split */
 } flashrnn_problem;
 
 /* The dynamic shared memory of one block of the fused kernels, byte offsets of its parts
@@ -139,11 +144,11 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
 /* The solver's answer: the decision variables, what they cost, and why. */
 typedef struct flashrnn_tiling {
     /* decision variables */
-    int heads_per_block, blocks_per_head, batch_tile, warps_n, warps_k, reg_strips;
+    int heads_per_block, blocks_per_head, batch_tile, warps_n, warps_k, reg_strips, cell_split;
     /* derived */
     int gate_tile;           /* columns of the head's [dh][G·dh] R per block: G·dh / blocks_per_head */
     int batch_blocks;        /* B_pad / batch_tile                                     */
-    int threads;             /* warps_n · warps_k · warp_size                          */
+    int threads;             /* warps_n · warps_k · cell_split · warp_size             */
     int grid;                /* (H / heads_per_block) · blocks_per_head · batch_blocks */
     int64_t r_bytes_regs;    /* R held in registers, per block                         */
     int64_t r_bytes_smem;    /* R held in shared memory, per block                     */

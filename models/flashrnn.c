@@ -19,7 +19,7 @@
 #include "../kernels/dense_cpu.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -48,6 +48,12 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: warps_k = '%s': it fixes the fused cuda kernel's warps "
                          "per unit group, 1 to 64 dividing dh / 16 (0 or unset: the tuner "
                          "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
+    const char *cs = logt_cfg_knob(cfg, "cell_split", "0");
+    if ((strcmp(cs, "0") && strcmp(cs, "1") && strcmp(cs, "2"))
+        || (strcmp(cs, "0") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: cell_split = '%s': 1 (one warp runs a unit group's "
+                         "cell) or 2 (two warps, 8 units each), 0 or unset for the tuner's "
+                         "choice; only with the cuda backend and kernel = fused", cfg->model, cs);
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
@@ -101,6 +107,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cell = cell, m->H = H, m->dh = dh;
     m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
+    m->cell_split = atoi(logt_cfg_knob(cfg, "cell_split", "0"));
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

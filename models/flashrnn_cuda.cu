@@ -159,6 +159,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
     a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
     a->warps_k = m->warps_k;
+    a->cell_split = m->cell_split;
     return LOGT_OK;
 }
 
@@ -171,9 +172,10 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     char pass[2][128];   /* the two tilings, then the tuner's reason for the forward one */
     for (int i = 0; i < 2; i++) {
         const flashrnn_tiling *t = &sc->tile[i];
-        snprintf(pass[i], sizeof pass[i], "hpb=%d bph=%d bt=%d wk=%d threads=%d grid=%d regs=%d smem=%lld",
-                 t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, t->threads,
-                 t->grid, t->regs_per_thread, (long long)t->smem_per_block);
+        snprintf(pass[i], sizeof pass[i],
+                 "hpb=%d bph=%d bt=%d wk=%d split=%d threads=%d grid=%d regs=%d smem=%lld",
+                 t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, t->cell_split,
+                 t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
              pass[0], pass[1], sc->tile[0].why);

@@ -57,7 +57,8 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert(bph == 1 || hpb == 1, "%s: a split head shares its block: %s", what, line);
 
     /* the derived sizes */
-    cr_assert_eq(t->threads, wn * wk * 32, "%s: threads: %s", what, line);
+    cr_assert(t->cell_split == 1 || t->cell_split == 2, "%s: cell_split: %s", what, line);
+    cr_assert_eq(t->threads, wn * wk * t->cell_split * 32, "%s: threads: %s", what, line);
     cr_assert_eq(t->batch_blocks, B_pad / bt, "%s: batch blocks: %s", what, line);
     cr_assert_eq(t->grid, (p->H / hpb) * bph * (B_pad / bt), "%s: grid: %s", what, line);
     cr_assert_eq(t->grid_sync, bph > 1, "%s: grid_sync: %s", what, line);
