@@ -488,18 +488,25 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         cp_wait_next();
         __syncthreads();
         for (int nt = 0; nt < bt / 8; nt++) {
-            /* G·KS/KT mmas into one output tile: two independent chains, added at the end, so
+            /* G·KS/KT mmas into one output tile: CH independent chains, added at the end, so
              * that they overlap instead of waiting on each other */
-            float part[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
+            constexpr int CH = NK >= 4 ? 4 : NK;
+            float part[CH][4];
+#pragma unroll
+            for (int c = 0; c < CH; c++) part[c][0] = part[c][1] = part[c][2] = part[c][3] = 0.0f;
 #pragma unroll
             for (int kt = 0; kt < NK; kt++) {
                 uint32_t x0, x1;
                 Frag<T>::b(x0, x1, dop + nt * 8 * L + kw * G * KS + kt * KT, L, lane);
-                Frag<T>::mma(part[kt & 1], ra[kt], x0, x1);
+                Frag<T>::mma(part[kt % CH], ra[kt], x0, x1);
             }
             float acc[4];
 #pragma unroll
-            for (int e = 0; e < 4; e++) acc[e] = part[0][e] + part[1][e];
+            for (int e = 0; e < 4; e++) {
+                acc[e] = part[0][e];
+#pragma unroll
+                for (int c = 1; c < CH; c++) acc[e] += part[c][e];
+            }
             if (g.wk > 1) {
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
                 if (half == 0)
