@@ -375,7 +375,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     float *red = reinterpret_cast<float *>(smem + g.red);
     const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
-    const float *drx = G == 4 ? a.dxa : a.dra;
+    const T *drx = static_cast<const T *>(G == 4 ? a.dxa : a.dra);
 
     /* R slice: the group's 16 units (rows) × gate columns kw·G·KS .. of the head */
     uint32_t ra[NK][4];
@@ -452,34 +452,16 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
                         for (int q = 0; q < G; q++) {
-                            a.dxa[o + q * D] = dxa[q];
-                            if (G == 3) a.dra[o + q * D] = dra[q];
+                            st(static_cast<T *>(a.dxa) + o + q * D, dxa[q]);
+                            if (G == 3) st(static_cast<T *>(a.dra) + o + q * D, dra[q]);
                         }
                     }
                 }
-        if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, fp32 -> the operand dtype */
+        if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
-            /* 4 floats per load (dh is a multiple of 16: a load never crosses a gate), up to 4
-             * loads in flight per thread before their results are stored */
-            const int nv = bt * G * dh / 4;
-            for (int j0 = threadIdx.x; j0 < nv; j0 += 4 * blockDim.x) {
-                float4 v[4];
-#pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    const int j = j0 + u * blockDim.x, n = j / (G * dh / 4), k = 4 * (j % (G * dh / 4));
-                    v[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                    if (j < nv && b0 + n < B)
-                        v[u] = __ldcg(reinterpret_cast<const float4 *>(
-                            drx + ((int64_t)t * B + b0 + n) * G * D + (k / dh) * D + hg * dh + k % dh));
-                }
-#pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    const int j = j0 + u * blockDim.x, n = j / (G * dh / 4), k = 4 * (j % (G * dh / 4));
-                    if (j >= nv) break;
-                    T *d = dop + n * L + k;
-                    st(d, v[u].x), st(d + 1, v[u].y), st(d + 2, v[u].z), st(d + 3, v[u].w);
-                }
-            }
+            for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
+                rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
+                             dh, b0, bt, B);
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.

@@ -11,7 +11,8 @@
  *   s      [T][B][4·D]  fp32 out: the saved gates (lstm i f g o; gru r z n rn)
  *   c      [T][B][D]    fp32 out (lstm)
  * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
- * dra = dL/d(R h) [T][B][G·D] fp32 (for the lstm dra is dxa), and dh0, dc0 (dtype, may be NULL).
+ * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm dra is dxa; the weight-gradient GEMMs
+ * read them), and dh0, dc0 (dtype, may be NULL).
  */
 #ifndef LOGT_FLASHRNN_FUSED_H
 #define LOGT_FLASHRNN_FUSED_H
@@ -35,7 +36,7 @@ typedef struct flashrnn_fused_args {
     void *h;
     float *s, *c;
     const void *dH;
-    float *dxa, *dra;
+    void *dxa, *dra;
     void *dh0, *dc0;
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */

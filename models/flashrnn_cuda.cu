@@ -17,10 +17,13 @@
  * Backward:
  *   the recurrence (fused: one launch; alternating: per step one pointwise kernel and one
  *   strided-batched GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for
- *   the gru, dRA = dL/d(R h) [N][G·D]; then over all steps at once:
- *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      G strided-batched GEMMs (batch over heads)
+ *   the gru, dRA = dL/d(R h) [N][G·D], both stored in the activations' dtype; then over all
+ *   steps at once:
+ *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      2·G strided-batched GEMMs (batch over heads;
+ *                                              Hprev is h0, then h shifted by a step: no copy)
  *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
- *   in fp32 operands on TF32 tensor cores (bf16 x and h are widened to fp32 first).
+ *   with operands of the dtype: bf16 tensor cores, or fp32 on TF32; fp32 results. (bf16:
+ *   dXA is rounded to bf16 before these products, as a bf16 training step does.)
  * Precision: the fp32 dtype runs every product on TF32 (10-bit mantissa) tensor cores, the
  * recurrent ones included: "fp32" here is fp32 storage and accumulation, TF32 multiplies.
  */
@@ -43,10 +46,9 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor wx;           /* [N][G·D] W x, f32                                          */
     logt_tensor s, c;         /* [N][4·D] saved gates, [N][D] c (lstm), f32                 */
     logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
-    logt_tensor dxa, dra;     /* [N][G·D] f32; dra for the gru only                          */
-    logt_tensor hprev, xf;    /* [N][D] f32 h_{t-1}; [N][I] f32 x (bf16 x)                   */
+    logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
-    logt_tensor ones;         /* [N] ones                                                    */
+    logt_tensor ones;         /* [N] ones, dtype                                             */
     logt_tensor sync;         /* counters of split heads (unsigned; any 4-byte dtype holds them) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
@@ -116,8 +118,8 @@ __global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH
                                   const float *__restrict__ s, const float *__restrict__ c,
                                   const float *__restrict__ cpf, const T *__restrict__ c0,
                                   const T *__restrict__ hp, float *__restrict__ dhr,
-                                  float *__restrict__ dcr, float *__restrict__ dxa,
-                                  float *__restrict__ dra, T *__restrict__ pk)
+                                  float *__restrict__ dcr, T *__restrict__ dxa,
+                                  T *__restrict__ dra, T *__restrict__ pk)
 {
     constexpr int G = Cell::G;
     const int D = H * dh;
@@ -131,8 +133,8 @@ __global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH
     dhr[i] = Cell::backward(sv, cc, cp, ld(hp + i), ld(dH + i) + dhr[i], dc, dx, dr);
     if (G == 4) dcr[i] = dc;
     for (int q = 0; q < G; q++) {
-        dxa[(int64_t)b * G * D + q * D + j] = dx[q];
-        if (G == 3) dra[(int64_t)b * G * D + q * D + j] = dr[q];
+        st(dxa + (int64_t)b * G * D + q * D + j, dx[q]);
+        if (G == 3) st(dra + (int64_t)b * G * D + q * D + j, dr[q]);
         st(pk + ((int64_t)k * B + b) * G * dh + q * dh + jj, dr[q]);
     }
 }
@@ -277,7 +279,7 @@ static logt_status alt_backward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const 
         alt_backward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
             B, H, dh, (const T *)a->dH + o * D, a->s + o * 4 * D, G == 4 ? a->c + o * D : NULL,
             G == 4 && t ? a->c + (o - B) * D : NULL, (const T *)a->c0, hp, dhr,
-            (float *)sc->dcr.data, a->dxa + o * G * D, G == 3 ? a->dra + o * G * D : NULL,
+            (float *)sc->dcr.data, (T *)a->dxa + o * G * D, G == 3 ? (T *)a->dra + o * G * D : NULL,
             (T *)sc->pk.data);
         LAUNCH_TRY();
         /* dL/dh_{t-1} += dRA_t,k R_k^T, per head */
@@ -309,12 +311,12 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward: dh is [%lld][%lld][%lld], forward's h "
                          "was [%lld][%lld][%lld]", (long long)dh->shape[0], (long long)dh->shape[1],
                          (long long)dh->shape[2], (long long)T, (long long)B, (long long)D);
-    LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
-    if (G == 3) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, dt, N * G * D, NULL));
+    if (G == 3) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, dt, N * G * D, NULL));
     flashrnn_fused_args a;
     LOGT_TRY(prepare(m, sc, T, B, &a));
     a.h = m->h.data, a.s = (float *)sc->s.data, a.c = G == 4 ? (float *)sc->c.data : NULL;
-    a.dH = dh->data, a.dxa = (float *)sc->dxa.data, a.dra = G == 3 ? (float *)sc->dra.data : NULL;
+    a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = G == 3 ? sc->dra.data : NULL;
     a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
 
     /* 1. back through time */
@@ -330,43 +332,44 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }
 
-    /* 2. the weights' gradients and dx, every step at once, fp32 operands on TF32 */
-    const float *dxa = (const float *)sc->dxa.data, *dra = G == 3 ? (const float *)sc->dra.data : dxa;
+    /* 2. the weights' gradients and dx, every step at once: operands of the activations'
+     * dtype (bf16 tensor cores, or fp32 on TF32), fp32 results */
+    const size_t es = logt_dtype_size(dt);
+    const char *dxa = (const char *)sc->dxa.data, *dra = G == 3 ? (const char *)sc->dra.data : dxa;
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
-    const float *W = param(m, &m->base.w, "W");
-    LOGT_TRY(logt_tensor_reserve(&sc->hprev, LOGT_CUDA, LOGT_F32, N * D, NULL));
-    float *hp = (float *)sc->hprev.data;
-    LOGT_TRY(logt_cuda_convert(hp, LOGT_F32, a.h0, dt, B * D));
-    if (T > 1) LOGT_TRY(logt_cuda_convert(hp + B * D, LOGT_F32, m->h.data, dt, (T - 1) * B * D));
-    const float *xf = (const float *)x->data;
-    if (dt == LOGT_BF16) {
-        LOGT_TRY(logt_tensor_reserve(&sc->xf, LOGT_CUDA, LOGT_F32, N * I, NULL));
-        LOGT_TRY(logt_cuda_convert(sc->xf.data, LOGT_F32, x->data, dt, N * I));
-        xf = (const float *)sc->xf.data;
+    const void *W = dt == LOGT_BF16 ? sc->wd.data : (const void *)param(m, &m->base.w, "W");
+    int fresh = 0;
+    LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, dt, N, &fresh));
+    if (fresh) {   /* ones in the dtype, through an fp32 fill of dxf's space */
+        LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I > N ? N * I : N, NULL));
+        LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->dxf.data, N, 1.0f));
+        LOGT_TRY(logt_cuda_convert(sc->ones.data, dt, sc->dxf.data, LOGT_F32, N));
     }
-    if (sc->ones.numel < N || !sc->ones.data) {
-        LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, LOGT_F32, N, NULL));
-        LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->ones.data, N, 1.0f));
-    }
-    const float *ones = (const float *)sc->ones.data;
-    for (int64_t q = 0; q < G; q++)   /* dR[k][m][q·dh + j] = Σ_n hprev[n][k·dh + m] dRA[n][q·D + k·dh + j] */
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, N, 1.0f, LOGT_F32, hp, D, hd, dra + q * D, G * D,
+    /* dR[k][m][q·dh + j] = Σ_n h_{n-1}[k·dh + m] dRA[n][q·D + k·dh + j]: the first step's
+     * h_{-1} is h0, the others' are h's rows shifted by one step (no copy) */
+    for (int64_t q = 0; q < G; q++) {
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, B, 1.0f, dt, a.h0, D, hd, dra + q * D * es, G * D,
                               hd, 0.0f, dR + q * hd, G * hd, hd * G * hd, H, 1));
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, I, N, 1.0f, LOGT_F32, dxa, G * D, 0, xf, I, 0, 0.0f,
+        if (T > 1)
+            LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, N - B, 1.0f, dt, m->h.data, D, hd,
+                                  dra + (B * G * D + q * D) * es, G * D, hd, 1.0f, dR + q * hd,
+                                  G * hd, hd * G * hd, H, 1));
+    }
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, I, N, 1.0f, dt, dxa, G * D, 0, x->data, I, 0, 0.0f,
                           dW, I, 0, 1, 1));
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, 1, N, 1.0f, LOGT_F32, dxa, G * D, 0, ones, 1, 0, 0.0f,
-                          db, 1, 0, 1, 1));
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, 1, N, 1.0f, dt, dxa, G * D, 0, sc->ones.data, 1, 0,
+                          0.0f, db, 1, 0, 1, 1));
     if (G == 3)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dra + 2 * D, G * D, 0, ones, 1, 0,
-                              0.0f, param(m, &m->base.dw, "bn"), 1, 0, 1, 1));
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, dt, dra + 2 * D * es, G * D, 0,
+                              sc->ones.data, 1, 0, 0.0f, param(m, &m->base.dw, "bn"), 1, 0, 1, 1));
     if (dx) {
         float *dxf = (float *)dx->data;
         if (dt == LOGT_BF16) {
             LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
             dxf = (float *)sc->dxf.data;
         }
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, G * D, 1.0f, LOGT_F32, dxa, G * D, 0, W, I, 0, 0.0f,
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, G * D, 1.0f, dt, dxa, G * D, 0, W, I, 0, 0.0f,
                               dxf, I, 0, 1, 1));
         if (dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
     }
@@ -378,7 +381,7 @@ extern "C" void flashrnn_free_cuda(flashrnn_model *m)
     flashrnn_cuda_scratch *sc = (flashrnn_cuda_scratch *)m->cuda;
     if (!sc) return;
     logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
-                          &sc->dra, &sc->hprev, &sc->xf, &sc->dxf, &sc->ones, &sc->sync,
+                          &sc->dra, &sc->dxf, &sc->ones, &sc->sync,
                           &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
