@@ -231,11 +231,13 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
  * waves            a second wave of blocks repeats the whole T loop;
  * warps_k          fewer warps per unit group: their partial sums meet in shared memory
  *                  behind a barrier, which costs more than the products they split at
- *                  these sizes (flashrnn-warps: dh = 32, warps_k 1 against 2, 1.63 against
- *                  2.22 ms forward; dh = 64, 1.80 against 2.53 ms);
+ *                  these sizes (flashrnn-warps at b5c0325, lstm bf16 forward, cell_split 2:
+ *                  dh = 32, warps_k 1 against 2, 0.99 against 1.31 ms; dh = 64, 1.35 against
+ *                  1.79 ms; at dh = 128 the three choices are within 4%);
  * cell             the cell's instructions per warp, 2 with one warp per group and k slice,
  *                  1 with cell_split = 2 (a step is one warp's chain of instructions, 1 warp
- *                  per scheduler: ncu at 63acdd5, ~3.9 cycles per issued instruction);
+ *                  per scheduler: ncu at 63acdd5, ~3.9 cycles per issued instruction; same
+ *                  file: warps_k 1, cell_split 2 against 1, dh = 32 0.99 against 1.42 ms);
  * step_cost        MACs of one step on the busiest SM, divided by the tensor-core units its
  *                  warps can keep busy (at most 4), ×12 to stay an integer: the step's
  *                  critical path, so more SMs and enough warps per SM win;
