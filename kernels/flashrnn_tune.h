@@ -17,7 +17,7 @@
  *   cs   cell_split       ∈ {1, 2}                                   copies of each of those warps: the
  *                                                                    copies make the same products, and
  *                                                                    each runs the cell for 8 of the 16 units
- * and, fixed by the kernel: warps_n = the block's unit groups (one warp per group and k slice),
+ * and, fixed by the kernel: warps_n = the block's unit groups (warps per group: warps_k × cell_split),
  * reg_strips = G (all of a warp's R in registers).
  *
  * with gate_tile = G·dh / bph columns of R per block, B_pad = B rounded up to 8.
@@ -40,7 +40,9 @@
  *    slice of R in registers as mma fragments: forward the G strips of its group × k_slice =
  *    dh/wk rows of h; backward the group's 16 rows of R × G·k_slice gate columns. That is
  *    G·16·k_slice·bytes/128 registers per thread in both passes; kernels exist only for the
- *    k_slices of the instantiation table (problem.k_slices).
+ *    k_slices of the instantiation table (problem.k_slices). With cell_split = 2 every such
+ *    warp has a twin holding the same slice: the twins make the same products and each runs
+ *    the cell for 8 of the group's 16 units.
  *  - Registers per thread: the compiled kernel's count when the caller gives it
  *    (problem.regs), else the estimate FLASHRNN_BASE_REGS + R + fp32 accumulators of one
  *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
@@ -49,7 +51,7 @@
  *    memory and a barrier among them every step; the grid is launched cooperatively, so it
  *    must be resident all at once, which the solver checks. Only with one head per block.
  *
- * Shapes: the grid is (H / hpb) · bph · (B_pad / bt) blocks of wn·wk warps.
+ * Shapes: the grid is (H / hpb) · bph · (B_pad / bt) blocks of wn·wk·cell_split warps.
  */
 #ifndef LOGT_FLASHRNN_TUNE_H
 #define LOGT_FLASHRNN_TUNE_H
