@@ -25,10 +25,9 @@
  *
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
- * (bph = 1), else written to h in global memory, announced by a per-block flag, and read
- * back from L2 by the head's other blocks, each chunk once its writer's flag says so (the
- * grid is launched cooperatively, so all blocks are resident). Backward is the mirror:
- * dL/d(R h) is the exchanged operand.
+ * (bph = 1), else written to h in global memory and, after a barrier among the bph blocks
+ * of the head (an atomic counter; the grid is launched cooperatively, so all blocks are
+ * resident), read back from L2. Backward is the mirror: dL/d(R h) is the exchanged operand.
  *
  * Bounds at the issue's shape (lstm, D = 768, B = 16, T = 1024, dh = 64, bf16): a step's
  * products are 16·768·256 = 3.1 M MACs (6.3 MFLOP; 6.4 GFLOP per pass: ~10 µs of the
@@ -133,25 +132,19 @@ __device__ __forceinline__ void cp_wait_next()
     asm volatile("cp.async.wait_group %0;" ::"n"(FLASHRNN_STAGES - 2) : "memory");
 }
 
-/* The exchange of a split head. Each block has a flag, the number of steps it has
- * published; the launch zeroes the flags and they only grow. A block publishes after its
- * writes of the step (barrier, fence, release store); a reader of another block's part
- * waits for that block's flag (acquire) and then reads through L2 (__ldcg). There is no
- * barrier among the blocks: each thread waits only for the block whose part it copies. */
-__device__ __forceinline__ void publish(unsigned *flag, unsigned steps)
+/* All bph blocks of a head have finished `steps` steps: the writes before it are visible
+ * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. */
+__device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
-        asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(steps) : "memory");
+        atomicAdd(ctr, 1u);
+        unsigned v;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
+        while (v < target);
     }
-}
-
-__device__ __forceinline__ void wait_flag(const unsigned *flag, unsigned steps)
-{
-    unsigned v;
-    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-    while (v < steps);
+    __syncthreads();
 }
 
 /* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
@@ -172,26 +165,6 @@ __device__ void rows_to_smem(T *dst, int srow, const T *src, int64_t ld, int col
         int n = i / chunks, j = (i % chunks) * per;
         uint4 v = make_uint4(0, 0, 0, 0);
         if (b0 + n < B) v = __ldcg(reinterpret_cast<const uint4 *>(src + (int64_t)(b0 + n) * ld + col + j));
-        *reinterpret_cast<uint4 *>(dst + n * srow + j) = v;
-    }
-}
-
-/* rows_to_smem for a split head: column j (of the head's dh) comes from part j / U, whose
- * block's flag is flags[(j / U) · fstride]; each chunk is read once that flag reaches steps. */
-template <typename T>
-__device__ void rows_from_parts(T *dst, int srow, const T *src, int64_t ld, int col, int ncols,
-                                int b0, int bt, int B, const unsigned *flags, int fstride, int U,
-                                unsigned steps)
-{
-    const int per = 16 / sizeof(T), chunks = ncols / per;
-    int ready = -1;   /* the last part this thread has waited for */
-    for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x) {
-        int n = i / chunks, j = (i % chunks) * per;
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (b0 + n < B) {
-            if (j / U != ready) ready = j / U, wait_flag(flags + ready * fstride, steps);
-            v = __ldcg(reinterpret_cast<const uint4 *>(src + (int64_t)(b0 + n) * ld + col + j));
-        }
         *reinterpret_cast<uint4 *>(dst + n * srow + j) = v;
     }
 }
@@ -371,9 +344,8 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
             }
         }
         if (g.bph > 1) {   /* h_t of the whole head, from the bph blocks that made it */
-            publish(a.sync + blockIdx.x, (unsigned)(t + 1));
-            rows_from_parts(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B,
-                            a.sync + hg * g.bph * g.nbb + bb, g.nbb, U, (unsigned)(t + 1));
+            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
+            rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
         cp_wait_next();
         __syncthreads();
@@ -489,11 +461,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     }
                 }
         if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
-            publish(a.sync + blockIdx.x, (unsigned)(T_ - t));
+            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
-                rows_from_parts(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D,
-                                q * D + hg * dh, dh, b0, bt, B, a.sync + hg * g.bph * g.nbb + bb,
-                                g.nbb, U, (unsigned)(T_ - t));
+                rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
+                             dh, b0, bt, B);
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
@@ -668,7 +639,7 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     if (g.bph > 1) {
         if (!a->sync)
             return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the sync counters (args.sync)");
-        CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid * sizeof(unsigned), st));
+        CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));
         void *params[] = {(void *)a, (void *)&g};
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
                                                     params, (size_t)s.total, st);

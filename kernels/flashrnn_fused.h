@@ -40,8 +40,8 @@ typedef struct flashrnn_fused_args {
     void *dh0, *dc0;
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
-    unsigned *sync;            /* flags of split-head tilings (blocks_per_head > 1): one per */
-                               /* block, so the tiling's grid of them; zeroed by the launch  */
+    unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
+                               /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
 } flashrnn_fused_args;
 
 /* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the

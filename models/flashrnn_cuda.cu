@@ -49,7 +49,7 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
     logt_tensor ones;         /* [N] ones, dtype                                             */
-    logt_tensor sync;         /* flags of split heads, one per block (unsigned; any 4-byte dtype) */
+    logt_tensor sync;         /* counters of split heads (unsigned; any 4-byte dtype holds them) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     int planned_B;            /* the tilings below are for this B (0: none yet)              */
@@ -181,8 +181,7 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
              pass[0], pass[1], sc->tile[0].why);
-    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32,
-                                 sc->tile[0].grid > sc->tile[1].grid ? sc->tile[0].grid : sc->tile[1].grid,
+    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
                                  NULL));
     sc->planned_B = a->B;
     return LOGT_OK;
