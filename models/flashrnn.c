@@ -5,7 +5,7 @@
  * projection of every step at once (W x + b, one product, kernels/dense_cpu.h), then one
  * loop over time in which each head multiplies its own h_{t-1} [dh] by its own R [dh][G·dh]
  * and the pointwise cell follows. The cells are small functions of one unit, apart from the
- * loop: the lstm's is lstm_cell.h (shared with the `lstm` model), the gru's is below.
+ * loop: the lstm's is lstm_cell.h (shared with the `lstm` model), the gru's gru_cell.h (shared with `deer`).
  * Backward (BPTT) is the mirror image; the input weights' gradients and dx are again one
  * product each over all steps. Cost O(T·B·G·D·(I + dh)); no attempt at speed.
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../kernels/dense_cpu.h"
+#include "gru_cell.h"
 #include "lstm_cell.h"
 
 static const char *const knobs[] = {"kernel", "warps_k", "cell_split", NULL};
@@ -159,37 +160,6 @@ static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const 
                 }
             dhp[k * dh + m] += s;
         }
-}
-
-/* ---- the gru cell: one unit, gates `s` apart ------------------------------------------ */
-
-/* xa: W x + b of r, z, n (xa[0], xa[s], xa[2s]); ra: R h_{t-1} of r, z, n, with bn already
- * in ra[2s]. Writes r, z, n and ra[2s] (needed by backward) to q[0], q[s], q[2s], q[3s] and
- * returns h_t. */
-static inline double gru_cell_forward(const double *xa, const double *ra, double hp, int64_t s,
-                                      double *q)
-{
-    double r = lstm_sigmoid(xa[0] + ra[0]), z = lstm_sigmoid(xa[s] + ra[s]);
-    double n = tanh(xa[2 * s] + r * ra[2 * s]);
-    q[0] = r, q[s] = z, q[2 * s] = n, q[3 * s] = ra[2 * s];
-    return (1.0 - z) * n + z * hp;
-}
-
-/* Backward of gru_cell_forward given dh = all of dL/dh_t: writes dL/dxa to dxa[0, s, 2s] and
- * dL/dra to dra[0, s, 2s] (they differ only in n, which r gates); returns the part of
- * dL/dh_{t-1} that flows through z (the part through R is the caller's). */
-static inline double gru_cell_backward(const double *q, int64_t s, double hp, double dh,
-                                       double *dxa, double *dra)
-{
-    double r = q[0], z = q[s], n = q[2 * s], rn = q[3 * s];
-    double dan = dh * (1.0 - z) * (1.0 - n * n);   /* d(pre-activation of n) */
-    double dar = dan * rn * r * (1.0 - r);
-    double daz = dh * (hp - n) * z * (1.0 - z);
-    dxa[0] = dra[0] = dar;
-    dxa[s] = dra[s] = daz;
-    dxa[2 * s] = dan;
-    dra[2 * s] = dan * r;
-    return dh * z;
 }
 
 /* ---- forward and backward ---------------------------------------------------------------- */

@@ -10,6 +10,7 @@ extern const logt_model_ops logt_gilr_ops;
 extern const logt_model_ops logt_gilr_lstm_ops;
 extern const logt_model_ops logt_sru_ops;
 extern const logt_model_ops logt_flashrnn_ops;
+extern const logt_model_ops logt_deer_ops;
 
 static const logt_model_ops *const registry[] = {
     &logt_lstm_ops,
@@ -18,6 +19,7 @@ static const logt_model_ops *const registry[] = {
     &logt_gilr_lstm_ops,
     &logt_sru_ops,
     &logt_flashrnn_ops,
+    &logt_deer_ops,
 };
 
 #define NMODELS ((int)(sizeof registry / sizeof registry[0]))

@@ -1,0 +1,531 @@
+/* deer.c — the deer model (method, modes and knobs in deer.h): its ops and the float64 CPU
+ * reference. Written to be read and to judge the parallel versions against: each Newton
+ * iteration is "evaluate every step, then solve one linear recurrence", in that order, but
+ * the recurrence is solved here by the plain loop (deer_mscan_chunked shows the associative
+ * form a parallel scan uses, and the tests hold the two equal).
+ */
+#include "deer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../kernels/dense_cpu.h"
+#include "gru_cell.h"
+
+static const char *const knobs[] = {"mode", "tol", "max_iter", "on_fail", "lambda", "warm", NULL};
+static const char *const mode_names[] = {"full", "quasi", "damped"};
+
+static int ngates(deer_cell cell) { return cell == DEER_GRU ? 3 : 1; }
+
+/* ---- configuration ------------------------------------------------------------------- */
+
+typedef struct opts {
+    deer_cell cell;
+    deer_mode mode;
+    double tol, lambda;
+    int max_iter, fallback, warm;
+} opts;
+
+static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const char *dflt,
+                             double lo, double hi, const char *what, double *out)
+{
+    const char *v = logt_cfg_knob(cfg, key, dflt);
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= lo && d <= hi))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s", cfg->model, key, v, what);
+    *out = d;
+    return LOGT_OK;
+}
+
+static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
+{
+    if (cfg->device != LOGT_CPU)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s runs on cpu only for now (its CUDA kernels are not "
+                         "written yet): use the cpu backend", cfg->model);
+    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    if (!cfg->cell[0] || !strcmp(cfg->cell, "gru")) o->cell = DEER_GRU;
+    else if (!strcmp(cfg->cell, "tanh")) o->cell = DEER_TANH;
+    else if (!strcmp(cfg->cell, "lstm"))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: the lstm cell is not built yet: use cell = gru "
+                         "(the default) or tanh", cfg->model);
+    else
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are gru (the default, "
+                         "also when cell is empty) and tanh", cfg->model, cfg->cell);
+    if (cfg->hidden_size < 1 || cfg->input_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: input size %d and hidden size %d must be at least 1",
+                         cfg->model, cfg->input_size, cfg->hidden_size);
+    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
+        return LOGT_FAIL(LOGT_EINVAL, "%s has one head: head dim %d must be 0 or D = %d",
+                         cfg->model, cfg->head_dim, cfg->hidden_size);
+    const char *mode = logt_cfg_knob(cfg, "mode", "full");
+    int found = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(mode, mode_names[i])) found = i;
+    if (found < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: mode = '%s': choose full (Newton, D×D Jacobians), "
+                         "quasi (their diagonal) or damped (quasi with an ELK damping term)",
+                         cfg->model, mode);
+    o->mode = (deer_mode)found;
+    double mi;
+    LOGT_TRY(parse_num(cfg, "tol", "1e-10", 0, 1e300, "a tolerance >= 0 on max |h_t - f(h_{t-1})|", &o->tol));
+    LOGT_TRY(parse_num(cfg, "max_iter", "200", 1, 1e6, "1 to 1000000 Newton iterations", &mi));
+    LOGT_TRY(parse_num(cfg, "lambda", "1", 0, 1e12, "the initial damping, >= 0", &o->lambda));
+    o->max_iter = (int)mi;
+    if (mi != o->max_iter)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: max_iter must be a whole number", cfg->model);
+    const char *of = logt_cfg_knob(cfg, "on_fail", "error");
+    if (strcmp(of, "error") && strcmp(of, "sequential"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: on_fail = '%s': error (report and fail) or sequential "
+                         "(report and solve step by step)", cfg->model, of);
+    o->fallback = !strcmp(of, "sequential");
+    const char *w = logt_cfg_knob(cfg, "warm", "off");
+    if (strcmp(w, "off") && strcmp(w, "on"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
+                         "solution when the shape matches) or off (zeros)", cfg->model, w);
+    o->warm = !strcmp(w, "on");
+    return LOGT_OK;
+}
+
+static logt_status deer_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    opts o;
+    LOGT_TRY(check_cfg(cfg, &o));
+    const int64_t D = cfg->hidden_size, I = cfg->input_size, G = ngates(o.cell);
+    const double k = 1.0 / sqrt((double)D);   /* the fan-ins of flashrnn with one head */
+    logt_layout_add(out, "W", k, 2, G * D, I, 0);
+    logt_layout_add(out, "R", k, 3, 1, D, G * D);
+    logt_layout_add(out, "b", k, 1, G * D, 0, 0);
+    if (o.cell == DEER_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
+    return LOGT_OK;
+}
+
+static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
+{
+    opts o;
+    LOGT_TRY(check_cfg(cfg, &o));
+    deer_model *m = calloc(1, sizeof *m);
+    if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
+    m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
+    snprintf(m->base.impl, sizeof m->base.impl,
+             "cpu f64 reference, %s cell, Newton mode %s, tol %g, at most %d iterations",
+             o.cell == DEER_GRU ? "gru" : "tanh", mode_names[o.mode], o.tol, o.max_iter);
+    *out = &m->base;
+    return LOGT_OK;
+}
+
+/* ---- the cells and their Jacobians ------------------------------------------------------ */
+
+void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                    const double *hp, double *f, double *J, double *jd, double *work)
+{
+    const int64_t G = ngates(cell);
+    double *ra = work;   /* hp R [G·D] (gru: + bn in the n gate), then (gru) the saved gates */
+    for (int64_t c = 0; c < G * D; c++) ra[c] = 0.0;
+    for (int64_t mm = 0; mm < D; mm++)
+        for (int64_t c = 0; c < G * D; c++) ra[c] += hp[mm] * R[mm * G * D + c];
+    if (cell == DEER_TANH) {
+        for (int64_t j = 0; j < D; j++) {
+            f[j] = tanh(xa[j] + ra[j]);
+            const double g = 1.0 - f[j] * f[j];
+            if (J)
+                for (int64_t mm = 0; mm < D; mm++) J[j * D + mm] = g * R[mm * D + j];
+            if (jd) jd[j] = g * R[j * D + j];
+        }
+        return;
+    }
+    for (int64_t j = 0; j < D; j++) ra[2 * D + j] += bn[j];
+    double q[4];
+    for (int64_t j = 0; j < D; j++) {
+        const double xj[3] = {xa[j], xa[D + j], xa[2 * D + j]};
+        const double rj[3] = {ra[j], ra[D + j], ra[2 * D + j]};
+        f[j] = gru_cell_forward(xj, rj, hp[j], 1, q);
+        const double r = q[0], z = q[1], n = q[2], rn = q[3];
+        /* ∂f_j/∂hp_m = (1-z)(1-n²)(rn r(1-r) R_r + r R_n) + (hp_j - n) z(1-z) R_z + z δ_jm */
+        const double cn = (1.0 - z) * (1.0 - n * n), cr = cn * rn * r * (1.0 - r), crn = cn * r;
+        const double cz = (hp[j] - n) * z * (1.0 - z);
+        if (J)
+            for (int64_t mm = 0; mm < D; mm++) {
+                const double *Rm = R + mm * 3 * D;
+                J[j * D + mm] = cr * Rm[j] + cz * Rm[D + j] + crn * Rm[2 * D + j] + (mm == j ? z : 0.0);
+            }
+        if (jd) {
+            const double *Rj = R + j * 3 * D;
+            jd[j] = cr * Rj[j] + cz * Rj[D + j] + crn * Rj[2 * D + j] + z;
+        }
+    }
+}
+
+/* ---- linear recurrences with matrices ------------------------------------------------------ */
+
+void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
+                       double *h)
+{
+    for (int64_t t = 0; t < T; t++) {
+        const double *hp = t ? h + (t - 1) * D : h0;
+        for (int64_t j = 0; j < D; j++) {
+            double s = b[t * D + j];
+            if (hp)
+                for (int64_t mm = 0; mm < D; mm++) s += A[(t * D + j) * D + mm] * hp[mm];
+            h[t * D + j] = s;
+        }
+    }
+}
+
+/* y = P x + q for P [D][D] (y may not alias x). */
+static void affine(int64_t D, const double *P, const double *q, const double *x, double *y)
+{
+    for (int64_t j = 0; j < D; j++) {
+        double s = q ? q[j] : 0.0;
+        if (x)
+            for (int64_t mm = 0; mm < D; mm++) s += P[j * D + mm] * x[mm];
+        y[j] = s;
+    }
+}
+
+logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
+                               const double *h0, int64_t chunk, double *h)
+{
+    if (T < 1 || D < 1 || chunk < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "deer_mscan_chunked: T = %lld, D = %lld, chunk = %lld must "
+                         "all be at least 1", (long long)T, (long long)D, (long long)chunk);
+    const int64_t nc = (T + chunk - 1) / chunk;
+    /* per chunk c the composed map h_end = P_c h_start + q_c, the associative combination
+     * (A2, b2) ∘ (A1, b1) = (A2 A1, A2 b1 + b2) applied along the chunk */
+    double *P = malloc((size_t)(nc * D * D) * sizeof *P), *q = malloc((size_t)(nc * D) * sizeof *q);
+    double *tmpP = malloc((size_t)(D * D) * sizeof *tmpP), *tmpq = malloc((size_t)D * sizeof *tmpq);
+    double *carry = malloc((size_t)((nc + 1) * D) * sizeof *carry);
+    if (!P || !q || !tmpP || !tmpq || !carry) {
+        free(P), free(q), free(tmpP), free(tmpq), free(carry);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    for (int64_t c = 0; c < nc; c++) {   /* independent across chunks: the parallel part */
+        double *Pc = P + c * D * D, *qc = q + c * D;
+        for (int64_t i = 0; i < D * D; i++) Pc[i] = (i / D == i % D);
+        for (int64_t j = 0; j < D; j++) qc[j] = 0.0;
+        for (int64_t t = c * chunk; t < T && t < (c + 1) * chunk; t++) {
+            const double *At = A + t * D * D;
+            for (int64_t j = 0; j < D; j++)
+                for (int64_t k = 0; k < D; k++) {
+                    double s = 0.0;
+                    for (int64_t mm = 0; mm < D; mm++) s += At[j * D + mm] * Pc[mm * D + k];
+                    tmpP[j * D + k] = s;
+                }
+            memcpy(Pc, tmpP, (size_t)(D * D) * sizeof *Pc);
+            affine(D, At, b + t * D, qc, tmpq);
+            memcpy(qc, tmpq, (size_t)D * sizeof *qc);
+        }
+    }
+    /* the carries: the state entering each chunk (log-depth in a parallel scan; a loop here) */
+    for (int64_t j = 0; j < D; j++) carry[j] = h0 ? h0[j] : 0.0;
+    for (int64_t c = 0; c < nc; c++) affine(D, P + c * D * D, q + c * D, carry + c * D, carry + (c + 1) * D);
+    /* every step from its chunk's carry: independent across chunks again */
+    for (int64_t c = 0; c < nc; c++) {
+        const int64_t t0 = c * chunk, n = T - t0 < chunk ? T - t0 : chunk;
+        deer_mscan_serial(n, D, A + t0 * D * D, b + t0 * D, carry + c * D, h + t0 * D);
+    }
+    free(P), free(q), free(tmpP), free(tmpq), free(carry);
+    return LOGT_OK;
+}
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+double deer_full_bytes(int64_t T, int64_t B, int64_t D)
+{
+    return (double)T * (double)B * (double)D * (double)D * sizeof(double);
+}
+
+logt_status deer_check_memory(deer_mode mode, int64_t T, int64_t B, int64_t D, double avail)
+{
+    if (mode != DEER_FULL) return LOGT_OK;
+    const double need = deer_full_bytes(T, B, D);
+    if (need <= avail) return LOGT_OK;
+    const double fit_T = floor(avail / deer_full_bytes(1, B, D));
+    return LOGT_FAIL(LOGT_ENOMEM,
+                     "deer mode = full needs %.3g GiB for the T·B·D² Jacobians (T = %lld, B = %lld, "
+                     "D = %lld) and %.3g GiB may be used here: use mode = quasi or damped (O(T·B·D), "
+                     "%.3g GiB), or T <= %.0f",
+                     need / 1073741824.0, (long long)T, (long long)B, (long long)D,
+                     avail / 1073741824.0, (double)T * B * D * 8 * 4 / 1073741824.0, fit_T);
+}
+
+/* Half the machine's memory: what the Jacobians of one call may take. */
+static double memory_for_jacobians(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? 0.5 * (double)pages * (double)size : 1e9;
+}
+
+/* ---- forward ------------------------------------------------------------------------------- */
+
+/* The damped step for one channel: minimise Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − g_t)²
+ * with h_{-1} = h0: a tridiagonal system, solved by the Thomas algorithm. a, b, g, out are
+ * strided by `s`; cp, dp: T doubles of scratch. */
+static void damped_channel(int64_t T, int64_t s, const double *a, const double *b, const double *g,
+                           double h0, double lambda, double *cp, double *dp, double *out)
+{
+    for (int64_t t = 0; t < T; t++) {
+        const double an = t + 1 < T ? a[(t + 1) * s] : 0.0, bn = t + 1 < T ? b[(t + 1) * s] : 0.0;
+        const double diag = 1.0 + lambda + an * an, sub = t ? -a[t * s] : 0.0, sup = -an;
+        double rhs = b[t * s] + lambda * g[t * s] - an * bn;
+        if (t == 0) rhs += a[0] * h0;
+        const double den = diag - (t ? sub * cp[t - 1] : 0.0);
+        cp[t] = sup / den;
+        dp[t] = (rhs - (t ? sub * dp[t - 1] : 0.0)) / den;
+    }
+    out[(T - 1) * s] = dp[T - 1];
+    for (int64_t t = T - 2; t >= 0; t--) out[t * s] = dp[t] - cp[t] * out[(t + 1) * s];
+}
+
+/* The plain loop: h_t = f(h_{t-1}, x_t). */
+static void sequential(const deer_model *m, int64_t T, int64_t B, int64_t D, const double *R,
+                       const double *bn, const double *WX, const double *h0, double *H, double *work)
+{
+    const int64_t G = ngates(m->cell);
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t n = t * B + b;
+            const double *hp = t ? H + (n - B) * D : h0 ? h0 + b * D : NULL;
+            double *zero = work + 4 * D;
+            if (!hp) {
+                for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
+                hp = zero;
+            }
+            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, hp, H + n * D, NULL, NULL, work);
+        }
+}
+
+logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m->cell), N = T * B;
+    const int full = m->mode == DEER_FULL;
+    LOGT_TRY(deer_check_memory(m->mode, T, B, D, memory_for_jacobians()));
+    LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
+    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;
+    const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
+    const double *h0 = m->base.h0.data;
+    double *WX = m->wx.data, *H = h->data;
+    dense_set_rows_cpu(N, G * D, bias, WX);
+    dense_add_cpu(N, G * D, I, W, x->data, WX);
+
+    double *F = malloc((size_t)(N * D) * sizeof *F), *NX = malloc((size_t)(N * D) * sizeof *NX);
+    double *Jm = malloc((size_t)(full ? N * D * D : N * D) * sizeof *Jm);
+    double *work = malloc((size_t)(5 * D + 2 * T) * sizeof *work);
+    if (!F || !NX || !Jm || !work) {
+        free(F), free(NX), free(Jm), free(work);
+        return LOGT_FAIL(LOGT_ENOMEM, "deer: out of host memory for T = %lld, B = %lld, D = %lld",
+                         (long long)T, (long long)B, (long long)D);
+    }
+    double *zero = work + 4 * D, *cp = work + 5 * D, *dp = cp + T;
+    for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
+
+    /* the first guess: the previous solution (warm = on, same shape) or zeros */
+    if (m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B)
+        memcpy(H, m->prev.data, (size_t)(N * D) * sizeof *H);
+    else
+        memset(H, 0, (size_t)(N * D) * sizeof *H);
+
+    m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
+    double lambda = m->lambda, last = INFINITY;
+    logt_status s = LOGT_OK;
+    for (int k = 0;; k++) {
+        /* 1. every step at once: F_t = f(H_{t-1}), J_t, and the residual of the guess */
+        double res = 0.0;
+        for (int64_t n = 0; n < N; n++) {
+            const int64_t b = n % B;
+            const double *hp = n >= B ? H + (n - B) * D : h0 ? h0 + b * D : zero;
+            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, hp, F + n * D,
+                           full ? Jm + n * D * D : NULL, full ? NULL : Jm + n * D, work);
+            for (int64_t j = 0; j < D; j++) {
+                const double d = fabs(H[n * D + j] - F[n * D + j]);
+                res = d > res || isnan(d) ? d : res;
+            }
+        }
+        if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = res;
+        m->iterations = k;
+        if (res <= m->tol) {
+            m->converged = 1;
+            break;
+        }
+        if (!isfinite(res)) m->nonfinite++;
+        if (!isfinite(res) || k == m->max_iter) {
+            s = LOGT_FAIL(LOGT_ENUMERIC,
+                          "deer (%s, mode %s) did not converge: residual max|h_t - f(h_{t-1})| = "
+                          "%.3g after %d iterations (tol %g)%s. HINT: mode = damped, a larger "
+                          "max_iter, or on_fail = sequential",
+                          m->cell == DEER_GRU ? "gru" : "tanh", mode_names[m->mode], res, k,
+                          m->tol, isfinite(res) ? "" : "; the iterate is not finite");
+            break;
+        }
+        /* 2. the linearised recurrence H'_t = F_t + J_t (H'_{t-1} − H_{t-1}) into NX */
+        if (m->mode == DEER_DAMPED) {
+            lambda = res > last ? lambda * 4.0 : lambda * 0.5;
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t j = 0; j < D; j++) {
+                    /* b_t = F_t − a_t H_{t-1}, into NX as scratch, then solved in place */
+                    for (int64_t t = 0; t < T; t++) {
+                        const int64_t n = t * B + b;
+                        const double hp = t ? H[(n - B) * D + j] : h0 ? h0[b * D + j] : 0.0;
+                        NX[n * D + j] = F[n * D + j] - Jm[n * D + j] * hp;
+                    }
+                    damped_channel(T, B * D, Jm + b * D + j, NX + b * D + j, H + b * D + j,
+                                   h0 ? h0[b * D + j] : 0.0, lambda, cp, dp, NX + b * D + j);
+                }
+        } else {
+            for (int64_t n = 0; n < N; n++) {
+                const double *pn = n >= B ? NX + (n - B) * D : NULL, *po = n >= B ? H + (n - B) * D : NULL;
+                for (int64_t j = 0; j < D; j++) {
+                    double v = F[n * D + j];
+                    if (pn) {
+                        if (full)
+                            for (int64_t mm = 0; mm < D; mm++)
+                                v += Jm[(n * D + j) * D + mm] * (pn[mm] - po[mm]);
+                        else
+                            v += Jm[n * D + j] * (pn[j] - po[j]);
+                    }
+                    NX[n * D + j] = v;   /* at t = 0, h_{-1} is h0 in both: the step is F_0 */
+                }
+            }
+        }
+        last = res;
+        memcpy(H, NX, (size_t)(N * D) * sizeof *H);
+    }
+    if (s != LOGT_OK && m->fallback) {
+        sequential(m, T, B, D, R, bn, WX, h0, H, work);
+        m->fell_back = 1;
+        s = LOGT_OK;
+    }
+    if (s == LOGT_OK && m->warm) {
+        s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, D);
+        if (s == LOGT_OK) memcpy(m->prev.data, H, (size_t)(N * D) * sizeof *H);
+    }
+    snprintf(m->base.detail, sizeof m->base.detail,
+             "mode=%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual first=%.3g "
+             "last=%.3g", mode_names[m->mode], m->iterations, m->converged, m->fell_back,
+             m->nonfinite, m->nres ? m->residual[0] : NAN, m->nres ? m->residual[m->nres - 1] : NAN);
+    free(F), free(NX), free(Jm), free(work);
+    return s;
+}
+
+/* ---- backward: the adjoint ------------------------------------------------------------------ */
+
+logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m->cell), N = T * B;
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
+    const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
+    double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
+    double *dR = logt_model_param(&m->base, &m->base.dw, "R").data;
+    double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
+    double *dbn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.dw, "bn").data : NULL;
+    const double *H = m->h.data, *WX = m->wx.data, *dH = dh->data, *h0 = m->base.h0.data;
+
+    memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
+    memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
+    memset(db, 0, (size_t)(G * D) * sizeof *db);
+    if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    double *dXA = malloc((size_t)(N * G * D) * sizeof *dXA);
+    double *carry = calloc((size_t)(B * D), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
+    double *lam = malloc((size_t)D * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
+    double *work = malloc((size_t)(5 * D) * sizeof *work), *f = malloc((size_t)D * sizeof *f);
+    if (!dXA || !carry || !lam || !dra || !work || !f) {
+        free(dXA), free(carry), free(lam), free(dra), free(work), free(f);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    double *zero = work + 4 * D;
+    for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
+
+    /* λ_t = dL/dh_t + J_{t+1}^T λ_{t+1}, from t = T-1 down; each step's vector-Jacobian
+     * product gives its parameter gradients and J_t^T λ_t for the step before */
+    for (int64_t t = T - 1; t >= 0; t--)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t n = t * B + b;
+            const double *hp = t ? H + (n - B) * D : h0 ? h0 + b * D : zero;
+            const double *xa = WX + n * G * D;
+            double *dxa = dXA + n * G * D, *cb = carry + b * D;
+            for (int64_t j = 0; j < D; j++) lam[j] = dH[n * D + j] + cb[j];
+            deer_cell_eval(m->cell, D, R, bn, xa, hp, f, NULL, NULL, work);   /* work: hp R (+bn) */
+            for (int64_t j = 0; j < D; j++) cb[j] = 0.0;
+            if (m->cell == DEER_TANH) {
+                for (int64_t j = 0; j < D; j++) dxa[j] = dra[j] = lam[j] * (1.0 - f[j] * f[j]);
+            } else {
+                double q[4];
+                for (int64_t j = 0; j < D; j++) {
+                    const double xj[3] = {xa[j], xa[D + j], xa[2 * D + j]};
+                    const double rj[3] = {work[j], work[D + j], work[2 * D + j]};
+                    double gx[3], gr[3];
+                    gru_cell_forward(xj, rj, hp[j], 1, q);
+                    cb[j] += gru_cell_backward(q, 1, hp[j], lam[j], gx, gr);   /* through z */
+                    for (int g = 0; g < 3; g++) dxa[g * D + j] = gx[g], dra[g * D + j] = gr[g];
+                    dbn[j] += gr[2];
+                }
+            }
+            for (int64_t mm = 0; mm < D; mm++) {   /* dR += hp ⊗ dra; through R: R dra */
+                double s = 0.0;
+                for (int64_t c = 0; c < G * D; c++) {
+                    dR[mm * G * D + c] += hp[mm] * dra[c];
+                    s += R[mm * G * D + c] * dra[c];
+                }
+                cb[mm] += s;
+            }
+        }
+    dense_add_dw_cpu(N, G * D, I, dXA, x->data, dW, db);
+    if (dx) {
+        memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
+        dense_add_dx_cpu(N, G * D, I, W, dXA, dx->data);
+    }
+    if (m->base.dh0.data) memcpy(m->base.dh0.data, carry, (size_t)(B * D) * sizeof(double));
+    free(dXA), free(carry), free(lam), free(dra), free(work), free(f);
+    return LOGT_OK;
+}
+
+/* ---- ops ------------------------------------------------------------------------------------ */
+
+static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
+{
+    deer_model *m = (deer_model *)base;
+    (void)ctx;
+    if (m->base.c0.data)
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell state c0: set only h0", base->cfg.model);
+    m->x = *x, m->h = *h;
+    m->x.owns = m->h.owns = 0;
+    return deer_forward_cpu(m, x, h);
+}
+
+static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
+{
+    (void)ctx;
+    return deer_backward_cpu((deer_model *)base, dh, dx);
+}
+
+static void deer_destroy(logt_model *base)
+{
+    deer_model *m = (deer_model *)base;
+    logt_tensor_free(&m->wx);
+    logt_tensor_free(&m->prev);
+    free(m);
+}
+
+const logt_model_ops logt_deer_ops = {
+    .name = "deer",
+    .summary = "nonlinear RNN (gru or tanh cell) solved over the sequence by Newton's method "
+               "(mode = full | quasi | damped); cpu f64 reference",
+    .devices = (1u << LOGT_CPU),
+    .nstate = 1,
+    .knobs = knobs,
+    .layout = deer_layout,
+    .create = deer_create,
+    .forward = deer_forward,
+    .backward = deer_backward,
+    .destroy = deer_destroy,
+};

@@ -1,0 +1,103 @@
+/* deer.h — nonlinear recurrences solved over the whole sequence by Newton's method (DEER,
+ * Lim et al., ICLR 2024; quasi-DEER and the damped ELK step, Gonzalez et al., NeurIPS 2024).
+ *
+ * The cell h_t = f(h_{t-1}, x_t) is not evaluated step after step. Starting from a guess
+ * H^0 of every h_t (zeros, or the previous call's solution with warm = on), iteration k
+ * evaluates f and its Jacobian J_t = ∂f/∂h at every step at once (analytic Jacobians),
+ *     F_t = f(H^k_{t-1}, x_t),   residual_k = max_t |H^k_t − F_t|,
+ * stops when residual_k <= tol, and otherwise solves the linearised recurrence
+ *     H^{k+1}_t = J_t H^{k+1}_{t-1} + (F_t − J_t H^k_{t-1}),   H_{-1} = h0,
+ * a linear recurrence in (J_t, r_t) pairs that a parallel scan solves in O(log T) depth.
+ *
+ * Modes (knob mode):
+ *   full     J_t as D×D matrices: Newton's method, quadratic convergence; T·B·D² memory,
+ *            estimated before allocating and refused when it would not fit.
+ *   quasi    diag(J_t) only: O(T·B·D) memory, the element-wise scan (kernels/scan.h);
+ *            linear convergence, no better than the sequential loop's T steps in the worst
+ *            case, but each iteration is cheap.
+ *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
+ *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
+ *            (solved here by the Thomas algorithm; on the GPU by a parallel Kalman scan).
+ *            λ starts at the knob lambda and halves after an iteration that lowers the
+ *            residual, quadruples after one that raises it: stable where Newton diverges.
+ * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
+ * finite, the report says so (iterations, residual per iteration, non-finite count) and,
+ * per the knob on_fail, the call fails (error, the default) or the sequential loop gives
+ * the answer (sequential).
+ *
+ * Backward by the adjoint: with the converged H, the gradient is the reversed linear
+ * recurrence λ_t = dL/dh_t + J_{t+1}^T λ_{t+1} with the exact Jacobians (in every mode, so
+ * the gradients are BPTT's), then each step's parameter gradients from λ_t by the cell's
+ * vector-Jacobian product, all steps independent. The CPU reference walks the reversed
+ * recurrence step by step, computing J_{t+1}^T λ_{t+1} on the fly (O(D²) memory).
+ *
+ * Cells (cfg.cell): gru (the default; PyTorch's variant, the parameter layout of flashrnn
+ * with one head: W [3D][I], R [1][D][3D], b [3D], bn [D], so the two models' parameters can
+ * be exchanged) and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D],
+ * b [D]). lstm is not built yet.
+ *
+ * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
+ * warm (off | on).
+ *
+ * Devices: cpu (deer.c, float64, a reference written to be read). CUDA comes later.
+ */
+#ifndef LOGT_DEER_H
+#define LOGT_DEER_H
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum deer_cell { DEER_GRU, DEER_TANH } deer_cell;
+typedef enum deer_mode { DEER_FULL, DEER_QUASI, DEER_DAMPED } deer_mode;
+
+#define DEER_MAX_REPORT 1024   /* residuals kept per call */
+
+typedef struct deer_model {
+    logt_model base;
+    deer_cell cell;
+    deer_mode mode;
+    double tol, lambda;
+    int max_iter, fallback, warm;
+    logt_tensor x, h;        /* views of forward's input and output                      */
+    logt_tensor wx;          /* [T][B][G·D] W x + b                                      */
+    logt_tensor prev;        /* [T][B][D] the last solution (warm = on)                  */
+    /* the last forward's report */
+    int iterations;          /* Newton iterations made (evaluations - 1)                 */
+    int converged;           /* 1: residual <= tol                                       */
+    int fell_back;           /* 1: the sequential loop gave the answer                   */
+    int nonfinite;           /* iterates with a NaN or Inf                               */
+    int nres;
+    double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
+} deer_model;
+
+/* f(hp, x_t) for one sequence element: xa = W x_t + b [G·D], hp = h_{t-1} [D]. Writes f [D];
+ * when J is not NULL the Jacobian J[j·D + m] = ∂f_j/∂hp_m, when jd is not NULL its diagonal.
+ * work: 4·D doubles. R, bn as in the layout (bn NULL for tanh). */
+void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                    const double *hp, double *f, double *J, double *jd, double *work);
+
+/* Bytes of the Jacobians of mode = full: T·B·D² doubles. */
+double deer_full_bytes(int64_t T, int64_t B, int64_t D);
+/* LOGT_OK when mode's memory fits in avail bytes, else an error naming the need, the
+ * limit and what would fit. */
+logt_status deer_check_memory(deer_mode mode, int64_t T, int64_t B, int64_t D, double avail);
+
+/* The linear recurrence h_t = A_t h_{t-1} + b_t, A_t [D][D] (T of them), h_{-1} = h0 (NULL:
+ * zeros), written to h [T][D]: step by step, and by the associative (A, b) composition a
+ * parallel scan uses, in chunks of `chunk` steps (each chunk's composed map, the carries
+ * between chunks, then every step from its chunk's carry). Equal up to rounding. */
+void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
+                       double *h);
+logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
+                               const double *h0, int64_t chunk, double *h);
+
+logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
+logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,311 @@
+/* test_deer.c — the float64 CPU reference of deer (models/deer.h): Newton in every mode
+ * against the sequential loop (flashrnn's gru with the same parameters, and a tanh loop
+ * written here), the analytic Jacobians against central differences, the chunked
+ * associative matrix scan against the serial one, the adjoint gradients against BPTT
+ * (flashrnn's) and against finite differences, warm starts, the report and the fall-back of
+ * a run that does not converge, the memory refusal, and the configurations it must refuse. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../models/deer.h"
+#include "../models/model.h"
+#include "check.h"
+#include "gradcheck.h"
+
+static logt_net *make_net(const char *model, const char *cell, const char *knobs, int I, int D)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, model, LOGT_CPU, I, D);
+    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
+    cfg.seed = 11;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
+    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
+        char *eq = strchr(kv, '=');
+        cr_assert(eq);
+        *eq = '\0';
+        cr_assert_eq(logt_cfg_set_knob(&cfg, kv, eq + 1), LOGT_OK);
+    }
+    logt_net *net;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    return net;
+}
+
+static double *param(logt_net *net, const char *name, int grad)
+{
+    const logt_slice *s = logt_layout_find(&net->layout[0], name);
+    cr_assert(s, "no slice %s", name);
+    return (double *)(grad ? net->dw.data : net->w.data) + net->layer_offset[0] + s->offset;
+}
+
+static deer_model *layer(logt_net *net) { return (deer_model *)net->layer[0]; }
+
+/* Scale the recurrent weights (harder problems: stronger coupling between steps). */
+static void scale_R(logt_net *net, double k)
+{
+    const logt_slice *s = logt_layout_find(&net->layout[0], "R");
+    double *R = param(net, "R", 0);
+    for (int64_t i = 0; i < s->numel; i++) R[i] *= k;
+}
+
+typedef struct run { double *h, *dw, *dx, *dh0; int64_t nw; } run;
+
+static void run_free(run *r) { free(r->h), free(r->dw), free(r->dx), free(r->dh0); }
+
+/* forward and backward of net on (x, dh, h0); everything copied out */
+static logt_status run_net(logt_net *net, int T, int B, int I, int D, const double *x,
+                           const double *dh, const double *h0, run *r)
+{
+    memset(r, 0, sizeof *r);
+    logt_tensor tx = tensor3(T, B, I, x), tdh = tensor3(T, B, D, dh), tdx = tensor3(T, B, I, NULL);
+    if (h0) {
+        logt_tensor th = tensor3(1, B, D, h0);
+        cr_assert_eq(logt_net_set_state(net, &th, NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th);
+    }
+    const logt_tensor *h;
+    logt_status s = logt_net_forward(net, &tx, &h, NULL);
+    if (s == LOGT_OK) s = logt_net_backward(net, &tdh, &tdx, NULL);
+    if (s == LOGT_OK) {
+        r->h = host_copy(h), r->dw = host_copy(&net->dw), r->dx = host_copy(&tdx);
+        r->nw = net->dw.numel;
+        if (h0) r->dh0 = host_copy(&net->dh0);
+    }
+    logt_tensor_free(&tx), logt_tensor_free(&tdh), logt_tensor_free(&tdx);
+    return s;
+}
+
+static void expect_same(const char *what, const double *a, const double *b, int64_t n, double tol,
+                        const char *label)
+{
+    check_result c = check_close(what, a, b, n, tol, 0);
+    cr_expect(c.ok, "%s: %s", label, c.msg);
+}
+
+/* ---- Newton against the loop, gradients against BPTT (the gru: flashrnn's, same weights) -- */
+
+static void gru_against_flashrnn(const char *knobs, double rscale, int T, int B, int D, double tol)
+{
+    const int I = 3;
+    char label[160];
+    snprintf(label, sizeof label, "deer gru [%s] R x %g T=%d B=%d D=%d", knobs, rscale, T, B, D);
+    logt_net *deer = make_net("deer", "gru", knobs, I, D);
+    logt_net *ref = make_net("flashrnn", "gru", NULL, I, D);
+    scale_R(deer, rscale);
+    cr_assert_eq(deer->w.numel, ref->w.numel, "%s: the layouts differ", label);
+    memcpy(ref->w.data, deer->w.data, sizeof(double) * (size_t)deer->w.numel);
+    double *x = random_array((int64_t)T * B * I, 5, 1, 1.0, LOGT_F64);
+    double *dh = random_array((int64_t)T * B * D, 5, 2, 1.0, LOGT_F64);
+    double *h0 = random_array((int64_t)B * D, 5, 3, 0.5, LOGT_F64);
+    run a, b;
+    cr_assert_eq(run_net(deer, T, B, I, D, x, dh, h0, &a), LOGT_OK, "%s: %s", label, logt_errmsg());
+    cr_assert_eq(run_net(ref, T, B, I, D, x, dh, h0, &b), LOGT_OK, "%s: %s", label, logt_errmsg());
+    cr_expect(layer(deer)->converged, "%s: %s", label, deer->layer[0]->detail);
+    expect_same("h", a.h, b.h, (int64_t)T * B * D, tol, label);
+    expect_same("dparams", a.dw, b.dw, a.nw, 1e-9, label);
+    expect_same("dx", a.dx, b.dx, (int64_t)T * B * I, 1e-9, label);
+    expect_same("dh0", a.dh0, b.dh0, (int64_t)B * D, 1e-9, label);
+    run_free(&a), run_free(&b);
+    free(x), free(dh), free(h0);
+    logt_net_destroy(deer), logt_net_destroy(ref);
+}
+
+Test(deer_cpu, full_newton_equals_the_loop_and_bptt)
+{
+    gru_against_flashrnn("mode=full", 1, 40, 3, 4, 1e-10);
+    gru_against_flashrnn("mode=full", 3, 64, 2, 7, 1e-10);
+    gru_against_flashrnn("mode=full", 1, 1, 1, 1, 1e-10);
+}
+
+/* The residual bounds the error only up to the recurrence's gain (error ≈ residual / (1 −
+ * contraction)): a linearly converging mode stops at tol = 1e-12 to be within 1e-10. */
+Test(deer_cpu, quasi_and_damped_equal_the_loop)
+{
+    gru_against_flashrnn("mode=quasi,tol=1e-12", 1, 40, 3, 4, 1e-10);
+    gru_against_flashrnn("mode=damped,tol=1e-12", 1, 40, 3, 4, 1e-10);
+    gru_against_flashrnn("mode=damped,lambda=10,tol=1e-12", 2, 50, 2, 5, 1e-10);
+}
+
+/* Full Newton is exact after at most T iterations (the system is triangular in time) and
+ * quadratic near the answer: a few iterations on a contractive problem. */
+Test(deer_cpu, full_newton_needs_few_iterations)
+{
+    logt_net *net = make_net("deer", "gru", "mode=full", 3, 4);
+    double *x = random_array(200 * 2 * 3, 6, 1, 1.0, LOGT_F64), *dh = random_array(200 * 2 * 4, 6, 2, 1.0, LOGT_F64);
+    run a;
+    cr_assert_eq(run_net(net, 200, 2, 3, 4, x, dh, NULL, &a), LOGT_OK, "%s", logt_errmsg());
+    deer_model *m = layer(net);
+    cr_assert(m->converged && m->iterations <= 12, "%s", net->layer[0]->detail);
+    cr_assert_eq(m->nres, m->iterations + 1);
+    for (int k = 1; k < m->nres; k++)
+        cr_assert_leq(m->residual[k], m->residual[k - 1], "residuals must fall: %s", net->layer[0]->detail);
+    run_free(&a), free(x), free(dh);
+    logt_net_destroy(net);
+}
+
+/* ---- tanh: a loop written here, and central differences for the gradients ------------------- */
+
+Test(deer_cpu, tanh_cell_equals_its_loop_and_its_gradients_check)
+{
+    const int T = 30, B = 2, I = 3, D = 5;
+    const char *modes[] = {"mode=full", "mode=quasi", "mode=damped"};
+    for (int k = 0; k < 3; k++) {
+        logt_net *net = make_net("deer", "tanh", modes[k], I, D);
+        double *x = random_array(T * B * I, 7, 1, 1.0, LOGT_F64), *dh = random_array(T * B * D, 7, 2, 1.0, LOGT_F64);
+        const double *W = param(net, "W", 0), *R = param(net, "R", 0), *b = param(net, "b", 0);
+        double *ref = calloc(T * B * D, sizeof *ref);
+        for (int t = 0; t < T; t++)
+            for (int bb = 0; bb < B; bb++)
+                for (int j = 0; j < D; j++) {
+                    double a = b[j];
+                    for (int i = 0; i < I; i++) a += W[j * I + i] * x[(t * B + bb) * I + i];
+                    if (t)
+                        for (int mm = 0; mm < D; mm++) a += ref[((t - 1) * B + bb) * D + mm] * R[mm * D + j];
+                    ref[(t * B + bb) * D + j] = tanh(a);
+                }
+        run r;
+        cr_assert_eq(run_net(net, T, B, I, D, x, dh, NULL, &r), LOGT_OK, "%s", logt_errmsg());
+        expect_same("h", r.h, ref, T * B * D, 1e-10, modes[k]);
+        /* gradients against central differences of L = sum(dh ⊙ h) */
+        logt_tensor tx = tensor3(T, B, I, x);
+        expect_grad(net, &tx, dh, modes[k], "dparams", net->w.data, r.dw, net->w.numel);
+        expect_grad(net, &tx, dh, modes[k], "dx", tx.data, r.dx, tx.numel);
+        logt_tensor_free(&tx);
+        run_free(&r), free(ref), free(x), free(dh);
+        logt_net_destroy(net);
+    }
+}
+
+/* ---- the pieces ------------------------------------------------------------------------------ */
+
+Test(deer_cpu, jacobians_match_central_differences)
+{
+    const int D = 6;
+    for (int c = 0; c < 2; c++) {
+        logt_net *net = make_net("deer", c ? "tanh" : "gru", NULL, 2, D);
+        scale_R(net, 2.0);
+        const deer_cell cell = c ? DEER_TANH : DEER_GRU;
+        const int G = c ? 1 : 3;
+        const double *R = param(net, "R", 0), *bn = c ? NULL : param(net, "bn", 0);
+        double *xa = random_array(G * D, 8, 1, 1.0, LOGT_F64), *hp = random_array(D, 8, 2, 0.8, LOGT_F64);
+        double f[D], fu[D], fd[D], J[D * D], jd[D], work[4 * D];
+        deer_cell_eval(cell, D, R, bn, xa, hp, f, J, jd, work);
+        for (int mm = 0; mm < D; mm++) {
+            const double keep = hp[mm], eps = 1e-6;
+            hp[mm] = keep + eps;
+            deer_cell_eval(cell, D, R, bn, xa, hp, fu, NULL, NULL, work);
+            hp[mm] = keep - eps;
+            deer_cell_eval(cell, D, R, bn, xa, hp, fd, NULL, NULL, work);
+            hp[mm] = keep;
+            for (int j = 0; j < D; j++)
+                cr_expect(fabs((fu[j] - fd[j]) / (2 * eps) - J[j * D + mm]) < 1e-8,
+                          "%s J[%d][%d] = %.12g, central difference %.12g", c ? "tanh" : "gru", j,
+                          mm, J[j * D + mm], (fu[j] - fd[j]) / (2 * eps));
+        }
+        for (int j = 0; j < D; j++) cr_expect_eq(jd[j], J[j * D + j], "the diagonal is J's");
+        free(xa), free(hp);
+        logt_net_destroy(net);
+    }
+}
+
+Test(deer_cpu, chunked_matrix_scan_equals_the_loop)
+{
+    const int64_t Ts[] = {1, 2, 7, 33, 100}, Ds[] = {1, 3, 8}, chunks[] = {1, 4, 16, 1000};
+    for (size_t a = 0; a < 5; a++)
+        for (size_t d = 0; d < 3; d++)
+            for (size_t c = 0; c < 4; c++) {
+                const int64_t T = Ts[a], D = Ds[d];
+                double *A = random_array(T * D * D, 9, 1, 0.9 / sqrt((double)D), LOGT_F64);
+                double *b = random_array(T * D, 9, 2, 1.0, LOGT_F64), *h0 = random_array(D, 9, 3, 1.0, LOGT_F64);
+                double *h1 = malloc(sizeof(double) * T * D), *h2 = malloc(sizeof(double) * T * D);
+                deer_mscan_serial(T, D, A, b, h0, h1);
+                cr_assert_eq(deer_mscan_chunked(T, D, A, b, h0, chunks[c], h2), LOGT_OK);
+                char label[64];
+                snprintf(label, sizeof label, "T=%lld D=%lld chunk=%lld", (long long)T, (long long)D,
+                         (long long)chunks[c]);
+                expect_same("h", h2, h1, T * D, 1e-12, label);
+                free(A), free(b), free(h0), free(h1), free(h2);
+            }
+}
+
+/* ---- warm start, failure, memory, configuration -------------------------------------------- */
+
+Test(deer_cpu, warm_start_from_the_previous_solution)
+{
+    logt_net *net = make_net("deer", "gru", "mode=quasi,warm=on", 3, 4);
+    double *x = random_array(50 * 2 * 3, 10, 1, 1.0, LOGT_F64), *dh = random_array(50 * 2 * 4, 10, 2, 1.0, LOGT_F64);
+    run a, b;
+    cr_assert_eq(run_net(net, 50, 2, 3, 4, x, dh, NULL, &a), LOGT_OK, "%s", logt_errmsg());
+    const int first = layer(net)->iterations;
+    cr_assert_eq(run_net(net, 50, 2, 3, 4, x, dh, NULL, &b), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(first > 1, "%s", net->layer[0]->detail);
+    cr_assert_eq(layer(net)->iterations, 0, "the previous solution is already converged: %s",
+                 net->layer[0]->detail);
+    expect_same("h", b.h, a.h, 50 * 2 * 4, 1e-10, "warm");
+    run_free(&a), run_free(&b), free(x), free(dh);
+    logt_net_destroy(net);
+}
+
+Test(deer_cpu, non_convergence_is_reported_or_falls_back)
+{
+    const int T = 60, B = 2, I = 3, D = 4;
+    double *x = random_array(T * B * I, 12, 1, 1.0, LOGT_F64), *dh = random_array(T * B * D, 12, 2, 1.0, LOGT_F64);
+    run a;
+    logt_net *net = make_net("deer", "gru", "mode=quasi,max_iter=2", I, D);
+    scale_R(net, 4.0);
+    cr_assert_eq(run_net(net, T, B, I, D, x, dh, NULL, &a), LOGT_ENUMERIC);
+    const char *msg = logt_errmsg();
+    cr_assert(strstr(msg, "did not converge") && strstr(msg, "after 2 iterations") &&
+              strstr(msg, "on_fail = sequential"), "%s", msg);
+    cr_assert_eq(layer(net)->nres, 3, "residuals of iterations 0, 1, 2");
+    cr_assert(!layer(net)->converged);
+    logt_net_destroy(net);
+
+    net = make_net("deer", "gru", "mode=quasi,max_iter=2,on_fail=sequential", I, D);
+    logt_net *ref = make_net("flashrnn", "gru", NULL, I, D);
+    scale_R(net, 4.0);
+    memcpy(ref->w.data, net->w.data, sizeof(double) * (size_t)net->w.numel);
+    run b, c;
+    cr_assert_eq(run_net(net, T, B, I, D, x, dh, NULL, &b), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(run_net(ref, T, B, I, D, x, dh, NULL, &c), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(layer(net)->fell_back && !layer(net)->converged, "%s", net->layer[0]->detail);
+    cr_assert(strstr(net->layer[0]->detail, "fell_back=1"), "%s", net->layer[0]->detail);
+    expect_same("h", b.h, c.h, T * B * D, 1e-12, "fall-back");
+    expect_same("dparams", b.dw, c.dw, b.nw, 1e-9, "fall-back");
+    run_free(&b), run_free(&c), free(x), free(dh);
+    logt_net_destroy(net), logt_net_destroy(ref);
+}
+
+Test(deer_cpu, full_mode_memory_is_refused_before_allocating)
+{
+    /* D = 64, T = 100000, B = 16: 16·1e5·64²·8 bytes = 48.8 GiB of Jacobians */
+    cr_assert_eq(deer_check_memory(DEER_FULL, 100000, 16, 64, 8.0 * 1073741824.0), LOGT_ENOMEM);
+    cr_assert(strstr(logt_errmsg(), "mode = full needs 48.8 GiB") && strstr(logt_errmsg(), "mode = quasi"),
+              "%s", logt_errmsg());
+    cr_assert_eq(deer_check_memory(DEER_QUASI, 100000, 16, 64, 8.0 * 1073741824.0), LOGT_OK);
+    cr_assert_eq(deer_check_memory(DEER_FULL, 1000, 16, 8, 8.0 * 1073741824.0), LOGT_OK);
+}
+
+Test(deer_cpu, bad_configurations_say_what_would_be_right)
+{
+    struct { const char *cell, *knob, *val, *says; logt_status want; } cases[] = {
+        {"gru", "mode", "newton", "choose full", LOGT_EINVAL},
+        {"lstm", NULL, NULL, "lstm cell is not built yet", LOGT_EUNSUPPORTED},
+        {"elman", NULL, NULL, "no cell 'elman'", LOGT_EINVAL},
+        {"gru", "on_fail", "ignore", "error (report and fail) or sequential", LOGT_EINVAL},
+        {"gru", "tol", "-1", "tol = '-1'", LOGT_EINVAL},
+        {"gru", "max_iter", "0", "1 to 1000000", LOGT_EINVAL},
+        {"gru", "warm", "yes", "warm = 'yes'", LOGT_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);
+        snprintf(cfg.cell, sizeof cfg.cell, "%s", cases[i].cell);
+        if (cases[i].knob) cr_assert_eq(logt_cfg_set_knob(&cfg, cases[i].knob, cases[i].val), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), cases[i].want, "case %zu", i);
+        cr_assert(strstr(logt_errmsg(), cases[i].says), "case %zu: %s", i, logt_errmsg());
+    }
+}
