@@ -406,6 +406,8 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
         s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, D);
         if (s == LOGT_OK) memcpy(m->prev.data, H, (size_t)(N * D) * sizeof *H);
     }
+    m->base.trace = m->residual, m->base.ntrace = m->nres;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
     snprintf(m->base.detail, sizeof m->base.detail,
              "mode=%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual first=%.3g "
              "last=%.3g", mode_names[m->mode], m->iterations, m->converged, m->fell_back,

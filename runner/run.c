@@ -256,8 +256,15 @@ static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64
     return LOGT_OK;
 }
 
+/* A model's series of its last call (logt_model.trace), kept for the results file. */
+typedef struct series {
+    char name[32];
+    int n;
+    double v[1024];
+} series;
+
 static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, int64_t *peak,
-                             char *impl, size_t nimpl, char *detail, size_t ndetail)
+                             char *impl, size_t nimpl, char *detail, size_t ndetail, series *tr)
 {
     logt_net *net = NULL;
     logt_tensor dx = {0};
@@ -287,6 +294,13 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     *peak = (int64_t)logt_mem_peak();
     if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
     if (net) logt_strlcpy(detail, ndetail, net->layer[0]->detail);
+    if (net && net->layer[0]->ntrace > 0 && net->layer[0]->trace) {
+        const logt_model *l = net->layer[0];
+        tr->n = l->ntrace < (int)(sizeof tr->v / sizeof tr->v[0]) ? l->ntrace
+                                                                  : (int)(sizeof tr->v / sizeof tr->v[0]);
+        memcpy(tr->v, l->trace, (size_t)tr->n * sizeof tr->v[0]);
+        logt_strlcpy(tr->name, sizeof tr->name, l->trace_name);
+    }
     logt_tensor_free(&dx);
     logt_net_destroy(net);
     return s;
@@ -686,8 +700,13 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     if (r->kind == LOGT_KIND_SPEED) {
         double *ms = calloc((size_t)r->repeats, sizeof *ms);
         if (!ms) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        series *tr = calloc(1, sizeof *tr);
+        if (!tr) {
+            free(ms);
+            return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        }
         s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl, detail,
-                      sizeof detail);
+                      sizeof detail, tr);
         if (s == LOGT_OK) {
             row->median_ms = quantile(ms, r->repeats, 0.5);
             row->p10_ms = quantile(ms, r->repeats, 0.1);
@@ -696,9 +715,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             snprintf(what, sizeof what, "median %.4g ms (p10 %.4g, p90 %.4g)", row->median_ms,
                      row->p10_ms, row->p90_ms);
             logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
+            if (w == LOGT_OK && tr->n > 0 && tr->name[0]) w = logt_store_write(st, id, tr->name, tr->v, tr->n);
             if (w != LOGT_OK) fatal = 1, s = w;
         }
-        free(ms);
+        free(ms), free(tr);
     } else if (r->kind == LOGT_KIND_KERNEL) {
         double *ms = calloc(2 * (size_t)r->repeats, sizeof *ms), bytes = 0;
         if (!ms) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");

@@ -866,3 +866,33 @@ Test(runner, kernel_experiment_on_cuda)
     free(rows);
     logt_store_close(st);
 }
+
+/* A model's per-call series (deer: the residual of each Newton iteration) and its detail
+ * go into the run's group. */
+Test(runner, model_trace_and_detail_are_recorded)
+{
+    write_at("exp/experiment.ini",
+             "[experiment]\nname = newton\nmodels = deer\nkind = speed\n\n"
+             "[sweep]\nT = 30\nB = 2\nD = 3\ninput_size = 2\npass = forward\n\n"
+             "[speed]\nwarmup = 0\nrepeats = 2\n\n[model.deer]\nmode = full, quasi\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 2);
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    for (int i = 0; i < n; i++) {
+        double *res;
+        int64_t nres;
+        cr_assert_eq(logt_store_read(st, rows[i].run, "newton_residual", &res, &nres), LOGT_OK,
+                     "%s", logt_errmsg());
+        cr_assert(nres >= 2 && res[nres - 1] <= 1e-10 && res[0] > res[nres - 1],
+                  "run %lld: %lld residuals, last %g", (long long)rows[i].run, (long long)nres,
+                  res[nres - 1]);
+        cr_assert(logt_store_has(st, rows[i].run, "", "detail"), "run %lld has no detail",
+                  (long long)rows[i].run);
+        free(res);
+    }
+    free(rows);
+    logt_store_close(st);
+}
