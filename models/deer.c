@@ -14,11 +14,13 @@
 
 #include "../kernels/dense_cpu.h"
 #include "gru_cell.h"
+#include "lstm_cell.h"
 
 static const char *const knobs[] = {"mode", "tol", "max_iter", "on_fail", "lambda", "warm", NULL};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
+static const char *const cell_names[] = {"gru", "tanh", "lstm"};
 
-static int ngates(deer_cell cell) { return cell == DEER_GRU ? 3 : 1; }
+static int ngates(deer_cell cell) { return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1; }
 
 /* ---- configuration ------------------------------------------------------------------- */
 
@@ -49,12 +51,10 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
     LOGT_TRY(logt_cfg_require_param_dtype(cfg));
     if (!cfg->cell[0] || !strcmp(cfg->cell, "gru")) o->cell = DEER_GRU;
     else if (!strcmp(cfg->cell, "tanh")) o->cell = DEER_TANH;
-    else if (!strcmp(cfg->cell, "lstm"))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: the lstm cell is not built yet: use cell = gru "
-                         "(the default) or tanh", cfg->model);
+    else if (!strcmp(cfg->cell, "lstm")) o->cell = DEER_LSTM;
     else
         return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are gru (the default, "
-                         "also when cell is empty) and tanh", cfg->model, cfg->cell);
+                         "also when cell is empty), lstm and tanh", cfg->model, cfg->cell);
     if (cfg->hidden_size < 1 || cfg->input_size < 1)
         return LOGT_FAIL(LOGT_EINVAL, "%s: input size %d and hidden size %d must be at least 1",
                          cfg->model, cfg->input_size, cfg->hidden_size);
@@ -113,21 +113,26 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
     snprintf(m->base.impl, sizeof m->base.impl,
              "cpu f64 reference, %s cell, Newton mode %s, tol %g, at most %d iterations",
-             o.cell == DEER_GRU ? "gru" : "tanh", mode_names[o.mode], o.tol, o.max_iter);
+             cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
     *out = &m->base;
     return LOGT_OK;
 }
 
 /* ---- the cells and their Jacobians ------------------------------------------------------ */
 
+int64_t deer_state_size(deer_cell cell, int64_t D) { return cell == DEER_LSTM ? 2 * D : D; }
+
 void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
-                    const double *hp, double *f, double *J, double *jd, double *work)
+                    const double *sp, double *f, double *J, double *jd, double *work)
 {
-    const int64_t G = ngates(cell);
-    double *ra = work;   /* hp R [G·D] (gru: + bn in the n gate), then (gru) the saved gates */
+    const int64_t G = ngates(cell), S = deer_state_size(cell, D);
+    const double *hp = sp;   /* h_{t-1}: the first D of the state */
+    double *ra = work;       /* hp R [G·D] (gru: + bn in the n gate) */
     for (int64_t c = 0; c < G * D; c++) ra[c] = 0.0;
     for (int64_t mm = 0; mm < D; mm++)
         for (int64_t c = 0; c < G * D; c++) ra[c] += hp[mm] * R[mm * G * D + c];
+    if (J)
+        for (int64_t i = 0; i < S * S; i++) J[i] = 0.0;
     if (cell == DEER_TANH) {
         for (int64_t j = 0; j < D; j++) {
             f[j] = tanh(xa[j] + ra[j]);
@@ -135,6 +140,38 @@ void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn
             if (J)
                 for (int64_t mm = 0; mm < D; mm++) J[j * D + mm] = g * R[mm * D + j];
             if (jd) jd[j] = g * R[j * D + j];
+        }
+        return;
+    }
+    if (cell == DEER_LSTM) {
+        const double *cprev = sp + D;
+        for (int64_t j = 0; j < D; j++) {
+            double a[4] = {xa[j] + ra[j], xa[D + j] + ra[D + j], xa[2 * D + j] + ra[2 * D + j],
+                           xa[3 * D + j] + ra[3 * D + j]};
+            double h;
+            const double c = lstm_cell_forward(a, 1, cprev[j], &h);   /* a becomes i f g o */
+            const double i = a[0], fg = a[1], g = a[2], o = a[3], tc = tanh(c);
+            f[j] = h, f[D + j] = c;
+            /* ∂c/∂hp_m = cp f(1-f) R_f + g i(1-i) R_i + i(1-g²) R_g,  ∂c/∂cp = f δ;
+             * ∂h/∂hp_m = tc o(1-o) R_o + o(1-tc²) ∂c/∂hp_m,  ∂h/∂cp = o(1-tc²) f δ */
+            const double ci = g * i * (1.0 - i), cf = cprev[j] * fg * (1.0 - fg);
+            const double cg = i * (1.0 - g * g), ho = tc * o * (1.0 - o), hc = o * (1.0 - tc * tc);
+            if (J) {
+                for (int64_t mm = 0; mm < D; mm++) {
+                    const double *Rm = R + mm * 4 * D;
+                    const double dc = ci * Rm[j] + cf * Rm[D + j] + cg * Rm[2 * D + j];
+                    J[(D + j) * S + mm] = dc;
+                    J[j * S + mm] = ho * Rm[3 * D + j] + hc * dc;
+                }
+                J[(D + j) * S + D + j] = fg;
+                J[j * S + D + j] = hc * fg;
+            }
+            if (jd) {
+                const double *Rj = R + j * 4 * D;
+                const double dc = ci * Rj[j] + cf * Rj[D + j] + cg * Rj[2 * D + j];
+                jd[j] = ho * Rj[3 * D + j] + hc * dc;
+                jd[D + j] = fg;
+            }
         }
         return;
     }
@@ -281,70 +318,74 @@ static void damped_channel(int64_t T, int64_t s, const double *a, const double *
     for (int64_t t = T - 2; t >= 0; t--) out[t * s] = dp[t] - cp[t] * out[(t + 1) * s];
 }
 
-/* The plain loop: h_t = f(h_{t-1}, x_t). */
+/* The plain loop: s_t = f(s_{t-1}, x_t), s_{-1} = s0 [B][S]. */
 static void sequential(const deer_model *m, int64_t T, int64_t B, int64_t D, const double *R,
-                       const double *bn, const double *WX, const double *h0, double *H, double *work)
+                       const double *bn, const double *WX, const double *s0, double *St,
+                       double *work)
 {
-    const int64_t G = ngates(m->cell);
-    for (int64_t t = 0; t < T; t++)
-        for (int64_t b = 0; b < B; b++) {
-            const int64_t n = t * B + b;
-            const double *hp = t ? H + (n - B) * D : h0 ? h0 + b * D : NULL;
-            double *zero = work + 4 * D;
-            if (!hp) {
-                for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
-                hp = zero;
-            }
-            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, hp, H + n * D, NULL, NULL, work);
+    const int64_t G = ngates(m->cell), S = deer_state_size(m->cell, D);
+    for (int64_t n = 0; n < T * B; n++)
+        deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, n >= B ? St + (n - B) * S : s0 + (n % B) * S,
+                       St + n * S, NULL, NULL, work);
+}
+
+/* s_{-1} of every sequence: [h0; c0] (lstm) or h0, zeros where not given. */
+static void initial_state(const deer_model *m, int64_t B, int64_t D, double *s0)
+{
+    const int64_t S = deer_state_size(m->cell, D);
+    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < D; j++) {
+            s0[b * S + j] = h0 ? h0[b * D + j] : 0.0;
+            if (S > D) s0[b * S + D + j] = c0 ? c0[b * D + j] : 0.0;
         }
 }
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h)
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int64_t G = ngates(m->cell), N = T * B;
+    const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
     const int full = m->mode == DEER_FULL;
-    LOGT_TRY(deer_check_memory(m->mode, T, B, D, memory_for_jacobians()));
+    LOGT_TRY(deer_check_memory(m->mode, T, B, S, memory_for_jacobians()));
     LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->st, LOGT_CPU, LOGT_F64, T, B, S));
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;
     const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
-    const double *h0 = m->base.h0.data;
-    double *WX = m->wx.data, *H = h->data;
+    double *WX = m->wx.data, *St = m->st.data;   /* St: the iterate, then the solution */
     dense_set_rows_cpu(N, G * D, bias, WX);
     dense_add_cpu(N, G * D, I, W, x->data, WX);
 
-    double *F = malloc((size_t)(N * D) * sizeof *F), *NX = malloc((size_t)(N * D) * sizeof *NX);
-    double *Jm = malloc((size_t)(full ? N * D * D : N * D) * sizeof *Jm);
-    double *work = malloc((size_t)(5 * D + 2 * T) * sizeof *work);
+    double *F = malloc((size_t)(N * S) * sizeof *F), *NX = malloc((size_t)(N * S) * sizeof *NX);
+    double *Jm = malloc((size_t)(full ? N * S * S : N * S) * sizeof *Jm);
+    double *work = malloc((size_t)(G * D + B * S + 2 * T) * sizeof *work);
     if (!F || !NX || !Jm || !work) {
         free(F), free(NX), free(Jm), free(work);
         return LOGT_FAIL(LOGT_ENOMEM, "deer: out of host memory for T = %lld, B = %lld, D = %lld",
                          (long long)T, (long long)B, (long long)D);
     }
-    double *zero = work + 4 * D, *cp = work + 5 * D, *dp = cp + T;
-    for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
+    double *s0 = work + G * D, *cp = s0 + B * S, *dp = cp + T;
+    initial_state(m, B, D, s0);
 
     /* the first guess: the previous solution (warm = on, same shape) or zeros */
     if (m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B)
-        memcpy(H, m->prev.data, (size_t)(N * D) * sizeof *H);
+        memcpy(St, m->prev.data, (size_t)(N * S) * sizeof *St);
     else
-        memset(H, 0, (size_t)(N * D) * sizeof *H);
+        memset(St, 0, (size_t)(N * S) * sizeof *St);
 
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
     double lambda = m->lambda, last = INFINITY;
     logt_status s = LOGT_OK;
     for (int k = 0;; k++) {
-        /* 1. every step at once: F_t = f(H_{t-1}), J_t, and the residual of the guess */
+        /* 1. every step at once: F_t = f(s_{t-1}), J_t, and the residual of the guess */
         double res = 0.0;
         for (int64_t n = 0; n < N; n++) {
-            const int64_t b = n % B;
-            const double *hp = n >= B ? H + (n - B) * D : h0 ? h0 + b * D : zero;
-            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, hp, F + n * D,
-                           full ? Jm + n * D * D : NULL, full ? NULL : Jm + n * D, work);
-            for (int64_t j = 0; j < D; j++) {
-                const double d = fabs(H[n * D + j] - F[n * D + j]);
+            const double *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
+            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, sp, F + n * S,
+                           full ? Jm + n * S * S : NULL, full ? NULL : Jm + n * S, work);
+            for (int64_t j = 0; j < S; j++) {
+                const double d = fabs(St[n * S + j] - F[n * S + j]);
                 res = d > res || isnan(d) ? d : res;
             }
         }
@@ -357,54 +398,56 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
         if (!isfinite(res)) m->nonfinite++;
         if (!isfinite(res) || k == m->max_iter) {
             s = LOGT_FAIL(LOGT_ENUMERIC,
-                          "deer (%s, mode %s) did not converge: residual max|h_t - f(h_{t-1})| = "
+                          "deer (%s, mode %s) did not converge: residual max|s_t - f(s_{t-1})| = "
                           "%.3g after %d iterations (tol %g)%s. HINT: mode = damped, a larger "
                           "max_iter, or on_fail = sequential",
-                          m->cell == DEER_GRU ? "gru" : "tanh", mode_names[m->mode], res, k,
-                          m->tol, isfinite(res) ? "" : "; the iterate is not finite");
+                          cell_names[m->cell], mode_names[m->mode], res, k, m->tol,
+                          isfinite(res) ? "" : "; the iterate is not finite");
             break;
         }
-        /* 2. the linearised recurrence H'_t = F_t + J_t (H'_{t-1} − H_{t-1}) into NX */
+        /* 2. the linearised recurrence s'_t = F_t + J_t (s'_{t-1} − s_{t-1}) into NX */
         if (m->mode == DEER_DAMPED) {
             lambda = res > last ? lambda * 4.0 : lambda * 0.5;
             for (int64_t b = 0; b < B; b++)
-                for (int64_t j = 0; j < D; j++) {
-                    /* b_t = F_t − a_t H_{t-1}, into NX as scratch, then solved in place */
+                for (int64_t j = 0; j < S; j++) {
+                    /* b_t = F_t − a_t s_{t-1}, into NX as scratch, then solved in place */
                     for (int64_t t = 0; t < T; t++) {
                         const int64_t n = t * B + b;
-                        const double hp = t ? H[(n - B) * D + j] : h0 ? h0[b * D + j] : 0.0;
-                        NX[n * D + j] = F[n * D + j] - Jm[n * D + j] * hp;
+                        const double sp = t ? St[(n - B) * S + j] : s0[b * S + j];
+                        NX[n * S + j] = F[n * S + j] - Jm[n * S + j] * sp;
                     }
-                    damped_channel(T, B * D, Jm + b * D + j, NX + b * D + j, H + b * D + j,
-                                   h0 ? h0[b * D + j] : 0.0, lambda, cp, dp, NX + b * D + j);
+                    damped_channel(T, B * S, Jm + b * S + j, NX + b * S + j, St + b * S + j,
+                                   s0[b * S + j], lambda, cp, dp, NX + b * S + j);
                 }
         } else {
             for (int64_t n = 0; n < N; n++) {
-                const double *pn = n >= B ? NX + (n - B) * D : NULL, *po = n >= B ? H + (n - B) * D : NULL;
-                for (int64_t j = 0; j < D; j++) {
-                    double v = F[n * D + j];
-                    if (pn) {
+                const double *pn = n >= B ? NX + (n - B) * S : NULL, *po = n >= B ? St + (n - B) * S : NULL;
+                for (int64_t j = 0; j < S; j++) {
+                    double v = F[n * S + j];
+                    if (pn) {   /* at t = 0, s_{-1} is s0 in both: the step is F_0 */
                         if (full)
-                            for (int64_t mm = 0; mm < D; mm++)
-                                v += Jm[(n * D + j) * D + mm] * (pn[mm] - po[mm]);
+                            for (int64_t mm = 0; mm < S; mm++)
+                                v += Jm[(n * S + j) * S + mm] * (pn[mm] - po[mm]);
                         else
-                            v += Jm[n * D + j] * (pn[j] - po[j]);
+                            v += Jm[n * S + j] * (pn[j] - po[j]);
                     }
-                    NX[n * D + j] = v;   /* at t = 0, h_{-1} is h0 in both: the step is F_0 */
+                    NX[n * S + j] = v;
                 }
             }
         }
         last = res;
-        memcpy(H, NX, (size_t)(N * D) * sizeof *H);
+        memcpy(St, NX, (size_t)(N * S) * sizeof *St);
     }
     if (s != LOGT_OK && m->fallback) {
-        sequential(m, T, B, D, R, bn, WX, h0, H, work);
+        sequential(m, T, B, D, R, bn, WX, s0, St, work);
         m->fell_back = 1;
         s = LOGT_OK;
     }
+    for (int64_t n = 0; n < N; n++)   /* h: the first D of each state */
+        memcpy((double *)h->data + n * D, St + n * S, (size_t)D * sizeof(double));
     if (s == LOGT_OK && m->warm) {
-        s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, D);
-        if (s == LOGT_OK) memcpy(m->prev.data, H, (size_t)(N * D) * sizeof *H);
+        s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, S);
+        if (s == LOGT_OK) memcpy(m->prev.data, St, (size_t)(N * S) * sizeof *St);
     }
     m->base.trace = m->residual, m->base.ntrace = m->nres;
     snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
@@ -422,7 +465,7 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 {
     const logt_tensor *x = &m->x;
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int64_t G = ngates(m->cell), N = T * B;
+    const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
     const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
@@ -430,36 +473,45 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
     double *dR = logt_model_param(&m->base, &m->base.dw, "R").data;
     double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
     double *dbn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.dw, "bn").data : NULL;
-    const double *H = m->h.data, *WX = m->wx.data, *dH = dh->data, *h0 = m->base.h0.data;
+    const double *St = m->st.data, *WX = m->wx.data, *dH = dh->data;
 
     memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
     memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
     memset(db, 0, (size_t)(G * D) * sizeof *db);
     if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
     double *dXA = malloc((size_t)(N * G * D) * sizeof *dXA);
-    double *carry = calloc((size_t)(B * D), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
-    double *lam = malloc((size_t)D * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
-    double *work = malloc((size_t)(5 * D) * sizeof *work), *f = malloc((size_t)D * sizeof *f);
-    if (!dXA || !carry || !lam || !dra || !work || !f) {
-        free(dXA), free(carry), free(lam), free(dra), free(work), free(f);
+    double *carry = calloc((size_t)(B * S), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
+    double *lam = malloc((size_t)S * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
+    double *work = malloc((size_t)(G * D + B * S + S) * sizeof *work);
+    if (!dXA || !carry || !lam || !dra || !work) {
+        free(dXA), free(carry), free(lam), free(dra), free(work);
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
-    double *zero = work + 4 * D;
-    for (int64_t j = 0; j < D; j++) zero[j] = 0.0;
+    double *s0 = work + G * D, *f = s0 + B * S;
+    initial_state(m, B, D, s0);
 
-    /* λ_t = dL/dh_t + J_{t+1}^T λ_{t+1}, from t = T-1 down; each step's vector-Jacobian
-     * product gives its parameter gradients and J_t^T λ_t for the step before */
+    /* λ_t = dL/ds_t + J_{t+1}^T λ_{t+1}, from t = T-1 down (dL/ds_t: dh on the h part);
+     * each step's vector-Jacobian product gives its parameter gradients and J_t^T λ_t */
     for (int64_t t = T - 1; t >= 0; t--)
         for (int64_t b = 0; b < B; b++) {
             const int64_t n = t * B + b;
-            const double *hp = t ? H + (n - B) * D : h0 ? h0 + b * D : zero;
+            const double *sp = t ? St + (n - B) * S : s0 + b * S, *hp = sp;
             const double *xa = WX + n * G * D;
-            double *dxa = dXA + n * G * D, *cb = carry + b * D;
-            for (int64_t j = 0; j < D; j++) lam[j] = dH[n * D + j] + cb[j];
-            deer_cell_eval(m->cell, D, R, bn, xa, hp, f, NULL, NULL, work);   /* work: hp R (+bn) */
-            for (int64_t j = 0; j < D; j++) cb[j] = 0.0;
+            double *dxa = dXA + n * G * D, *cb = carry + b * S;
+            for (int64_t j = 0; j < S; j++) lam[j] = (j < D ? dH[n * D + j] : 0.0) + cb[j];
+            deer_cell_eval(m->cell, D, R, bn, xa, sp, f, NULL, NULL, work);   /* work: hp R (+bn) */
+            for (int64_t j = 0; j < S; j++) cb[j] = 0.0;
             if (m->cell == DEER_TANH) {
                 for (int64_t j = 0; j < D; j++) dxa[j] = dra[j] = lam[j] * (1.0 - f[j] * f[j]);
+            } else if (m->cell == DEER_LSTM) {
+                for (int64_t j = 0; j < D; j++) {
+                    double a[4] = {xa[j] + work[j], xa[D + j] + work[D + j],
+                                   xa[2 * D + j] + work[2 * D + j], xa[3 * D + j] + work[3 * D + j]};
+                    double hh, da[4];
+                    const double c = lstm_cell_forward(a, 1, sp[D + j], &hh);
+                    cb[D + j] = lstm_cell_backward(a, 1, sp[D + j], c, lam[j], lam[D + j], da);
+                    for (int g = 0; g < 4; g++) dxa[g * D + j] = dra[g * D + j] = da[g];
+                }
             } else {
                 double q[4];
                 for (int64_t j = 0; j < D; j++) {
@@ -473,12 +525,12 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
                 }
             }
             for (int64_t mm = 0; mm < D; mm++) {   /* dR += hp ⊗ dra; through R: R dra */
-                double s = 0.0;
+                double acc = 0.0;
                 for (int64_t c = 0; c < G * D; c++) {
                     dR[mm * G * D + c] += hp[mm] * dra[c];
-                    s += R[mm * G * D + c] * dra[c];
+                    acc += R[mm * G * D + c] * dra[c];
                 }
-                cb[mm] += s;
+                cb[mm] += acc;
             }
         }
     dense_add_dw_cpu(N, G * D, I, dXA, x->data, dW, db);
@@ -486,8 +538,12 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
         memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
         dense_add_dx_cpu(N, G * D, I, W, dXA, dx->data);
     }
-    if (m->base.dh0.data) memcpy(m->base.dh0.data, carry, (size_t)(B * D) * sizeof(double));
-    free(dXA), free(carry), free(lam), free(dra), free(work), free(f);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < D; j++) {
+            if (m->base.dh0.data) ((double *)m->base.dh0.data)[b * D + j] = carry[b * S + j];
+            if (S > D && m->base.dc0.data) ((double *)m->base.dc0.data)[b * D + j] = carry[b * S + D + j];
+        }
+    free(dXA), free(carry), free(lam), free(dra), free(work);
     return LOGT_OK;
 }
 
@@ -497,8 +553,9 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
 {
     deer_model *m = (deer_model *)base;
     (void)ctx;
-    if (m->base.c0.data)
-        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell state c0: set only h0", base->cfg.model);
+    if (m->base.c0.data && m->cell != DEER_LSTM)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
+                         base->cfg.model, cell_names[m->cell]);
     m->x = *x, m->h = *h;
     m->x.owns = m->h.owns = 0;
     return deer_forward_cpu(m, x, h);
@@ -515,15 +572,16 @@ static void deer_destroy(logt_model *base)
     deer_model *m = (deer_model *)base;
     logt_tensor_free(&m->wx);
     logt_tensor_free(&m->prev);
+    logt_tensor_free(&m->st);
     free(m);
 }
 
 const logt_model_ops logt_deer_ops = {
     .name = "deer",
-    .summary = "nonlinear RNN (gru or tanh cell) solved over the sequence by Newton's method "
-               "(mode = full | quasi | damped); cpu f64 reference",
+    .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
+               "method (mode = full | quasi | damped); cpu f64 reference",
     .devices = (1u << LOGT_CPU),
-    .nstate = 1,
+    .nstate = 2,   /* h0, and c0 for the lstm cell */
     .knobs = knobs,
     .layout = deer_layout,
     .create = deer_create,

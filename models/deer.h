@@ -31,13 +31,14 @@
  * vector-Jacobian product, all steps independent. The CPU reference walks the reversed
  * recurrence step by step, computing J_{t+1}^T λ_{t+1} on the fly (O(D²) memory).
  *
- * Cells (cfg.cell): gru (the default; PyTorch's variant, the parameter layout of flashrnn
- * with one head: W [3D][I], R [1][D][3D], b [3D], bn [D], so the two models' parameters can
- * be exchanged) and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D],
- * b [D]). lstm is not built yet.
+ * Cells (cfg.cell), each with the parameter layout of flashrnn with one head, so the two
+ * models' parameters can be exchanged: gru (the default; PyTorch's variant, W [3D][I],
+ * R [1][D][3D], b [3D], bn [D]), lstm (W [4D][I], R [1][D][4D], b [4D]; its state is
+ * s = [h; c], 2D wide, and the Newton iteration and its Jacobians are over s; h0 and c0)
+ * and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D], b [D]).
  *
  * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
- * warm (off | on).
+ * warm (off | on). The residual and tol are over the whole state (h and, lstm, c).
  *
  * Devices: cpu (deer.c, float64, a reference written to be read). CUDA comes later.
  */
@@ -50,7 +51,7 @@
 extern "C" {
 #endif
 
-typedef enum deer_cell { DEER_GRU, DEER_TANH } deer_cell;
+typedef enum deer_cell { DEER_GRU, DEER_TANH, DEER_LSTM } deer_cell;
 typedef enum deer_mode { DEER_FULL, DEER_QUASI, DEER_DAMPED } deer_mode;
 
 #define DEER_MAX_REPORT 1024   /* residuals kept per call */
@@ -63,7 +64,8 @@ typedef struct deer_model {
     int max_iter, fallback, warm;
     logt_tensor x, h;        /* views of forward's input and output                      */
     logt_tensor wx;          /* [T][B][G·D] W x + b                                      */
-    logt_tensor prev;        /* [T][B][D] the last solution (warm = on)                  */
+    logt_tensor st;          /* [T][B][S] the state of every step (S = 2D lstm: [h; c])  */
+    logt_tensor prev;        /* [T][B][S] the last solution (warm = on)                  */
     /* the last forward's report */
     int iterations;          /* Newton iterations made (evaluations - 1)                 */
     int converged;           /* 1: residual <= tol                                       */
@@ -73,11 +75,14 @@ typedef struct deer_model {
     double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
 } deer_model;
 
-/* f(hp, x_t) for one sequence element: xa = W x_t + b [G·D], hp = h_{t-1} [D]. Writes f [D];
- * when J is not NULL the Jacobian J[j·D + m] = ∂f_j/∂hp_m, when jd is not NULL its diagonal.
- * work: 4·D doubles. R, bn as in the layout (bn NULL for tanh). */
+/* The state's width: D, or 2D for the lstm ([h; c]). */
+int64_t deer_state_size(deer_cell cell, int64_t D);
+
+/* f(sp, x_t) for one sequence element: xa = W x_t + b [G·D], sp = s_{t-1} [S]. Writes f [S];
+ * when J is not NULL the Jacobian J[j·S + m] = ∂f_j/∂sp_m, when jd is not NULL its diagonal.
+ * work: G·D doubles. R, bn as in the layout (bn NULL but for the gru). */
 void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
-                    const double *hp, double *f, double *J, double *jd, double *work);
+                    const double *sp, double *f, double *J, double *jd, double *work);
 
 /* Bytes of the Jacobians of mode = full: T·B·D² doubles. */
 double deer_full_bytes(int64_t T, int64_t B, int64_t D);

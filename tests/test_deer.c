@@ -1,6 +1,6 @@
 /* test_deer.c — the float64 CPU reference of deer (models/deer.h): Newton in every mode
- * against the sequential loop (flashrnn's gru with the same parameters, and a tanh loop
- * written here), the analytic Jacobians against central differences, the chunked
+ * against the sequential loop (flashrnn's gru and lstm with the same parameters, and a tanh
+ * loop written here), the analytic Jacobians against central differences, the chunked
  * associative matrix scan against the serial one, the adjoint gradients against BPTT
  * (flashrnn's) and against finite differences, warm starts, the report and the fall-back of
  * a run that does not converge, the memory refusal, and the configurations it must refuse. */
@@ -50,20 +50,20 @@ static void scale_R(logt_net *net, double k)
     for (int64_t i = 0; i < s->numel; i++) R[i] *= k;
 }
 
-typedef struct run { double *h, *dw, *dx, *dh0; int64_t nw; } run;
+typedef struct run { double *h, *dw, *dx, *dh0, *dc0; int64_t nw; } run;
 
-static void run_free(run *r) { free(r->h), free(r->dw), free(r->dx), free(r->dh0); }
+static void run_free(run *r) { free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0); }
 
-/* forward and backward of net on (x, dh, h0); everything copied out */
-static logt_status run_net(logt_net *net, int T, int B, int I, int D, const double *x,
-                           const double *dh, const double *h0, run *r)
+/* forward and backward of net on (x, dh, h0, c0); everything copied out */
+static logt_status run_net2(logt_net *net, int T, int B, int I, int D, const double *x,
+                            const double *dh, const double *h0, const double *c0, run *r)
 {
     memset(r, 0, sizeof *r);
     logt_tensor tx = tensor3(T, B, I, x), tdh = tensor3(T, B, D, dh), tdx = tensor3(T, B, I, NULL);
     if (h0) {
-        logt_tensor th = tensor3(1, B, D, h0);
-        cr_assert_eq(logt_net_set_state(net, &th, NULL), LOGT_OK, "%s", logt_errmsg());
-        logt_tensor_free(&th);
+        logt_tensor th = tensor3(1, B, D, h0), tc = tensor3(1, B, D, c0);
+        cr_assert_eq(logt_net_set_state(net, &th, c0 ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th), logt_tensor_free(&tc);
     }
     const logt_tensor *h;
     logt_status s = logt_net_forward(net, &tx, &h, NULL);
@@ -72,9 +72,16 @@ static logt_status run_net(logt_net *net, int T, int B, int I, int D, const doub
         r->h = host_copy(h), r->dw = host_copy(&net->dw), r->dx = host_copy(&tdx);
         r->nw = net->dw.numel;
         if (h0) r->dh0 = host_copy(&net->dh0);
+        if (c0) r->dc0 = host_copy(&net->dc0);
     }
     logt_tensor_free(&tx), logt_tensor_free(&tdh), logt_tensor_free(&tdx);
     return s;
+}
+
+static logt_status run_net(logt_net *net, int T, int B, int I, int D, const double *x,
+                           const double *dh, const double *h0, run *r)
+{
+    return run_net2(net, T, B, I, D, x, dh, h0, NULL, r);
 }
 
 static void expect_same(const char *what, const double *a, const double *b, int64_t n, double tol,
@@ -84,48 +91,59 @@ static void expect_same(const char *what, const double *a, const double *b, int6
     cr_expect(c.ok, "%s: %s", label, c.msg);
 }
 
-/* ---- Newton against the loop, gradients against BPTT (the gru: flashrnn's, same weights) -- */
+/* ---- Newton against the loop, gradients against BPTT (gru, lstm: flashrnn's, same weights) */
 
-static void gru_against_flashrnn(const char *knobs, double rscale, int T, int B, int D, double tol)
+static void cell_against_flashrnn(const char *cell, const char *knobs, double rscale, int T, int B,
+                                  int D, double tol)
 {
-    const int I = 3;
+    const int I = 3, lstm = !strcmp(cell, "lstm");
     char label[160];
-    snprintf(label, sizeof label, "deer gru [%s] R x %g T=%d B=%d D=%d", knobs, rscale, T, B, D);
-    logt_net *deer = make_net("deer", "gru", knobs, I, D);
-    logt_net *ref = make_net("flashrnn", "gru", NULL, I, D);
+    snprintf(label, sizeof label, "deer %s [%s] R x %g T=%d B=%d D=%d", cell, knobs, rscale, T, B, D);
+    logt_net *deer = make_net("deer", cell, knobs, I, D);
+    logt_net *ref = make_net("flashrnn", cell, NULL, I, D);
     scale_R(deer, rscale);
     cr_assert_eq(deer->w.numel, ref->w.numel, "%s: the layouts differ", label);
     memcpy(ref->w.data, deer->w.data, sizeof(double) * (size_t)deer->w.numel);
     double *x = random_array((int64_t)T * B * I, 5, 1, 1.0, LOGT_F64);
     double *dh = random_array((int64_t)T * B * D, 5, 2, 1.0, LOGT_F64);
     double *h0 = random_array((int64_t)B * D, 5, 3, 0.5, LOGT_F64);
+    double *c0 = lstm ? random_array((int64_t)B * D, 5, 4, 0.5, LOGT_F64) : NULL;
     run a, b;
-    cr_assert_eq(run_net(deer, T, B, I, D, x, dh, h0, &a), LOGT_OK, "%s: %s", label, logt_errmsg());
-    cr_assert_eq(run_net(ref, T, B, I, D, x, dh, h0, &b), LOGT_OK, "%s: %s", label, logt_errmsg());
+    cr_assert_eq(run_net2(deer, T, B, I, D, x, dh, h0, c0, &a), LOGT_OK, "%s: %s", label, logt_errmsg());
+    cr_assert_eq(run_net2(ref, T, B, I, D, x, dh, h0, c0, &b), LOGT_OK, "%s: %s", label, logt_errmsg());
     cr_expect(layer(deer)->converged, "%s: %s", label, deer->layer[0]->detail);
     expect_same("h", a.h, b.h, (int64_t)T * B * D, tol, label);
     expect_same("dparams", a.dw, b.dw, a.nw, 1e-9, label);
     expect_same("dx", a.dx, b.dx, (int64_t)T * B * I, 1e-9, label);
     expect_same("dh0", a.dh0, b.dh0, (int64_t)B * D, 1e-9, label);
+    if (lstm) expect_same("dc0", a.dc0, b.dc0, (int64_t)B * D, 1e-9, label);
     run_free(&a), run_free(&b);
-    free(x), free(dh), free(h0);
+    free(x), free(dh), free(h0), free(c0);
     logt_net_destroy(deer), logt_net_destroy(ref);
 }
 
 Test(deer_cpu, full_newton_equals_the_loop_and_bptt)
 {
-    gru_against_flashrnn("mode=full", 1, 40, 3, 4, 1e-10);
-    gru_against_flashrnn("mode=full", 3, 64, 2, 7, 1e-10);
-    gru_against_flashrnn("mode=full", 1, 1, 1, 1, 1e-10);
+    cell_against_flashrnn("gru", "mode=full", 1, 40, 3, 4, 1e-10);
+    cell_against_flashrnn("gru", "mode=full", 3, 64, 2, 7, 1e-10);
+    cell_against_flashrnn("gru", "mode=full", 1, 1, 1, 1, 1e-10);
 }
 
 /* The residual bounds the error only up to the recurrence's gain (error ≈ residual / (1 −
  * contraction)): a linearly converging mode stops at tol = 1e-12 to be within 1e-10. */
+Test(deer_cpu, lstm_cell_in_every_mode_equals_the_loop_and_bptt)
+{
+    cell_against_flashrnn("lstm", "mode=full", 1, 40, 3, 4, 1e-10);
+    cell_against_flashrnn("lstm", "mode=full", 2, 30, 2, 6, 1e-10);
+    cell_against_flashrnn("lstm", "mode=quasi,tol=1e-12", 1, 40, 3, 4, 1e-10);
+    cell_against_flashrnn("lstm", "mode=damped,tol=1e-12", 1, 30, 2, 5, 1e-10);
+}
+
 Test(deer_cpu, quasi_and_damped_equal_the_loop)
 {
-    gru_against_flashrnn("mode=quasi,tol=1e-12", 1, 40, 3, 4, 1e-10);
-    gru_against_flashrnn("mode=damped,tol=1e-12", 1, 40, 3, 4, 1e-10);
-    gru_against_flashrnn("mode=damped,lambda=10,tol=1e-12", 2, 50, 2, 5, 1e-10);
+    cell_against_flashrnn("gru", "mode=quasi,tol=1e-12", 1, 40, 3, 4, 1e-10);
+    cell_against_flashrnn("gru", "mode=damped,tol=1e-12", 1, 40, 3, 4, 1e-10);
+    cell_against_flashrnn("gru", "mode=damped,lambda=10,tol=1e-12", 2, 50, 2, 5, 1e-10);
 }
 
 /* Full Newton is exact after at most T iterations (the system is triangular in time) and
@@ -183,29 +201,32 @@ Test(deer_cpu, tanh_cell_equals_its_loop_and_its_gradients_check)
 Test(deer_cpu, jacobians_match_central_differences)
 {
     const int D = 6;
-    for (int c = 0; c < 2; c++) {
-        logt_net *net = make_net("deer", c ? "tanh" : "gru", NULL, 2, D);
+    const char *names[] = {"gru", "tanh", "lstm"};
+    const deer_cell cells[] = {DEER_GRU, DEER_TANH, DEER_LSTM};
+    const int gates[] = {3, 1, 4};
+    for (int c = 0; c < 3; c++) {
+        logt_net *net = make_net("deer", names[c], NULL, 2, D);
         scale_R(net, 2.0);
-        const deer_cell cell = c ? DEER_TANH : DEER_GRU;
-        const int G = c ? 1 : 3;
-        const double *R = param(net, "R", 0), *bn = c ? NULL : param(net, "bn", 0);
-        double *xa = random_array(G * D, 8, 1, 1.0, LOGT_F64), *hp = random_array(D, 8, 2, 0.8, LOGT_F64);
-        double f[D], fu[D], fd[D], J[D * D], jd[D], work[4 * D];
-        deer_cell_eval(cell, D, R, bn, xa, hp, f, J, jd, work);
-        for (int mm = 0; mm < D; mm++) {
-            const double keep = hp[mm], eps = 1e-6;
-            hp[mm] = keep + eps;
-            deer_cell_eval(cell, D, R, bn, xa, hp, fu, NULL, NULL, work);
-            hp[mm] = keep - eps;
-            deer_cell_eval(cell, D, R, bn, xa, hp, fd, NULL, NULL, work);
-            hp[mm] = keep;
-            for (int j = 0; j < D; j++)
-                cr_expect(fabs((fu[j] - fd[j]) / (2 * eps) - J[j * D + mm]) < 1e-8,
-                          "%s J[%d][%d] = %.12g, central difference %.12g", c ? "tanh" : "gru", j,
-                          mm, J[j * D + mm], (fu[j] - fd[j]) / (2 * eps));
+        const deer_cell cell = cells[c];
+        const int G = gates[c], S = (int)deer_state_size(cell, D);
+        const double *R = param(net, "R", 0), *bn = cell == DEER_GRU ? param(net, "bn", 0) : NULL;
+        double *xa = random_array(G * D, 8, 1, 1.0, LOGT_F64), *sp = random_array(S, 8, 2, 0.8, LOGT_F64);
+        double f[2 * D], fu[2 * D], fd[2 * D], J[4 * D * D], jd[2 * D], work[4 * D];
+        deer_cell_eval(cell, D, R, bn, xa, sp, f, J, jd, work);
+        for (int mm = 0; mm < S; mm++) {
+            const double keep = sp[mm], eps = 1e-6;
+            sp[mm] = keep + eps;
+            deer_cell_eval(cell, D, R, bn, xa, sp, fu, NULL, NULL, work);
+            sp[mm] = keep - eps;
+            deer_cell_eval(cell, D, R, bn, xa, sp, fd, NULL, NULL, work);
+            sp[mm] = keep;
+            for (int j = 0; j < S; j++)
+                cr_expect(fabs((fu[j] - fd[j]) / (2 * eps) - J[j * S + mm]) < 1e-8,
+                          "%s J[%d][%d] = %.12g, central difference %.12g", names[c], j, mm,
+                          J[j * S + mm], (fu[j] - fd[j]) / (2 * eps));
         }
-        for (int j = 0; j < D; j++) cr_expect_eq(jd[j], J[j * D + j], "the diagonal is J's");
-        free(xa), free(hp);
+        for (int j = 0; j < S; j++) cr_expect_eq(jd[j], J[j * S + j], "%s: the diagonal is J's", names[c]);
+        free(xa), free(sp);
         logt_net_destroy(net);
     }
 }
@@ -292,8 +313,7 @@ Test(deer_cpu, bad_configurations_say_what_would_be_right)
 {
     struct { const char *cell, *knob, *val, *says; logt_status want; } cases[] = {
         {"gru", "mode", "newton", "choose full", LOGT_EINVAL},
-        {"lstm", NULL, NULL, "lstm cell is not built yet", LOGT_EUNSUPPORTED},
-        {"elman", NULL, NULL, "no cell 'elman'", LOGT_EINVAL},
+        {"elman", NULL, NULL, "no cell 'elman': the valid cells are gru", LOGT_EINVAL},
         {"gru", "on_fail", "ignore", "error (report and fail) or sequential", LOGT_EINVAL},
         {"gru", "tol", "-1", "tol = '-1'", LOGT_EINVAL},
         {"gru", "max_iter", "0", "1 to 1000000", LOGT_EINVAL},
