@@ -16,7 +16,8 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"mode", "tol", "max_iter", "on_fail", "lambda", "warm", NULL};
+static const char *const knobs[] = {"mode", "tol", "max_iter", "on_fail", "lambda", "warm", "solver", NULL};
+static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
 static const char *const cell_names[] = {"gru", "tanh", "lstm"};
 
@@ -28,7 +29,7 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda;
-    int max_iter, fallback, warm;
+    int max_iter, fallback, warm, solver;
 } opts;
 
 static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const char *dflt,
@@ -45,10 +46,13 @@ static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const c
 
 static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
 {
-    if (cfg->device != LOGT_CPU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s runs on cpu only for now (its CUDA kernels are not "
-                         "written yet): use the cpu backend", cfg->model);
-    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    if (cfg->device == LOGT_CUDA) {
+        if (cfg->dtype != LOGT_F32)
+            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda computes in f32, not %s: set dtype = f32",
+                             cfg->model, logt_dtype_name(cfg->dtype));
+    } else {
+        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    }
     if (!cfg->cell[0] || !strcmp(cfg->cell, "gru")) o->cell = DEER_GRU;
     else if (!strcmp(cfg->cell, "tanh")) o->cell = DEER_TANH;
     else if (!strcmp(cfg->cell, "lstm")) o->cell = DEER_LSTM;
@@ -71,7 +75,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
                          cfg->model, mode);
     o->mode = (deer_mode)found;
     double mi;
-    LOGT_TRY(parse_num(cfg, "tol", "1e-10", 0, 1e300, "a tolerance >= 0 on max |h_t - f(h_{t-1})|", &o->tol));
+    LOGT_TRY(parse_num(cfg, "tol", cfg->device == LOGT_CUDA ? "1e-5" : "1e-10", 0, 1e300,
+                       "a tolerance >= 0 on max |h_t - f(h_{t-1})|", &o->tol));
     LOGT_TRY(parse_num(cfg, "max_iter", "200", 1, 1e6, "1 to 1000000 Newton iterations", &mi));
     LOGT_TRY(parse_num(cfg, "lambda", "1", 0, 1e12, "the initial damping, >= 0", &o->lambda));
     o->max_iter = (int)mi;
@@ -87,6 +92,27 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
                          "solution when the shape matches) or off (zeros)", cfg->model, w);
     o->warm = !strcmp(w, "on");
+    const char *sv = logt_cfg_knob(cfg, "solver", "newton");
+    o->solver = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(sv, solver_names[i])) o->solver = i;
+    if (o->solver < 0 || (o->solver && cfg->device != LOGT_CUDA))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: solver = '%s': newton (the default), or on cuda the "
+                         "sequential baselines launch (one kernel launch per step) and fused (one "
+                         "persistent kernel, the state in shared memory)", cfg->model, sv);
+    if (cfg->device == LOGT_CUDA && o->warm)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on runs on cpu only for now: leave it off "
+                         "on cuda", cfg->model);
+    if (cfg->device == LOGT_CUDA && o->solver == 0) {
+        if (o->mode == DEER_DAMPED)
+            return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = damped runs on cpu only for now (its "
+                             "parallel Kalman step is not built on cuda): use mode = quasi", cfg->model);
+        if (o->mode == DEER_FULL && deer_state_size(o->cell, cfg->hidden_size) > 1)
+            return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = full with a state of %lld (the matrix "
+                             "scan) runs on cpu only for now: use mode = quasi (for a state of 1, "
+                             "full and quasi are the same)", cfg->model,
+                             (long long)deer_state_size(o->cell, cfg->hidden_size));
+    }
     return LOGT_OK;
 }
 
@@ -110,10 +136,16 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     deer_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
-    m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
-    snprintf(m->base.impl, sizeof m->base.impl,
-             "cpu f64 reference, %s cell, Newton mode %s, tol %g, at most %d iterations",
-             cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
+    m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm, m->solver = o.solver;
+    if (cfg->device == LOGT_CUDA && o.solver)
+        snprintf(m->base.impl, sizeof m->base.impl, "cuda f32 %s cell, sequential baseline: %s",
+                 cell_names[o.cell], o.solver == 1 ? "one kernel launch per step"
+                                                   : "one persistent kernel, state in shared memory");
+    else
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "%s, %s cell, Newton mode %s, tol %g, at most %d iterations",
+                 cfg->device == LOGT_CUDA ? "cuda f32 (eval kernel + kernels/scan)" : "cpu f64 reference",
+                 cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
     *out = &m->base;
     return LOGT_OK;
 }
@@ -552,18 +584,25 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
 {
     deer_model *m = (deer_model *)base;
-    (void)ctx;
     if (m->base.c0.data && m->cell != DEER_LSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          base->cfg.model, cell_names[m->cell]);
     m->x = *x, m->h = *h;
     m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return deer_forward_cuda(m, x, h, ctx);
+#endif
+    (void)ctx;
     return deer_forward_cpu(m, x, h);
 }
 
 static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
 {
-    (void)ctx;
+    (void)ctx, (void)dh, (void)dx;
+    if (base->cfg.device == LOGT_CUDA)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: backward on cuda is not built yet (the CPU "
+                         "reference has the adjoint): use the cpu backend for gradients",
+                         base->cfg.model);
     return deer_backward_cpu((deer_model *)base, dh, dx);
 }
 
@@ -573,6 +612,9 @@ static void deer_destroy(logt_model *base)
     logt_tensor_free(&m->wx);
     logt_tensor_free(&m->prev);
     logt_tensor_free(&m->st);
+#ifdef LOGT_HAVE_CUDA
+    deer_free_cuda(m);
+#endif
     free(m);
 }
 
@@ -580,7 +622,11 @@ const logt_model_ops logt_deer_ops = {
     .name = "deer",
     .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
                "method (mode = full | quasi | damped); cpu f64 reference",
+#ifdef LOGT_HAVE_CUDA
+    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
+#else
     .devices = (1u << LOGT_CPU),
+#endif
     .nstate = 2,   /* h0, and c0 for the lstm cell */
     .knobs = knobs,
     .layout = deer_layout,

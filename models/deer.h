@@ -40,7 +40,11 @@
  * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
  * warm (off | on). The residual and tol are over the whole state (h and, lstm, c).
  *
- * Devices: cpu (deer.c, float64, a reference written to be read). CUDA comes later.
+ * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
+ * backward) and cuda (deer_cuda.cu, f32, forward only for now): mode = quasi (and full for
+ * a state of 1, where the two are the same), one evaluation kernel and one kernels/scan
+ * call per iteration; knob solver = launch | fused gives the two sequential baselines
+ * (one kernel launch per step; one persistent kernel). tol defaults to 1e-5 on cuda (f32).
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H
@@ -62,6 +66,8 @@ typedef struct deer_model {
     deer_mode mode;
     double tol, lambda;
     int max_iter, fallback, warm;
+    int solver;              /* cuda: 0 newton, 1 launch, 2 fused (the sequential baselines) */
+    void *cuda;              /* deer_cuda.cu's buffers                                    */
     logt_tensor x, h;        /* views of forward's input and output                      */
     logt_tensor wx;          /* [T][B][G·D] W x + b                                      */
     logt_tensor st;          /* [T][B][S] the state of every step (S = 2D lstm: [h; c])  */
@@ -101,6 +107,11 @@ logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const doub
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+#ifdef LOGT_HAVE_CUDA
+logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+void deer_free_cuda(deer_model *m);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,151 @@
+/* test_deer_cuda.c — deer's CUDA forward (models/deer_cuda.cu): Newton (mode = quasi, and
+ * full for a state of 1) and the two sequential baselines (solver = launch, fused) against
+ * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
+ * lstm and tanh cells, odd B, T = 1, with an initial state; the report of a run that does
+ * not converge and its fall-back; and what the CUDA side refuses.
+ *
+ * Tolerance: f32 arithmetic on a contracting recurrence; Newton stops at residual 1e-6, so
+ * h is within ~1e-5 of the reference; 1e-4 of max|h| is allowed (a wrong index is off by
+ * order 1). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/cuda.h"
+#include "../models/deer.h"
+#include "../models/model.h"
+#include "check.h"
+#include "gpu.h"
+#include "gradcheck.h"
+
+static logt_model_cfg cfg_of(logt_device dev, const char *cell, const char *knobs, int I, int D)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "deer", dev, I, D);
+    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
+    cfg.dtype = dev == LOGT_CUDA ? LOGT_F32 : LOGT_F64;
+    cfg.seed = 21;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
+    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
+        char *eq = strchr(kv, '=');
+        cr_assert(eq);
+        *eq = '\0';
+        cr_assert_eq(logt_cfg_set_knob(&cfg, kv, eq + 1), LOGT_OK);
+    }
+    return cfg;
+}
+
+/* Forward of cfg's net on x (and h0, c0): h to the host; w in (NULL: its own) and out. */
+static logt_status forward(const logt_model_cfg *cfg, int T, int B, const double *x, const double *h0,
+                           const double *c0, const double *w, double **h, double **w_out,
+                           deer_model *report)
+{
+    logt_net *net = NULL;
+    logt_status s = logt_net_create(cfg, &net);
+    if (s != LOGT_OK) return s;
+    if (w) cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+    if (w_out) *w_out = host_copy(&net->w);
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
+    const int D = cfg->hidden_size, I = cfg->input_size;
+    if (h0) {
+        logt_tensor th = tensor3(1, B, D, h0), tc = tensor3(1, B, D, c0);
+        cr_assert_eq(logt_net_set_state(net, &th, c0 ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th), logt_tensor_free(&tc);
+    }
+    logt_tensor tx = cfg_tensor3(cfg, T, B, I, x);
+    const logt_tensor *ht;
+    s = logt_net_forward(net, &tx, &ht, ctx);
+    if (s == LOGT_OK) s = logt_ctx_sync(ctx);
+    if (s == LOGT_OK) *h = host_copy(ht);
+    if (report) *report = *(deer_model *)net->layer[0];
+    logt_tensor_free(&tx);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+    return s;
+}
+
+static void expect_matches(const char *cell, const char *knobs, int T, int B, int D)
+{
+    const int I = 3, lstm = !strcmp(cell, "lstm");
+    char label[160];
+    snprintf(label, sizeof label, "deer cuda %s [%s] T=%d B=%d D=%d", cell, knobs, T, B, D);
+    double *x = random_array((int64_t)T * B * I, 31, 1, 1.0, LOGT_F32);
+    double *h0 = random_array((int64_t)B * D, 31, 2, 0.5, LOGT_F32);
+    double *c0 = lstm ? random_array((int64_t)B * D, 31, 3, 0.5, LOGT_F32) : NULL;
+    logt_model_cfg gpu = cfg_of(LOGT_CUDA, cell, knobs, I, D), cpu = cfg_of(LOGT_CPU, cell, "mode=full", I, D);
+    double *hg, *hc, *w;
+    deer_model rep;
+    cr_assert_eq(forward(&gpu, T, B, x, h0, c0, NULL, &hg, &w, &rep), LOGT_OK, "%s: %s", label, logt_errmsg());
+    cr_assert_eq(forward(&cpu, T, B, x, h0, c0, w, &hc, NULL, NULL), LOGT_OK, "%s: %s", label, logt_errmsg());
+    double scale = 0;
+    for (int64_t i = 0; i < (int64_t)T * B * D; i++) scale = fmax(scale, fabs(hc[i]));
+    check_result c = check_close("h", hg, hc, (int64_t)T * B * D, 1e-4 * fmax(scale, 1e-30), 0);
+    cr_expect(c.ok, "%s (%s): %s", label, rep.base.detail, c.msg);
+    free(hg), free(hc), free(w), free(x), free(h0), free(c0);
+}
+
+Test(deer_cuda, newton_and_baselines_match_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer on cuda vs the f64 CPU reference");
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    const char *knobs[] = {"mode=quasi,tol=1e-6", "solver=launch", "solver=fused"};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 3; k++) {
+            expect_matches(cells[c], knobs[k], 1, 1, 1);
+            expect_matches(cells[c], knobs[k], 200, 3, 4);
+            expect_matches(cells[c], knobs[k], 1000, 16, 1);
+            expect_matches(cells[c], knobs[k], 77, 5, 33);
+        }
+    expect_matches("gru", "mode=full,tol=1e-6", 3000, 16, 1);   /* a state of 1: full is quasi */
+}
+
+Test(deer_cuda, non_convergence_is_reported_or_falls_back)
+{
+    SKIP_WITHOUT_GPU("deer on cuda");
+    const int T = 500, B = 4, I = 3, D = 8;
+    double *x = random_array(T * B * I, 32, 1, 1.0, LOGT_F32), *h;
+    logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi,max_iter=1,tol=1e-7", I, D);
+    deer_model rep;
+    cr_assert_eq(forward(&cfg, T, B, x, NULL, NULL, NULL, &h, NULL, &rep), LOGT_ENUMERIC);
+    cr_assert(strstr(logt_errmsg(), "did not converge") && strstr(logt_errmsg(), "after 1 iterations"),
+              "%s", logt_errmsg());
+    free(x);
+    expect_matches("gru", "mode=quasi,max_iter=1,tol=1e-7,on_fail=sequential", T, B, D);
+}
+
+Test(deer_cuda, what_cuda_refuses_says_so)
+{
+    SKIP_WITHOUT_GPU("deer on cuda");
+    struct { const char *knobs; int D; const char *says; } cases[] = {
+        {"mode=full", 4, "the matrix scan) runs on cpu only for now"},
+        {"mode=damped", 1, "mode = damped runs on cpu only for now"},
+        {"warm=on,mode=quasi", 2, "warm = on runs on cpu only for now"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", cases[i].knobs, 2, cases[i].D);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "case %zu", i);
+        cr_assert(strstr(logt_errmsg(), cases[i].says), "case %zu: %s", i, logt_errmsg());
+    }
+#ifdef LOGT_HAVE_CUDA
+    /* backward: the adjoint is on the cpu only */
+    logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi", 2, 3);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK);
+    logt_tensor x = cfg_tensor3(&cfg, 5, 2, 2, NULL), dh = cfg_tensor3(&cfg, 5, 2, 3, NULL);
+    cr_assert_eq(logt_cuda_memset0(x.data, logt_tensor_bytes(&x)), LOGT_OK);
+    cr_assert_eq(logt_cuda_memset0(dh.data, logt_tensor_bytes(&dh)), LOGT_OK);
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_backward(net, &dh, NULL, ctx), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "backward on cuda is not built yet"), "%s", logt_errmsg());
+    logt_tensor_free(&x), logt_tensor_free(&dh);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+#endif
+}
