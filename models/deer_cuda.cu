@@ -2,7 +2,9 @@
  * f32, and the two sequential baselines every DEER speed number is compared with.
  *
  * Newton (solver = newton, mode = quasi; full for a state of 1):
- *   WX = X W^T                              one GEMM over all steps (strict fp32)
+ *   WX = X W^T                              one GEMM over all steps (strict fp32), unless
+ *                                           G·D·I <= 256: then each kernel works out its
+ *                                           W x_t itself (no GEMM launch, no WX pass)
  *   per iteration k:
  *     eval kernel, thread per (t, b): F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1},
  *       and max |S_t − F_t| (a warp maximum, then one atomicMax per warp)
@@ -93,12 +95,28 @@ __device__ void cell_unit(deer_cell cell, int D, const float *R, const float *bi
     }
 }
 
+/* W x_t of sequence element n: WX's row when the GEMM made it, else (a small G·D·I, at most
+ * XMAX) worked out here, which saves the GEMM's launch and pass over memory. */
+#define XMAX 256
+__device__ __forceinline__ const float *xa_of(const float *WX, const float *X, const float *W,
+                                              int64_t n, int GD, int I, float *buf)
+{
+    if (WX) return WX + n * GD;
+    for (int c = 0; c < GD; c++) {
+        float s = 0.0f;
+        for (int i = 0; i < I; i++) s += W[c * I + i] * X[n * I + i];
+        buf[c] = s;
+    }
+    return buf;
+}
+
 /* ---- Newton ------------------------------------------------------------------------------ */
 
 /* Thread per (t, b): a_t, b_t of the linearised step, and the residual of the iterate. */
-__global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *WX,
-                                 const float *R, const float *bias, const float *bn, const float *s0,
-                                 const float *St, float *A, float *Bv, unsigned *res)
+__global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
+                                 const float *X, const float *W, const float *R, const float *bias,
+                                 const float *bn, const float *s0, const float *St, float *A, float *Bv,
+                                 unsigned *res)
 {
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
@@ -106,7 +124,9 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
         const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
         const float *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
         float *f = Bv + n * S, *jd = A + n * S;   /* f first, then b = f − a·s_{t-1} in place */
-        for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, WX + n * G * D, sp, j, f, jd);
+        float buf[XMAX];
+        const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
+        for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, f, jd);
         for (int j = 0; j < S; j++) {
             const float d = fabsf(St[n * S + j] - f[j]);
             worst = d > worst || isnan(d) ? d : worst;
@@ -123,20 +143,23 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
 /* ---- the sequential baselines ---------------------------------------------------------------- */
 
 /* solver = launch: step t, thread per sequence b, all of its units. */
-__global__ void deer_step_kernel(deer_cell cell, int B, int D, int S, const float *WXt, const float *R,
-                                 const float *bias, const float *bn, const float *sp, float *st)
+__global__ void deer_step_kernel(deer_cell cell, int64_t t, int B, int D, int S, int I, const float *WX,
+                                 const float *X, const float *W, const float *R, const float *bias,
+                                 const float *bn, const float *sp, float *st)
 {
     const int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
     const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+    float buf[XMAX];
+    const float *xa = xa_of(WX, X, W, t * B + b, G * D, I, buf);
     for (int j = 0; j < D; j++)
-        cell_unit(cell, D, R, bias, bn, WXt + (int64_t)b * G * D, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
+        cell_unit(cell, D, R, bias, bn, xa, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
 }
 
 /* solver = fused: block per sequence, thread per unit, s_{t-1} in shared memory. */
-__global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S, const float *WX,
-                                  const float *R, const float *bias, const float *bn, const float *s0,
-                                  float *St)
+__global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S, int I, const float *WX,
+                                  const float *X, const float *W, const float *R, const float *bias,
+                                  const float *bn, const float *s0, float *St)
 {
     extern __shared__ float sh[];   /* [2][S] */
     const int b = blockIdx.x, j = threadIdx.x;
@@ -146,7 +169,10 @@ __global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S
     __syncthreads();
     for (int64_t t = 0; t < T; t++) {
         const int64_t n = t * B + b;
-        if (j < D) cell_unit(cell, D, R, bias, bn, WX + n * G * D, cur, j, nxt, NULL);
+        if (j < D) {
+            float buf[XMAX];
+            cell_unit(cell, D, R, bias, bn, xa_of(WX, X, W, n, G * D, I, buf), cur, j, nxt, NULL);
+        }
         __syncthreads();
         for (int k = j; k < S; k += blockDim.x) St[n * S + k] = nxt[k];
         float *tmp = cur;
@@ -205,16 +231,20 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
                          (long long)B, (long long)D);
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
-    LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
-    LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, x->data, I, 0, param(m, "W"), I, 0,
-                          0.0f, (float *)sc->wx.data, G * D, 0, 1, 0));
+    const float *X = (const float *)x->data, *Wt = param(m, "W");
+    const int in_kernel = (int64_t)G * D * I <= XMAX;   /* W x in the kernels, no GEMM */
+    if (!in_kernel) {
+        LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, X, I, 0, Wt, I, 0, 0.0f,
+                              (float *)sc->wx.data, G * D, 0, 1, 0));
+    }
     deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>(
         B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
         (float *)sc->s0.data);
     LAUNCH_TRY();
-    const float *WX = (const float *)sc->wx.data, *s0 = (const float *)sc->s0.data;
+    const float *WX = in_kernel ? NULL : (const float *)sc->wx.data, *s0 = (const float *)sc->s0.data;
     float *Sx = (float *)sc->s.data;
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
 
@@ -230,7 +260,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         for (int k = 0;; k++) {
             CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
             deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-                m->cell, N, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx, A, Bv, res);
+                m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, s0, Sx, A, Bv, res);
             LAUNCH_TRY();
             unsigned bits;
             CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
@@ -268,14 +298,14 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     if (sequential == 1) {
         for (int64_t t = 0; t < T; t++) {
             deer_step_kernel<<<(unsigned)((B + 127) / 128), 128, 0, st>>>(
-                m->cell, (int)B, (int)D, (int)S, WX + t * B * G * D, R, bias, bn,
+                m->cell, t, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn,
                 t ? Sx + (t - 1) * B * S : s0, Sx + t * B * S);
             LAUNCH_TRY();
         }
     } else if (sequential == 2) {
         const int threads = (int)((D + 31) / 32 * 32);
         deer_fused_kernel<<<(unsigned)B, threads, 2 * S * sizeof(float), st>>>(
-            m->cell, T, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx);
+            m->cell, T, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, s0, Sx);
         LAUNCH_TRY();
     }
     if (S == D) {
