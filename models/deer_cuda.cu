@@ -3,8 +3,9 @@
  *
  * Newton (solver = newton, mode = quasi; full for a state of 1):
  *   WX = X W^T                              one GEMM over all steps (strict fp32), unless
- *                                           G·D·I <= 256: then each kernel works out its
- *                                           W x_t itself (no GEMM launch, no WX pass)
+ *                                           G·D·I <= 256: then the evaluation kernel works
+ *                                           out W x_t itself (no GEMM launch, no WX pass;
+ *                                           the baselines always read the GEMM's WX)
  *   per iteration k:
  *     eval kernel, thread per (t, b): F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1},
  *       and max |S_t − F_t| (a warp maximum, then one atomicMax per warp)
@@ -143,23 +144,20 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
 /* ---- the sequential baselines ---------------------------------------------------------------- */
 
 /* solver = launch: step t, thread per sequence b, all of its units. */
-__global__ void deer_step_kernel(deer_cell cell, int64_t t, int B, int D, int S, int I, const float *WX,
-                                 const float *X, const float *W, const float *R, const float *bias,
-                                 const float *bn, const float *sp, float *st)
+__global__ void deer_step_kernel(deer_cell cell, int B, int D, int S, const float *WXt, const float *R,
+                                 const float *bias, const float *bn, const float *sp, float *st)
 {
     const int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
     const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
-    float buf[XMAX];
-    const float *xa = xa_of(WX, X, W, t * B + b, G * D, I, buf);
     for (int j = 0; j < D; j++)
-        cell_unit(cell, D, R, bias, bn, xa, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
+        cell_unit(cell, D, R, bias, bn, WXt + (int64_t)b * G * D, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
 }
 
 /* solver = fused: block per sequence, thread per unit, s_{t-1} in shared memory. */
-__global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S, int I, const float *WX,
-                                  const float *X, const float *W, const float *R, const float *bias,
-                                  const float *bn, const float *s0, float *St)
+__global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S, const float *WX,
+                                  const float *R, const float *bias, const float *bn, const float *s0,
+                                  float *St)
 {
     extern __shared__ float sh[];   /* [2][S] */
     const int b = blockIdx.x, j = threadIdx.x;
@@ -169,10 +167,7 @@ __global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S
     __syncthreads();
     for (int64_t t = 0; t < T; t++) {
         const int64_t n = t * B + b;
-        if (j < D) {
-            float buf[XMAX];
-            cell_unit(cell, D, R, bias, bn, xa_of(WX, X, W, n, G * D, I, buf), cur, j, nxt, NULL);
-        }
+        if (j < D) cell_unit(cell, D, R, bias, bn, WX + n * G * D, cur, j, nxt, NULL);
         __syncthreads();
         for (int k = j; k < S; k += blockDim.x) St[n * S + k] = nxt[k];
         float *tmp = cur;
@@ -234,7 +229,9 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
     const float *X = (const float *)x->data, *Wt = param(m, "W");
-    const int in_kernel = (int64_t)G * D * I <= XMAX;   /* W x in the kernels, no GEMM */
+    /* Newton on a small G·D·I works out W x in its kernel (no GEMM launch, no WX pass); the
+     * sequential baselines always read the GEMM's WX: their best */
+    const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX;
     if (!in_kernel) {
         LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
         LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, X, I, 0, Wt, I, 0, 0.0f,
@@ -295,17 +292,23 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
             sc->s = sc->s2, sc->s2 = t;
         }
     }
+    if (sequential && !WX) {   /* Newton's fall-back after W x in the kernel: the GEMM now */
+        LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, X, I, 0, Wt, I, 0, 0.0f,
+                              (float *)sc->wx.data, G * D, 0, 1, 0));
+        WX = (const float *)sc->wx.data;
+    }
     if (sequential == 1) {
         for (int64_t t = 0; t < T; t++) {
             deer_step_kernel<<<(unsigned)((B + 127) / 128), 128, 0, st>>>(
-                m->cell, t, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn,
+                m->cell, (int)B, (int)D, (int)S, WX + t * B * G * D, R, bias, bn,
                 t ? Sx + (t - 1) * B * S : s0, Sx + t * B * S);
             LAUNCH_TRY();
         }
     } else if (sequential == 2) {
         const int threads = (int)((D + 31) / 32 * 32);
         deer_fused_kernel<<<(unsigned)B, threads, 2 * S * sizeof(float), st>>>(
-            m->cell, T, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, s0, Sx);
+            m->cell, T, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx);
         LAUNCH_TRY();
     }
     if (S == D) {
