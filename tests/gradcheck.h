@@ -8,6 +8,7 @@
 #define LOGT_TEST_GRADCHECK_H
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,19 @@ static inline logt_tensor cfg_tensor3(const logt_model_cfg *cfg, int64_t a, int6
     cr_assert_eq(logt_tensor_new3(&t, cfg->device, cfg->dtype, a, b, c), LOGT_OK, "%s", logt_errmsg());
     if (host) cr_assert_eq(logt_tensor_from_f64(&t, host), LOGT_OK, "%s", logt_errmsg());
     return t;
+}
+
+/* Set knobs "key=val,key=val" (NULL or "": none) on cfg. */
+static inline void set_knobs(logt_model_cfg *cfg, const char *knobs)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
+    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
+        char *eq = strchr(kv, '=');
+        cr_assert(eq, "knob '%s' is not key=value", kv);
+        *eq = '\0';
+        cr_assert_eq(logt_cfg_set_knob(cfg, kv, eq + 1), LOGT_OK, "%s", logt_errmsg());
+    }
 }
 
 /* v rounded to what dtype dt holds (f64 unchanged). */

@@ -20,14 +20,7 @@ static logt_net *make_net(const char *model, const char *cell, const char *knobs
     logt_model_cfg_init(&cfg, model, LOGT_CPU, I, D);
     snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
     cfg.seed = 11;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
-    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
-        char *eq = strchr(kv, '=');
-        cr_assert(eq);
-        *eq = '\0';
-        cr_assert_eq(logt_cfg_set_knob(&cfg, kv, eq + 1), LOGT_OK);
-    }
+    set_knobs(&cfg, knobs);
     logt_net *net;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
     return net;

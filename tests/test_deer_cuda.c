@@ -26,14 +26,7 @@ static logt_model_cfg cfg_of(logt_device dev, const char *cell, const char *knob
     snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
     cfg.dtype = dev == LOGT_CUDA ? LOGT_F32 : LOGT_F64;
     cfg.seed = 21;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
-    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
-        char *eq = strchr(kv, '=');
-        cr_assert(eq);
-        *eq = '\0';
-        cr_assert_eq(logt_cfg_set_knob(&cfg, kv, eq + 1), LOGT_OK);
-    }
+    set_knobs(&cfg, knobs);
     return cfg;
 }
 

@@ -25,14 +25,7 @@ static logt_status try_net(const char *knobs, int I, int D, int layers, logt_net
     logt_model_cfg_init(&cfg, "sru", LOGT_CPU, I, D);
     cfg.layers = layers;
     cfg.seed = 3;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
-    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
-        char *eq = strchr(kv, '=');
-        cr_assert(eq);
-        *eq = '\0';
-        cr_assert_eq(logt_cfg_set_knob(&cfg, kv, eq + 1), LOGT_OK);
-    }
+    set_knobs(&cfg, knobs);
     *net = NULL;
     return logt_net_create(&cfg, net);
 }
@@ -394,18 +387,6 @@ typedef struct shape { int T, B, I, D, L, state, want_dx; } shape;
 static problem problem_of(shape s, logt_dtype dt)
 {
     return make_problem(s.T, s.B, s.I, s.D, s.L, s.state, s.want_dx, dt);
-}
-
-static void set_knobs(logt_model_cfg *cfg, const char *knobs)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
-    for (char *kv = strtok(buf, ","); kv; kv = strtok(NULL, ",")) {
-        char *eq = strchr(kv, '=');
-        cr_assert(eq);
-        *eq = '\0';
-        cr_assert_eq(logt_cfg_set_knob(cfg, kv, eq + 1), LOGT_OK);
-    }
 }
 
 /* One case: the cuda net of (knobs, dtype) against the reference; a failure names it all. */
