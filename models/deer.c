@@ -16,7 +16,8 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"mode", "tol", "max_iter", "on_fail", "lambda", "warm", "solver", NULL};
+static const char *const knobs[] = {"mode",  "tol",    "max_iter", "on_fail", "lambda",
+                                    "warm", "solver", "r_scale",  NULL};
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
 static const char *const cell_names[] = {"gru", "tanh", "lstm"};
@@ -28,7 +29,7 @@ static int ngates(deer_cell cell) { return cell == DEER_LSTM ? 4 : cell == DEER_
 typedef struct opts {
     deer_cell cell;
     deer_mode mode;
-    double tol, lambda;
+    double tol, lambda, r_scale;
     int max_iter, fallback, warm, solver;
 } opts;
 
@@ -79,6 +80,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
                        "a tolerance >= 0 on max |h_t - f(h_{t-1})|", &o->tol));
     LOGT_TRY(parse_num(cfg, "max_iter", "200", 1, 1e6, "1 to 1000000 Newton iterations", &mi));
     LOGT_TRY(parse_num(cfg, "lambda", "1", 0, 1e12, "the initial damping, >= 0", &o->lambda));
+    LOGT_TRY(parse_num(cfg, "r_scale", "1", 1e-6, 1e6,
+                       "a factor > 0 on R's initialisation bound (1: flashrnn's 1/sqrt(D))", &o->r_scale));
     o->max_iter = (int)mi;
     if (mi != o->max_iter)
         return LOGT_FAIL(LOGT_EINVAL, "%s: max_iter must be a whole number", cfg->model);
@@ -123,7 +126,7 @@ static logt_status deer_layout(const logt_model_cfg *cfg, logt_layout *out)
     const int64_t D = cfg->hidden_size, I = cfg->input_size, G = ngates(o.cell);
     const double k = 1.0 / sqrt((double)D);   /* the fan-ins of flashrnn with one head */
     logt_layout_add(out, "W", k, 2, G * D, I, 0);
-    logt_layout_add(out, "R", k, 3, 1, D, G * D);
+    logt_layout_add(out, "R", k * o.r_scale, 3, 1, D, G * D);
     logt_layout_add(out, "b", k, 1, G * D, 0, 0);
     if (o.cell == DEER_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
     return LOGT_OK;

@@ -38,7 +38,8 @@
  * and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D], b [D]).
  *
  * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
- * warm (off | on). The residual and tol are over the whole state (h and, lstm, c).
+ * warm (off | on), r_scale (1: a factor on R's initialisation bound, for experiments on
+ * strongly coupled, less contractive recurrences). The residual and tol are over the whole state (h and, lstm, c).
  *
  * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
  * backward) and cuda (deer_cuda.cu, f32, forward only for now): mode = quasi (and full for

@@ -107,8 +107,9 @@ struct logt_model {
     char detail[512];      /* more of it, when there is more to say (flashrnn: the    */
                            /* tiling), recorded as the run's attribute `detail`      */
     const double *trace;   /* a series of the last call to record with a speed run   */
-    int ntrace;            /* (deer: the residual of every Newton iteration), as the  */
-    char trace_name[32];   /* run's dataset trace_name; ntrace 0: none               */
+    int ntrace;            /* (deer: the residual of every Newton evaluation), as the */
+    char trace_name[32];   /* run's dataset trace_name, ntrace - 1 as its iterations; */
+                           /* ntrace 0: none                                          */
 };
 
 /* A view of slice `name` of the model's parameters (or gradients). */

@@ -90,6 +90,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"gbps", "effective bandwidth (GB/s: bytes / median time)", 0, 1},
     {"copy_gbps", "device-to-device copy in the same run (GB/s: 2N / median time)", 0, 1},
     {"pct_of_copy", "effective bandwidth, % of the same run's copy", 0, 1},
+    {"iterations", "solver iterations (Newton: evaluations − 1)", 0, 0},
     {"loss", "training loss", 1, 0},
     {"grad_norm", "gradient norm (before clipping)", 1, 0},
     {"eval_loss", "validation loss", 1, 0},

@@ -131,6 +131,7 @@ static double measure(const logt_summary_row *r, const char *name)
     if (!strcmp(name, "gbps")) return r->gbps;
     if (!strcmp(name, "copy_gbps")) return r->copy_gbps;
     if (!strcmp(name, "pct_of_copy")) return r->pct_of_copy;
+    if (!strcmp(name, "iterations")) return r->iterations;
     return NAN;
 }
 

@@ -637,7 +637,7 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     row->seed = r->cfg.seed;
     row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
     row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
-    row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = NAN;
+    row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = row->iterations = NAN;
 }
 
 /* The attributes a run group carries from its start. */
@@ -716,6 +716,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
                      row->p10_ms, row->p90_ms);
             logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
             if (w == LOGT_OK && tr->n > 0 && tr->name[0]) w = logt_store_write(st, id, tr->name, tr->v, tr->n);
+            if (tr->n > 0) row->iterations = tr->n - 1;
             if (w != LOGT_OK) fatal = 1, s = w;
         }
         free(ms), free(tr);
@@ -769,7 +770,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         {"tokens_per_s", row->tokens_per_s}, {"final_loss", row->final_loss},
         {"final_eval_loss", row->final_eval_loss}, {"final_eval_acc", row->final_eval_acc},
         {"bytes", row->bytes}, {"gbps", row->gbps}, {"copy_gbps", row->copy_gbps},
-        {"pct_of_copy", row->pct_of_copy},
+        {"pct_of_copy", row->pct_of_copy}, {"iterations", row->iterations},
     };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
         if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));

@@ -95,6 +95,8 @@ typedef struct logt_summary_row {
     /* kernel runs (NaN for the others): minimum traffic of a call, bytes / median time
      * (GB/s), a device-to-device copy in the same run (GB/s), and 100·gbps / copy_gbps */
     double bytes, gbps, copy_gbps, pct_of_copy;
+    /* iterative models (a trace of one residual per evaluation, deer): its length − 1 */
+    double iterations;
 } logt_summary_row;
 
 /* Does the file's /summary have this column? Files of an older logt lack the newer

@@ -891,6 +891,7 @@ Test(runner, model_trace_and_detail_are_recorded)
                   res[nres - 1]);
         cr_assert(logt_store_has(st, rows[i].run, "", "detail"), "run %lld has no detail",
                   (long long)rows[i].run);
+        cr_assert_eq(rows[i].iterations, (double)(nres - 1), "the summary's iterations");
         free(res);
     }
     free(rows);

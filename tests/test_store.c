@@ -61,7 +61,7 @@ static logt_summary_row sample_row(int64_t run, const char *status)
     r.median_ms = 1.5, r.p10_ms = 1.25, r.p90_ms = 2.0, r.tokens_per_s = 512000.0;
     r.peak_mem_bytes = 123456789;
     r.final_loss = r.final_eval_loss = r.final_eval_acc = NAN;
-    r.bytes = r.gbps = r.copy_gbps = r.pct_of_copy = NAN;
+    r.bytes = r.gbps = r.copy_gbps = r.pct_of_copy = r.iterations = NAN;
     return r;
 }
 
@@ -388,7 +388,7 @@ Test(store, older_file_without_kernel_columns)
     cr_assert_eq(rows[0].tokens_per_s, 512000.0);
     cr_assert_eq(rows[0].peak_mem_bytes, 4096);
     cr_assert(isnan(rows[0].bytes) && isnan(rows[0].gbps) && isnan(rows[0].copy_gbps) &&
-              isnan(rows[0].pct_of_copy));
+              isnan(rows[0].pct_of_copy) && isnan(rows[0].iterations));
     free(rows);
     cr_assert_eq(logt_store_close(st), LOGT_OK);
 
@@ -399,7 +399,7 @@ Test(store, older_file_without_kernel_columns)
     cr_assert_eq(logt_store_run_new(st, "speed model=lstm T=512", &a), LOGT_OK);
     cr_assert_eq(a, 1);
     logt_summary_row row = sample_row(a, "ok");
-    row.bytes = row.gbps = row.copy_gbps = row.pct_of_copy = NAN;
+    row.bytes = row.gbps = row.copy_gbps = row.pct_of_copy = row.iterations = NAN;
     cr_assert_eq(logt_store_run_finish(st, &row, NULL), LOGT_OK, "%s", logt_errmsg());
     cr_assert_eq(logt_store_run_new(st, "kernel model=scan T=512", &b), LOGT_OK);
     row = sample_row(b, "ok");
