@@ -594,7 +594,7 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                              a->warps_k, a->dh, a->dh, a->warps_k, a->G == 4 ? "lstm" : "gru",
                              logt_dtype_name(a->dtype), a->dtype == LOGT_BF16 ? 64 : 32);
     }
-    for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts, once per process */
+    for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
         if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;
         cudaFuncAttributes fa;
@@ -637,6 +637,11 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                                   (int)s.total));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (g.bph > 1) {
+        if ((uint64_t)g.bph * (uint64_t)a->T >= ((uint64_t)1 << 32))
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "flashrnn: a head split over %d blocks counts %d·T steps in 32 bits: T = "
+                             "%d is too long for it (at most %llu)", g.bph, g.bph, a->T,
+                             (unsigned long long)((((uint64_t)1 << 32) - 1) / g.bph));
         if (!a->sync)
             return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the sync counters (args.sync)");
         CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));

@@ -429,8 +429,9 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
         const int in_regs = r_block > 0 ? (int)(100 * t->r_bytes_regs / r_block) : 0;
         if (t->grid_sync)
             snprintf(t->why, sizeof t->why,
-                     "a head's R (%s) fits no single block: split over %d blocks, grid sync per "
-                     "step; %d blocks resident at once (capacity %d), R %d%% in registers, smem %s",
+                     "a head's R (%s) fits no single block: split over %d blocks, a barrier "
+                     "among them every step; %d blocks resident at once (capacity %d), R %d%% "
+                     "in registers, smem %s",
                      head_r, t->blocks_per_head, t->grid, t->blocks_per_sm * dev->sm_count,
                      in_regs, smem);
         else

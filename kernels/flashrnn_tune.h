@@ -159,7 +159,8 @@ typedef struct flashrnn_tiling {
     int64_t smem_per_block;  /* bytes of dynamic shared memory to opt in to            */
     int blocks_per_sm;       /* resident blocks per SM (registers, smem, threads)      */
     int waves;               /* ceil(grid / (blocks_per_sm · SMs))                     */
-    int grid_sync;           /* 1: a grid-wide barrier every step (blocks_per_head > 1) */
+    int grid_sync;           /* 1: a barrier every step among the blocks of each head    */
+                             /* and batch tile (blocks_per_head > 1)                    */
     char why[256];           /* one sentence for the record; on failure, what failed   */
     /* set when nothing fits (flashrnn_tune returned LOGT_EUNSUPPORTED) */
     const char *failed;      /* the constraint the closest candidate broke, or NULL     */

@@ -410,6 +410,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
         memset(St, 0, (size_t)(N * S) * sizeof *St);
 
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
+    m->solved = 0;
     double lambda = m->lambda, last = INFINITY;
     logt_status s = LOGT_OK;
     for (int k = 0;; k++) {
@@ -442,7 +443,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
         }
         /* 2. the linearised recurrence s'_t = F_t + J_t (s'_{t-1} − s_{t-1}) into NX */
         if (m->mode == DEER_DAMPED) {
-            lambda = res > last ? lambda * 4.0 : lambda * 0.5;
+            if (k > 0) lambda = res > last ? lambda * 4.0 : lambda * 0.5;   /* the first step uses the knob's */
             for (int64_t b = 0; b < B; b++)
                 for (int64_t j = 0; j < S; j++) {
                     /* b_t = F_t − a_t s_{t-1}, into NX as scratch, then solved in place */
@@ -480,6 +481,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
     }
     for (int64_t n = 0; n < N; n++)   /* h: the first D of each state */
         memcpy((double *)h->data + n * D, St + n * S, (size_t)D * sizeof(double));
+    m->solved = s == LOGT_OK;
     if (s == LOGT_OK && m->warm) {
         s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, S);
         if (s == LOGT_OK) memcpy(m->prev.data, St, (size_t)(N * S) * sizeof *St);
@@ -509,6 +511,9 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
     double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
     double *dbn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.dw, "bn").data : NULL;
     const double *St = m->st.data, *WX = m->wx.data, *dH = dh->data;
+    if (!m->solved)
+        return LOGT_FAIL(LOGT_EINVAL, "deer backward: the last forward did not give a solution "
+                         "(it failed): run a forward that succeeds first");
 
     memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
     memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
@@ -624,7 +629,7 @@ static void deer_destroy(logt_model *base)
 const logt_model_ops logt_deer_ops = {
     .name = "deer",
     .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
-               "method (mode = full | quasi | damped); cpu f64 reference",
+               "method (mode = full | quasi | damped); cpu f64 reference, cuda forward (quasi)",
 #ifdef LOGT_HAVE_CUDA
     .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
 #else

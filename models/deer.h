@@ -76,6 +76,7 @@ typedef struct deer_model {
     /* the last forward's report */
     int iterations;          /* Newton iterations made (evaluations - 1)                 */
     int converged;           /* 1: residual <= tol                                       */
+    int solved;              /* 1: st holds the last forward's answer (backward needs it) */
     int fell_back;           /* 1: the sequential loop gave the answer                   */
     int nonfinite;           /* iterates with a NaN or Inf                               */
     int nres;

@@ -46,6 +46,11 @@ typedef struct deer_cuda_scratch {
 
 __device__ __forceinline__ float sig(float a) { return 1.0f / (1.0f + expf(-a)); }
 
+__host__ __device__ __forceinline__ int gates_of(deer_cell cell)
+{
+    return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+}
+
 /* The j-th pre-activation from the recurrent side: Σ_m hp_m R[m][c] for column c. */
 __device__ __forceinline__ float rdot(const float *hp, const float *R, int D, int GD, int c)
 {
@@ -122,7 +127,7 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
     if (n < N) {
-        const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+        const int G = gates_of(cell);
         const float *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
         float *f = Bv + n * S, *jd = A + n * S;   /* f first, then b = f − a·s_{t-1} in place */
         float buf[XMAX];
@@ -149,7 +154,7 @@ __global__ void deer_step_kernel(deer_cell cell, int B, int D, int S, const floa
 {
     const int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
-    const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+    const int G = gates_of(cell);
     for (int j = 0; j < D; j++)
         cell_unit(cell, D, R, bias, bn, WXt + (int64_t)b * G * D, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
 }
@@ -161,7 +166,7 @@ __global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S
 {
     extern __shared__ float sh[];   /* [2][S] */
     const int b = blockIdx.x, j = threadIdx.x;
-    const int G = cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+    const int G = gates_of(cell);
     float *cur = sh, *nxt = sh + S;
     for (int k = j; k < S; k += blockDim.x) cur[k] = s0[(int64_t)b * S + k];
     __syncthreads();
@@ -205,6 +210,15 @@ static logt_status scratch_of(deer_model *m, deer_cuda_scratch **out)
     return LOGT_OK;
 }
 
+/* WX [N][GD] = X [N][I] · W^T, strict fp32, into sc->wx. */
+static logt_status project(logt_ctx *ctx, deer_cuda_scratch *sc, int64_t N, int64_t GD, int64_t I,
+                           const float *X, const float *W)
+{
+    LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * GD, NULL));
+    return logt_gemm_ex(ctx, 0, 1, N, GD, I, 1.0f, LOGT_F32, X, I, 0, W, I, 0, 0.0f,
+                        (float *)sc->wx.data, GD, 0, 1, 0);
+}
+
 static const float *param(deer_model *m, const char *name)
 {
     return (const float *)logt_model_param(&m->base, &m->base.w, name).data;
@@ -219,7 +233,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     deer_cuda_scratch *sc = NULL;
     LOGT_TRY(scratch_of(m, &sc));
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int G = m->cell == DEER_LSTM ? 4 : m->cell == DEER_GRU ? 3 : 1;
+    const int G = gates_of(m->cell);
     const int64_t S = deer_state_size(m->cell, D), N = T * B;
     if (B > INT32_MAX / 2 || S > 4096)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: B = %lld, D = %lld is too large",
@@ -232,11 +246,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     /* Newton on a small G·D·I works out W x in its kernel (no GEMM launch, no WX pass); the
      * sequential baselines always read the GEMM's WX: their best */
     const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX;
-    if (!in_kernel) {
-        LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, X, I, 0, Wt, I, 0, 0.0f,
-                              (float *)sc->wx.data, G * D, 0, 1, 0));
-    }
+    if (!in_kernel) LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
     deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>(
         B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
         (float *)sc->s0.data);
@@ -246,6 +256,10 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
 
     int sequential = m->solver;
+    if (D > 1024 && (m->solver == 2 || (m->solver == 0 && m->fallback)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: the fused sequential kernel has a thread "
+                         "per unit, so at most D = 1024, not %lld: use solver = launch, or "
+                         "on_fail = error", (long long)D);
     if (m->solver == 0) {   /* Newton */
         LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
@@ -293,9 +307,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         }
     }
     if (sequential && !WX) {   /* Newton's fall-back after W x in the kernel: the GEMM now */
-        LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, LOGT_F32, X, I, 0, Wt, I, 0, 0.0f,
-                              (float *)sc->wx.data, G * D, 0, 1, 0));
+        LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
         WX = (const float *)sc->wx.data;
     }
     if (sequential == 1) {

@@ -27,8 +27,7 @@ __device__ __forceinline__ float fast_tanh(float a)
 }
 
 struct LstmCell {
-    static constexpr int G = 4;   /* gates [i f g o]                 */
-    static constexpr int S = 4;   /* saved values per unit           */
+    static constexpr int G = 4;   /* gates [i f g o]; 4 saved values per unit */
 
     /* a[q] + r[q] are the pre-activations; c: c_{t-1} in, c_t out; returns h_t. */
     static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,
@@ -61,8 +60,7 @@ struct LstmCell {
 };
 
 struct GruCell {
-    static constexpr int G = 3;   /* gates [r z n]                   */
-    static constexpr int S = 4;   /* r z n and rn = R_n h + bn       */
+    static constexpr int G = 3;   /* gates [r z n]; saved: r z n and rn = R_n h + bn */
 
     /* bn: the recurrent bias of n; hp: h_{t-1}; c unused. Returns h_t. */
     static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,

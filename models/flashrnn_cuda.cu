@@ -52,8 +52,8 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor sync;         /* counters of split heads (unsigned; any 4-byte dtype holds them) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
-    int planned_B;            /* the tilings below are for this B (0: none yet)              */
-    flashrnn_tiling tile[2];  /* forward, backward                                           */
+    int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
+    flashrnn_tiling tile[2];  /* forward, backward: each planned when its pass first runs    */
 } flashrnn_cuda_scratch;
 
 #define BLOCK 256
@@ -96,8 +96,8 @@ __global__ void alt_forward_step(int B, int H, int dh, const float *__restrict__
 {
     constexpr int G = Cell::G;
     const int D = H * dh;
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (int64_t)B * D) return;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
+         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
     const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
     float av[G], rv[G], sv[4];
     for (int q = 0; q < G; q++) {
@@ -109,6 +109,7 @@ __global__ void alt_forward_step(int B, int H, int dh, const float *__restrict__
     st(h + i, hv);
     for (int q = 0; q < 4; q++) s[(int64_t)b * 4 * D + q * D + j] = sv[q];
     if (G == 4) c[i] = cc;
+    }
 }
 
 /* dhr: what reaches h_t through R from step t+1 in; the part of dL/dh_{t-1} that does not go
@@ -123,8 +124,8 @@ __global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH
 {
     constexpr int G = Cell::G;
     const int D = H * dh;
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (int64_t)B * D) return;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
+         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
     const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
     float sv[4], dx[G], dr[G];
     for (int q = 0; q < 4; q++) sv[q] = s[(int64_t)b * 4 * D + q * D + j];
@@ -136,6 +137,7 @@ __global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH
         st(dxa + (int64_t)b * G * D + q * D + j, dx[q]);
         if (G == 3) st(dra + (int64_t)b * G * D + q * D + j, dr[q]);
         st(pk + ((int64_t)k * B + b) * G * dh + q * dh + jj, dr[q]);
+    }
     }
 }
 
@@ -166,24 +168,28 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
 }
 
 /* Tilings of both passes for this B, from the tuner, cached. */
-static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flashrnn_fused_args *a)
+static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flashrnn_fused_args *a,
+                        flashrnn_pass pass)
 {
-    if (sc->planned_B == a->B) return LOGT_OK;
-    LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_FORWARD, &sc->tile[0]));
-    LOGT_TRY(flashrnn_fused_plan(a, FLASHRNN_BACKWARD, &sc->tile[1]));
-    char pass[2][128];   /* the two tilings, then the tuner's reason for the forward one */
+    if (sc->planned_B[pass] == a->B) return LOGT_OK;
+    LOGT_TRY(flashrnn_fused_plan(a, pass, &sc->tile[pass]));
+    sc->planned_B[pass] = a->B;
+    char line[2][128];   /* each pass's tiling (a pass not planned yet says so) */
     for (int i = 0; i < 2; i++) {
         const flashrnn_tiling *t = &sc->tile[i];
-        snprintf(pass[i], sizeof pass[i],
-                 "hpb=%d bph=%d bt=%d wk=%d split=%d threads=%d grid=%d regs=%d smem=%lld",
-                 t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, t->cell_split,
-                 t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);
+        if (sc->planned_B[i] != a->B)
+            snprintf(line[i], sizeof line[i], "not planned yet");
+        else
+            snprintf(line[i], sizeof line[i],
+                     "hpb=%d bph=%d bt=%d wk=%d split=%d threads=%d grid=%d regs=%d smem=%lld",
+                     t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
+                     t->cell_split, t->threads, t->grid, t->regs_per_thread,
+                     (long long)t->smem_per_block);
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
-             pass[0], pass[1], sc->tile[0].why);
+             line[0], line[1], sc->tile[pass].why);
     LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
                                  NULL));
-    sc->planned_B = a->B;
     return LOGT_OK;
 }
 
@@ -255,7 +261,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
         return dt == LOGT_BF16 ? alt_forward<GruCell, bf16>(sc, ctx, &a)
                                : alt_forward<GruCell, float>(sc, ctx, &a);
     }
-    LOGT_TRY(plan(m, sc, &a));
+    LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
     a.sync = (unsigned *)sc->sync.data;
     return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
 }
@@ -327,7 +333,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
                                                   : alt_backward<GruCell, float>(sc, ctx, &a));
         if (s != LOGT_OK) return s;
     } else {
-        LOGT_TRY(plan(m, sc, &a));
+        LOGT_TRY(plan(m, sc, &a, FLASHRNN_BACKWARD));
         a.sync = (unsigned *)sc->sync.data;
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }

@@ -128,8 +128,10 @@ Test(flashrnn_tune, headdim_sweep_on_h200_is_valid)
                 for (int i = 0; i < N_DH; i++) {
                     flashrnn_problem p = problem(16, 768 / DH[i], DH[i], G, bytes, pass);
                     if (G == 4 && bytes == 4 && DH[i] == 768 && pass == FLASHRNN_FORWARD) {
-                        /* one unit group's R, 16·4·768·4 = 192 KiB, is 48 K registers before
-                         * anything else: no block holds it, and R lives in registers only */
+                        /* one unit group's R, 16·4·768·4 = 192 KiB, is 48 K registers, spread
+                         * over the group's warps_k warps: with every other register they need,
+                         * no block of at most 64 K registers holds a group, and R lives in
+                         * registers only */
                         expect_no_fit(&d, &p, "regs_per_block");
                         continue;
                     }
