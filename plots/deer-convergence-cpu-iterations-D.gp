@@ -1,5 +1,5 @@
 # plots/deer-convergence-cpu-iterations-D.gp: figure 'iterations-D' of experiment deer-convergence, written by `logt plot experiments/deer-convergence`
-# from results/deer-convergence-cpu.h5 (commit c01b5bf-dirty); y = iterations against x = D, one curve per value of series (mode,cell,r_scale); where T=10000, seed=1
+# from results/deer-convergence-cpu.h5 (commit d85a639); y = iterations against x = D, one curve per value of series (mode,cell,r_scale); where T=10000, seed=1
 # Re-render without logt: gnuplot plots/deer-convergence-cpu-iterations-D.gp  (writes the .png and .svg beside it)
 
 $data << EOD
@@ -20,11 +20,11 @@ $data << EOD
 
 
 # index 2: mode=damped gru r_scale=1
-1 11
-2 19
-4 16
-8 20
-16 19
+1 12
+2 20
+4 17
+8 21
+16 20
 
 
 # index 3: mode=full gru r_scale=3
@@ -44,11 +44,11 @@ $data << EOD
 
 
 # index 5: mode=damped gru r_scale=3
-1 11
-2 56
-4 49
-8 49
-16 99
+1 12
+2 57
+4 50
+8 50
+16 107
 
 
 # index 6: mode=full lstm r_scale=1
@@ -68,11 +68,11 @@ $data << EOD
 
 
 # index 8: mode=damped lstm r_scale=1
-1 24
-2 36
-4 35
-8 30
-16 31
+1 25
+2 37
+4 36
+8 31
+16 32
 
 
 # index 9: mode=full lstm r_scale=3
@@ -93,9 +93,8 @@ $data << EOD
 # index 11: mode=damped lstm r_scale=3
 1 42
 2 103
-4 322
-8 209
-16 149
+4 386
+16 150
 EOD
 
 out = "plots/deer-convergence-cpu-iterations-D"

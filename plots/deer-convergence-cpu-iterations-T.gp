@@ -1,5 +1,5 @@
 # plots/deer-convergence-cpu-iterations-T.gp: figure 'iterations-T' of experiment deer-convergence, written by `logt plot experiments/deer-convergence`
-# from results/deer-convergence-cpu.h5 (commit c01b5bf-dirty); y = iterations against x = T, one curve per value of series (mode,cell,r_scale); where D=16, seed=1
+# from results/deer-convergence-cpu.h5 (commit d85a639); y = iterations against x = T, one curve per value of series (mode,cell,r_scale); where D=16, seed=1
 # Re-render without logt: gnuplot plots/deer-convergence-cpu-iterations-T.gp  (writes the .png and .svg beside it)
 
 $data << EOD
@@ -16,9 +16,9 @@ $data << EOD
 
 
 # index 2: mode=damped gru r_scale=1
-100 19
-1000 19
-10000 19
+100 20
+1000 20
+10000 20
 
 
 # index 3: mode=full gru r_scale=3
@@ -34,9 +34,9 @@ $data << EOD
 
 
 # index 5: mode=damped gru r_scale=3
-100 64
-1000 92
-10000 99
+100 65
+1000 93
+10000 107
 
 
 # index 6: mode=full lstm r_scale=1
@@ -52,9 +52,9 @@ $data << EOD
 
 
 # index 8: mode=damped lstm r_scale=1
-100 30
-1000 31
-10000 31
+100 31
+1000 32
+10000 32
 
 
 # index 9: mode=full lstm r_scale=3
@@ -70,9 +70,9 @@ $data << EOD
 
 
 # index 11: mode=damped lstm r_scale=3
-100 87
-1000 149
-10000 149
+100 88
+1000 150
+10000 150
 EOD
 
 out = "plots/deer-convergence-cpu-iterations-T"
