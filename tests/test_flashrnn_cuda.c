@@ -98,6 +98,7 @@ static int group_ok(const char *what, const double *got, const double *ref, int6
     return c.ok;
 }
 
+/* kernel: "fused" or "alternating", optionally followed by more knobs ("fused,warps_k=2"). */
 static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, shape s)
 {
     logt_model_cfg cfg;
@@ -106,7 +107,9 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     cfg.head_dim = s.dh;
     cfg.dtype = dt;
     cfg.seed = 3 + (uint64_t)s.T;
-    cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", kernel), LOGT_OK);
+    char knobs[128];
+    snprintf(knobs, sizeof knobs, "kernel=%s", kernel);
+    set_knobs(&cfg, knobs);
     const int lstm = strcmp(cell, "gru") != 0;
     double *x = random_array((int64_t)s.T * s.B * s.I, 91, 1, 1.0, dt);
     double *dh = random_array((int64_t)s.T * s.B * s.D, 91, 2, 1.0, dt);
@@ -179,6 +182,29 @@ Test(flashrnn_cuda, too_large_head_is_a_clear_error)
     cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
     cr_assert(strstr(logt_errmsg(), "no tiling fits") && strstr(logt_errmsg(), "largest dh"), "%s",
               logt_errmsg());
+}
+
+/* Tilings the tuner does not pick at these sizes, forced through the knobs: the products
+ * split over 2 and 4 warps, the cell on one warp or shared by twins. */
+Test(flashrnn_cuda, forced_tilings_match_the_reference)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,warps_k=2,cell_split=1", "fused,warps_k=4,cell_split=2",
+                           "fused,warps_k=1,cell_split=1"};
+    for (int k = 0; k < 3; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){17, 9, 8, 128, 64, 1});
+        expect_matches("gru", knobs[k], LOGT_BF16, (shape){17, 9, 8, 128, 64, 1});
+    }
+    expect_matches("lstm", "fused,warps_k=2,cell_split=2", LOGT_F32, (shape){9, 5, 8, 128, 64, 1});
+}
+
+/* B = 128 at D = 768, dh = 64: the tuner gives a block 16 batch rows (two 8-row tiles per step,
+ * the reduction slots alternating between them). */
+Test(flashrnn_cuda, batch_tiles_above_eight_rows)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    expect_matches("lstm", "fused", LOGT_BF16, (shape){3, 128, 8, 768, 64, 1});
+    expect_matches("lstm", "fused,warps_k=2", LOGT_BF16, (shape){3, 128, 8, 768, 64, 0});
 }
 
 #ifdef LOGT_HAVE_CUDA
