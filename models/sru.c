@@ -37,12 +37,18 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
                          cfg->model, v);
 
     const char *route = logt_cfg_knob(cfg, "route", "auto");
+    out->newton = 0;
     if (!strcmp(route, "auto")) out->use_scan = !out->v_on;
     else if (!strcmp(route, "loop")) out->use_scan = 0;
     else if (!strcmp(route, "scan")) out->use_scan = 1;
+    else if (!strcmp(route, "newton")) out->use_scan = 0, out->newton = 1;
     else
-        return LOGT_FAIL(LOGT_EINVAL, "%s: route = '%s' is not a route: choose auto, loop or scan",
-                         cfg->model, route);
+        return LOGT_FAIL(LOGT_EINVAL, "%s: route = '%s' is not a route: choose auto, loop, scan "
+                         "or newton", cfg->model, route);
+    if (out->newton && (!out->v_on || cfg->device != LOGT_CPU))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: route = newton is for v = on (with v = zero the "
+                         "recurrence is linear: route = scan is exact) and runs on the cpu only "
+                         "for now", cfg->model);
     if (out->use_scan && out->v_on)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s: route = scan needs v = zero (with v the recurrence is not linear "
@@ -113,6 +119,49 @@ int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int
 
 /* ---- forward ------------------------------------------------------------------------------ */
 
+/* route = newton: c [T][C] with c_t = g_t(c_{t-1}) = φ c_{t-1} + (1 − φ) z_t, φ = σ(pf_t +
+ * v_d c_{t-1}) (pf: W_f x + b_f, raw), solved by Newton's method over all steps: evaluate
+ * g and g' at the guess, then one linear scan for the next guess. The Jacobian is diagonal,
+ * so this is exact Newton (quadratic near the answer) at the cost of the element-wise scan. */
+static logt_status newton_c(sru_model *m, int64_t T, int64_t C, int64_t D, const double *z,
+                            const double *pf, const double *v, const double *c0, double *c)
+{
+    const int64_t N = T * C;
+    const int max_evals = (int)(sizeof m->residual / sizeof m->residual[0]);
+    double *a = malloc((size_t)N * sizeof *a), *b = malloc((size_t)N * sizeof *b);
+    if (!a || !b) {
+        free(a), free(b);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    memset(c, 0, (size_t)N * sizeof *c);
+    logt_status s = LOGT_OK;
+    for (int k = 0;; k++) {
+        double res = 0.0;
+        for (int64_t e = 0; e < N; e++) {
+            const int64_t d = e % C % D;
+            const double cp = e >= C ? c[e - C] : c0 ? c0[e] : 0.0;
+            const double phi = sigmoid(pf[e] + v[d] * cp), g = phi * cp + (1.0 - phi) * z[e];
+            a[e] = phi + phi * (1.0 - phi) * v[d] * (cp - z[e]);   /* ∂g/∂c_{t-1} */
+            b[e] = g - a[e] * cp;
+            const double r = fabs(c[e] - g);
+            res = r > res || isnan(r) ? r : res;
+        }
+        m->residual[k] = res;
+        m->iterations = k;
+        if (res <= 1e-12) break;
+        if (!isfinite(res) || k + 1 == max_evals) {
+            s = LOGT_FAIL(LOGT_ENUMERIC, "%s route = newton did not converge: residual %.3g after "
+                          "%d iterations. HINT: route = loop", m->base.cfg.model, res, k);
+            break;
+        }
+        if ((s = scan_cpu(T, C, a, b, c0, c)) != LOGT_OK) break;   /* c_t = a_t c_{t-1} + b_t */
+    }
+    m->base.trace = m->residual, m->base.ntrace = m->iterations + 1;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+    free(a), free(b);
+    return s;
+}
+
 logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h)
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
@@ -146,6 +195,15 @@ logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h)
         }
         LOGT_TRY(scan_cpu(T, B * D, f, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + (1 − f_t) ⊙ z_t */
         for (int64_t e = 0; e < N * D; e++) r[e] = sigmoid(r[e]);
+    } else if (m->o.newton) {   /* Newton over the sequence, then the gates from the answer */
+        LOGT_TRY(newton_c(m, T, B * D, D, z, f, v, c0, C));
+        for (int64_t e = 0; e < N * D; e++) {
+            const int64_t d = e % D;
+            const double cp = e >= B * D ? C[e - B * D] : c0 ? c0[e] : 0.0;
+            f[e] = sigmoid(f[e] + v[d] * cp);
+            r[e] = sigmoid(r[e] + v[D + d] * cp);
+            C[e] = f[e] * cp + (1.0 - f[e]) * z[e];
+        }
     } else {               /* both gates read c_{t-1}: one step after another */
         for (int64_t t = 0; t < T; t++)
             for (int64_t j = 0; j < B * D; j++) {
@@ -285,7 +343,9 @@ static logt_status sru_create(const logt_model_cfg *cfg, logt_model **out)
     else
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cpu f64 reference: input projection of all steps, then %s; v %s, highway scale %g",
-                 m->o.use_scan ? "a serial linear scan for c" : "the element-wise recurrence step by step",
+                 m->o.use_scan ? "a serial linear scan for c"
+                 : m->o.newton ? "c by Newton over the sequence (diagonal Jacobian, linear scans)"
+                               : "the element-wise recurrence step by step",
                  m->o.v_on ? "on" : "zero", m->o.alpha);
     *out = &m->base;
     return LOGT_OK;

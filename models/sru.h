@@ -17,6 +17,13 @@
  *                           (v = zero only) makes f of every step at once and runs the
  *                           shared linear scan (kernels/scan.h) with a = f, b = (1 − f) ⊙ z.
  *                           auto = scan when v = zero, else loop. loop exists to test scan.
+ *   route = newton          (v = on, cpu) c by Newton's method over the whole sequence: the
+ *                           recurrence c_t = g_t(c_{t-1}) is element-wise, so its Jacobian is
+ *                           exactly diagonal, g' = f + f(1 − f) v_f (c_{t-1} − z), and each
+ *                           iteration is one evaluation and one linear scan: exact Newton at
+ *                           quasi-DEER's cost. Stops at max |c_t − g(c_{t-1})| <= 1e-12, at
+ *                           most 60 iterations (else an error naming the residual); the
+ *                           residual per evaluation is the run's newton_residual.
  *   highway_scale = off | sqrt3 | a positive number
  *                           α above. off (default) is α = 1. √3 is the scaling correction
  *                           for a highway bias initialised at 0 as the authors' code has it
@@ -64,6 +71,7 @@ extern "C" {
 typedef struct sru_opts {
     int v_on;       /* 1: v_f, v_r are parameters; 0: v ≡ 0 (the 2017 form)   */
     int use_scan;   /* the route taken for c: 1 scan, 0 loop                  */
+    int newton;     /* route = newton: c by Newton over the sequence (cpu)     */
     double alpha;   /* highway scale α                                        */
     int tf32;       /* math = tf32: the cuda GEMMs on TF32 tensor cores       */
 } sru_opts;
@@ -75,6 +83,8 @@ typedef struct sru_model {
     logt_tensor gates;  /* [K][T·B][D]: z, f, r, (W_p x when I != D); f and r activated on the
                          * cpu, the raw W_f x, W_r x on cuda (f activated on its scan route) */
     logt_tensor c;      /* [T][B][D] cell states                                            */
+    int iterations;     /* route = newton: evaluations - 1 of the last forward             */
+    double residual[64];   /* route = newton: max |c_t - g(c_{t-1})| per evaluation        */
     void *cuda;         /* the CUDA path's scratch buffers (sru_cuda.cu)                     */
 } sru_model;
 

@@ -155,6 +155,43 @@ static void routes_agree(int I)
 
 Test(sru_cpu, v_zero_scan_route_equals_loop) { routes_agree(4); routes_agree(3); }
 
+/* route = newton (v on): Newton over the sequence with the exact, diagonal Jacobian gives
+ * the loop's c to 1e-12 and the same gradients; quadratic convergence: few iterations. */
+static void newton_agrees(int I, double vscale)
+{
+    const int T = 300, B = 3, D = 4, L = 1;
+    logt_net *nw = make_net("route=newton", I, D, L), *loop = make_net("route=loop", I, D, L);
+    cr_assert(strstr(nw->layer[0]->impl, "Newton"), "%s", nw->layer[0]->impl);
+    const logt_slice *vs = logt_layout_find(&nw->layout[0], "v");
+    cr_assert(vs);
+    for (int64_t i = 0; i < vs->numel; i++) ((double *)nw->w.data)[vs->offset + i] *= vscale;
+    memcpy(loop->w.data, nw->w.data, sizeof(double) * (size_t)nw->w.numel);
+    logt_tensor x = tensor3(T, B, I, NULL), dh = tensor3(T, B, D, NULL), c0 = tensor3(L, B, D, NULL);
+    logt_tensor dx1 = tensor3(T, B, I, NULL), dx2 = tensor3(T, B, I, NULL);
+    fill(x.data, x.numel, 7), fill(dh.data, dh.numel, 8), fill(c0.data, c0.numel, 9);
+    cr_assert_eq(logt_net_set_state(nw, &c0, NULL), LOGT_OK);
+    cr_assert_eq(logt_net_set_state(loop, &c0, NULL), LOGT_OK);
+    const logt_tensor *h1, *h2;
+    cr_assert_eq(logt_net_forward(nw, &x, &h1, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_forward(loop, &x, &h2, NULL), LOGT_OK, "%s", logt_errmsg());
+    const sru_model *m = (const sru_model *)nw->layer[0];
+    cr_assert(m->iterations >= 1 && m->iterations <= 12, "%d Newton iterations (v x %g)",
+              m->iterations, vscale);
+    check_result r = check_close("h", h1->data, h2->data, h1->numel, 1e-11, 0);
+    cr_assert(r.ok, "v x %g: %s", vscale, r.msg);
+    cr_assert_eq(logt_net_backward(nw, &dh, &dx1, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_backward(loop, &dh, &dx2, NULL), LOGT_OK, "%s", logt_errmsg());
+    r = check_close("dw", nw->dw.data, loop->dw.data, nw->dw.numel, 1e-9, 1e-9);
+    cr_assert(r.ok, "%s", r.msg);
+    r = check_close("dx", dx1.data, dx2.data, dx1.numel, 1e-9, 1e-9);
+    cr_assert(r.ok, "%s", r.msg);
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&c0);
+    logt_tensor_free(&dx1), logt_tensor_free(&dx2);
+    logt_net_destroy(nw), logt_net_destroy(loop);
+}
+
+Test(sru_cpu, newton_route_equals_loop) { newton_agrees(4, 1.0); newton_agrees(3, 4.0); }
+
 static void expect_error(const char *knobs, int I, int D, logt_status want, const char *msg)
 {
     logt_net *net;
@@ -168,7 +205,8 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
 {
     expect_error("v=off", 3, 4, LOGT_EINVAL, "v = 'off' is not a choice: use on");
     expect_error("v=off", 3, 4, LOGT_EINVAL, "or zero");
-    expect_error("route=fast", 3, 4, LOGT_EINVAL, "route = 'fast' is not a route: choose auto, loop or scan");
+    expect_error("route=fast", 3, 4, LOGT_EINVAL, "route = 'fast' is not a route: choose auto, loop, scan or newton");
+    expect_error("v=zero,route=newton", 3, 4, LOGT_EINVAL, "route = newton is for v = on");
     expect_error("route=scan", 3, 4, LOGT_EINVAL, "route = scan needs v = zero");
     expect_error("highway_scale=on", 3, 4, LOGT_EINVAL, "use off (1), sqrt3");
     expect_error("highway_scale=-1", 3, 4, LOGT_EINVAL, "or a positive number");
