@@ -16,9 +16,10 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"mode",  "tol",    "max_iter", "on_fail", "lambda",
-                                    "warm", "solver", "r_scale",  NULL};
+static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fail", "lambda",
+                                    "warm",   "solver",  "newton_kernel", "r_scale", NULL};
 static const char *const solver_names[] = {"newton", "launch", "fused"};
+static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
 static const char *const cell_names[] = {"gru", "tanh", "lstm"};
 
@@ -30,7 +31,7 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda, r_scale;
-    int max_iter, fallback, warm, solver;
+    int max_iter, fallback, warm, solver, newton_kernel;
 } opts;
 
 static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const char *dflt,
@@ -103,6 +104,14 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: solver = '%s': newton (the default), or on cuda the "
                          "sequential baselines launch (one kernel launch per step) and fused (one "
                          "persistent kernel, the state in shared memory)", cfg->model, sv);
+    const char *nk = logt_cfg_knob(cfg, "newton_kernel", "auto");
+    o->newton_kernel = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(nk, newton_kernel_names[i])) o->newton_kernel = i;
+    if (o->newton_kernel < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: newton_kernel = '%s': auto (the default), persistent "
+                         "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
+                         "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
     if (cfg->device == LOGT_CUDA && o->warm)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on runs on cpu only for now: leave it off "
                          "on cuda", cfg->model);
@@ -140,6 +149,7 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
     m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm, m->solver = o.solver;
+    m->newton_kernel = o.newton_kernel;
     if (cfg->device == LOGT_CUDA && o.solver)
         snprintf(m->base.impl, sizeof m->base.impl, "cuda f32 %s cell, sequential baseline: %s",
                  cell_names[o.cell], o.solver == 1 ? "one kernel launch per step"
@@ -147,7 +157,7 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     else
         snprintf(m->base.impl, sizeof m->base.impl,
                  "%s, %s cell, Newton mode %s, tol %g, at most %d iterations",
-                 cfg->device == LOGT_CUDA ? "cuda f32 (eval kernel + kernels/scan)" : "cpu f64 reference",
+                 cfg->device == LOGT_CUDA ? "cuda f32" : "cpu f64 reference",
                  cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
     *out = &m->base;
     return LOGT_OK;

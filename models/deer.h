@@ -43,9 +43,12 @@
  *
  * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
  * backward) and cuda (deer_cuda.cu, f32, forward only for now): mode = quasi (and full for
- * a state of 1, where the two are the same), one evaluation kernel and one kernels/scan
- * call per iteration; knob solver = launch | fused gives the two sequential baselines
- * (one kernel launch per step; one persistent kernel). tol defaults to 1e-5 on cuda (f32).
+ * a state of 1, where the two are the same). Knob newton_kernel: persistent (the whole
+ * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4),
+ * launches (an evaluation kernel and a kernels/scan call per iteration, any state), auto
+ * (the default: persistent where it applies). Knob solver = launch | fused gives the two
+ * sequential baselines (one kernel launch per step; one persistent kernel). tol defaults
+ * to 1e-5 on cuda (f32).
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H
@@ -68,6 +71,7 @@ typedef struct deer_model {
     double tol, lambda;
     int max_iter, fallback, warm;
     int solver;              /* cuda: 0 newton, 1 launch, 2 fused (the sequential baselines) */
+    int newton_kernel;       /* cuda: 0 auto, 1 persistent, 2 launches                     */
     void *cuda;              /* deer_cuda.cu's buffers                                    */
     logt_tensor x, h;        /* views of forward's input and output                      */
     logt_tensor wx;          /* [T][B][G·D] W x + b                                      */

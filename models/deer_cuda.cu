@@ -1,20 +1,31 @@
 /* deer_cuda.cu — the deer model's forward on CUDA (method in deer.h; the reference is deer.c),
  * f32, and the two sequential baselines every DEER speed number is compared with.
  *
- * Newton (solver = newton, mode = quasi; full for a state of 1):
- *   WX = X W^T                              one GEMM over all steps (strict fp32), unless
- *                                           G·D·I <= 256: then the evaluation kernel works
- *                                           out W x_t itself (no GEMM launch, no WX pass;
- *                                           the baselines always read the GEMM's WX)
- *   per iteration k:
- *     eval kernel, thread per (t, b): F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1},
- *       and max |S_t − F_t| (a warp maximum, then one atomicMax per warp)
- *     S' = scan(a, b) from s0                 kernels/scan.h over C = B·S channels
- *   the residual comes to the host after every evaluation (one small copy and a stream
- *   synchronisation per iteration: the price of stopping on time).
- *   Bounds, GRU, B = 16, D = 1, T = 100000: an iteration reads/writes ~6 arrays of T·B·S
- *   floats (38 MB: ~9 µs at 4.3 TB/s) and the scan 3 more (~5 µs); ~10 µs of launch and sync
- *   overhead; a handful of iterations: ~0.1-0.2 ms in all.
+ * Newton (solver = newton, mode = quasi; full for a state of 1). W x_t comes from one GEMM
+ * over all steps (strict fp32), unless G·D·I <= 256: then the kernels work it out themselves
+ * (no GEMM launch, no WX pass; the baselines always read the GEMM's WX). Iteration k
+ * evaluates F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1} and the residual
+ * max |S_t − F_t| at every step, and, above tol, scans S' = scan(a, b) from s0. Two routes
+ * (knob newton_kernel; auto takes the first where it applies):
+ *   persistent  the whole solve in one cooperative kernel (states S <= 4, instantiated per
+ *               cell and S): thread per (sequence, run of L steps), block per (group of
+ *               sequences, chunk of time). Per iteration one walk over the thread's steps
+ *               applies the last iteration's (a, b) to get S_t and evaluates the cell there
+ *               (a, b, S written in place), composing the run's (a, b) on the way; a
+ *               Hillis–Steele scan over the block's runs in shared memory; grid sync; every
+ *               block reads the residual and stops or not, all alike; a warp per channel
+ *               scans the blocks' aggregates into carries; grid sync. Two grid syncs and no
+ *               host round trip per iteration; the residuals come back once, at the end.
+ *   launches    per iteration an evaluation kernel (thread per (t, b), all its units; block
+ *               maximum of the residual, one atomic per block) and kernels/scan over C = B·S
+ *               channels; the residual comes to the host after every evaluation (a small
+ *               copy and a stream synchronisation: the price of stopping on time).
+ * Bounds, GRU, B = 16, D = 1, I = 4, T = 100000 (N = T·B = 1.6M): an iteration of the
+ * persistent route reads x (26 MB), a, b and writes a, b, S (6.4 MB each): 58 MB, ~13 µs
+ * at 4.3 TB/s if nothing stayed in the 50 MB L2, less as most of it does; two grid syncs,
+ * a few µs; DEER needs 3 iterations there (4 evaluations): ~40-60 µs in all. The launches
+ * route adds per iteration ~4 launches and a host round trip, ~30 µs (measured: 0.15 ms
+ * for 4 iterations at T = 1000, where memory is nothing).
  * Baselines: solver = launch, one kernel per step (thread per sequence, all of its units:
  *   what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
  *   block per sequence, thread per unit, the state in shared memory, a barrier per step.
@@ -25,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cooperative_groups.h>
 
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
@@ -39,7 +52,11 @@ typedef struct deer_cuda_scratch {
     logt_tensor s, s2;       /* [N][S] the iterate and the next one                      */
     logt_tensor a, b;        /* [N][S] the scan's gates and inputs                       */
     logt_tensor s0;          /* [B][S] s_{-1}                                           */
-    logt_tensor res;         /* [1] the residual, as the bits of a non-negative float    */
+    logt_tensor res;         /* launches: [1] the residual, as the bits of a non-negative
+                                float; persistent: [max_iter + 1] residuals, then the
+                                iterations made and whether it converged                 */
+    logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
+                                (a, b) and the state before its chunk                     */
 } deer_cuda_scratch;
 
 /* ---- the cells, one unit j of one sequence element ------------------------------------------ */
@@ -60,7 +77,7 @@ __device__ __forceinline__ float rdot(const float *hp, const float *R, int D, in
 }
 
 /* f and diag J of unit j: writes f_j (and, lstm, c_j at f[D + j]) and jd likewise. */
-__device__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
+__device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
                           const float *xa, const float *sp, int j, float *f, float *jd)
 {
     const float *hp = sp;
@@ -118,12 +135,29 @@ __device__ __forceinline__ const float *xa_of(const float *WX, const float *X, c
 
 /* ---- Newton ------------------------------------------------------------------------------ */
 
+/* NaN-aware maximum of non-negative floats: NaN wins, it is the worst. */
+__device__ __forceinline__ float worse(float a, float b) { return b > a || isnan(b) ? b : a; }
+
+/* The block's maximum of v into *res (the bits of a non-negative float: their order is the
+ * floats'; NaN as 0x7fc00000, above +inf), one atomic per block. sh: blockDim/32 floats. */
+__device__ void block_max_into(float v, float *sh, unsigned *res)
+{
+    for (int off = 16; off > 0; off >>= 1) v = worse(v, __shfl_xor_sync(0xffffffffu, v, off));
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)(blockDim.x / 32); w++) v = worse(v, sh[w]);
+        atomicMax(res, isnan(v) ? 0x7fc00000u : __float_as_uint(v));
+    }
+}
+
 /* Thread per (t, b): a_t, b_t of the linearised step, and the residual of the iterate. */
 __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
                                  const float *X, const float *W, const float *R, const float *bias,
                                  const float *bn, const float *s0, const float *St, float *A, float *Bv,
                                  unsigned *res)
 {
+    __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
     if (n < N) {
@@ -134,16 +168,128 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
         const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
         for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, f, jd);
         for (int j = 0; j < S; j++) {
-            const float d = fabsf(St[n * S + j] - f[j]);
-            worst = d > worst || isnan(d) ? d : worst;
+            worst = worse(worst, fabsf(St[n * S + j] - f[j]));
             f[j] -= jd[j] * sp[j];
         }
     }
-    for (int off = 16; off > 0; off >>= 1) {   /* NaN wins: it is the worst */
-        const float o = __shfl_xor_sync(0xffffffffu, worst, off);
-        worst = o > worst || isnan(o) ? o : worst;
+    block_max_into(worst, sh, res);
+}
+
+/* The persistent route: the whole Newton solve in one cooperative launch (see the top). */
+#define PB 256          /* threads per block                                          */
+#define PS_MAX 4        /* the widest state instantiated                               */
+
+typedef struct newton_args {
+    int64_t T;
+    int B, I, Bb, lanes, nq, L, max_iter;   /* Bb sequences × lanes runs of L steps a block */
+    float tol;
+    const float *WX, *X, *W, *R, *bias, *bn, *s0;
+    float *St, *A, *Bv;
+    float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
+    float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
+    unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
+} newton_args;
+
+/* (a, b) of the later map after (a, b) of the earlier: s -> a2 (a1 s + b1) + b2. */
+__device__ __forceinline__ float2 after(float2 earlier, float2 later)
+{
+    return make_float2(later.x * earlier.x, later.x * earlier.y + later.y);
+}
+
+template <deer_cell CELL, int S>
+__global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args p)
+{
+    constexpr int D = CELL == DEER_LSTM ? S / 2 : S;
+    constexpr int GD = (CELL == DEER_LSTM ? 4 : CELL == DEER_GRU ? 3 : 1) * D;
+    __shared__ float2 sh[PB * S];
+    __shared__ float shmax[PB / 32];
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const int tid = threadIdx.x, bl = tid % p.Bb, lane = tid / p.Bb, nch = p.Bb * S;
+    const int g = blockIdx.x / p.nq, q = blockIdx.x % p.nq, b = g * p.Bb + bl;
+    const int64_t t0 = ((int64_t)q * p.lanes + lane) * p.L;
+    const bool live = lane < p.lanes && b < p.B && t0 < p.T;
+    const int64_t t1 = live ? (t0 + p.L < p.T ? t0 + p.L : p.T) : t0;
+    float2 pre[S];   /* the composed (a, b) of the block's runs before this one */
+    float sp[S];     /* the iterate at t0 − 1: S_0 is zero but for s_{-1} = s0  */
+    for (int j = 0; j < S; j++) sp[j] = live && t0 == 0 ? p.s0[b * S + j] : 0.0f;
+    for (int k = 0;; k++) {
+        float2 run[S];
+        float worst = 0.0f;
+        for (int j = 0; j < S; j++) run[j] = make_float2(1.0f, 0.0f);
+        for (int64_t t = t0; t < t1; t++) {
+            const int64_t n = t * p.B + b;
+            float s[S], f[S], jd[S], xa[GD];   /* xa: W x_t, in registers */
+            for (int j = 0; j < S; j++) s[j] = k ? p.A[n * S + j] * sp[j] + p.Bv[n * S + j] : 0.0f;
+            for (int c = 0; c < GD; c++) {
+                float v = 0.0f;
+                if (p.WX) v = p.WX[n * GD + c];
+                else
+                    for (int i = 0; i < p.I; i++) v += p.W[c * p.I + i] * p.X[n * p.I + i];
+                xa[c] = v;
+            }
+            for (int j = 0; j < D; j++) cell_unit(CELL, D, p.R, p.bias, p.bn, xa, sp, j, f, jd);
+            for (int j = 0; j < S; j++) {
+                worst = worse(worst, fabsf(s[j] - f[j]));
+                const float2 e = make_float2(jd[j], f[j] - jd[j] * sp[j]);
+                p.A[n * S + j] = e.x, p.Bv[n * S + j] = e.y, p.St[n * S + j] = s[j];
+                run[j] = after(run[j], e);
+            }
+            for (int j = 0; j < S; j++) sp[j] = s[j];
+        }
+        /* the block's runs, composed in time order: Hillis–Steele over lanes */
+        for (int j = 0; j < S; j++) sh[tid * S + j] = run[j];
+        block_max_into(worst, shmax, p.res + k);
+        __syncthreads();
+        for (int d = 1; d < p.lanes; d <<= 1) {
+            const bool has = lane >= d && lane < p.lanes;
+            float2 e[S];
+            for (int j = 0; j < S; j++) e[j] = has ? sh[(tid - d * p.Bb) * S + j] : make_float2(1.0f, 0.0f);
+            __syncthreads();
+            if (has)
+                for (int j = 0; j < S; j++) sh[tid * S + j] = after(e[j], sh[tid * S + j]);
+            __syncthreads();
+        }
+        for (int j = 0; j < S; j++) {
+            pre[j] = lane > 0 && lane < p.lanes ? sh[(tid - p.Bb) * S + j] : make_float2(1.0f, 0.0f);
+            if (lane == p.lanes - 1) p.agg[(int64_t)blockIdx.x * nch + bl * S + j] = sh[tid * S + j];
+        }
+        grid.sync();
+        const float r = __uint_as_float(__ldcg(p.res + k));
+        if (r <= p.tol || !isfinite(r) || k == p.max_iter) {   /* every thread reads the same r */
+            if (blockIdx.x == 0 && tid == 0)
+                p.res[p.max_iter + 1] = (unsigned)k, p.res[p.max_iter + 2] = r <= p.tol;
+            return;
+        }
+        /* carries: a warp per channel, each lane a piece of the chunks, then a warp scan */
+        const int wl = tid & 31, nwarps = gridDim.x * (PB / 32), groups = gridDim.x / p.nq;
+        for (int c = (blockIdx.x * PB + tid) / 32; c < groups * nch; c += nwarps) {
+            const int cg_ = c / nch, cc = c % nch, cb = cg_ * p.Bb + cc / S;
+            const int per = (p.nq + 31) / 32, q0 = wl * per < p.nq ? wl * per : p.nq;
+            const int q1 = q0 + per < p.nq ? q0 + per : p.nq;
+            const float2 *ag = p.agg + (int64_t)cg_ * p.nq * nch + cc;
+            float2 e = make_float2(1.0f, 0.0f);
+            for (int qq = q0; qq < q1; qq++) e = after(e, __ldcg(ag + (int64_t)qq * nch));
+            for (int d = 1; d < 32; d <<= 1) {
+                const float2 o = make_float2(__shfl_up_sync(0xffffffffu, e.x, d),
+                                             __shfl_up_sync(0xffffffffu, e.y, d));
+                if (wl >= d) e = after(o, e);
+            }
+            float2 ex = make_float2(__shfl_up_sync(0xffffffffu, e.x, 1), __shfl_up_sync(0xffffffffu, e.y, 1));
+            if (wl == 0) ex = make_float2(1.0f, 0.0f);
+            float st = cb < p.B ? p.s0[cb * S + cc % S] : 0.0f;
+            st = ex.x * st + ex.y;
+            for (int qq = q0; qq < q1; qq++) {
+                p.carry[((int64_t)cg_ * p.nq + qq) * nch + cc] = st;
+                const float2 a = __ldcg(ag + (int64_t)qq * nch);
+                st = a.x * st + a.y;
+            }
+        }
+        grid.sync();
+        for (int j = 0; j < S; j++) {
+            const float cin = __ldcg(p.carry + (int64_t)blockIdx.x * nch + bl * S + j);
+            sp[j] = pre[j].x * cin + pre[j].y;
+        }
     }
-    if ((threadIdx.x & 31) == 0) atomicMax(res, isnan(worst) ? 0x7fc00000u : __float_as_uint(worst));
 }
 
 /* ---- the sequential baselines ---------------------------------------------------------------- */
@@ -224,6 +370,146 @@ static const float *param(deer_model *m, const char *name)
     return (const float *)logt_model_param(&m->base, &m->base.w, name).data;
 }
 
+/* ---- Newton's two routes -------------------------------------------------------------- */
+
+typedef void (*persistent_kernel)(newton_args);
+
+static persistent_kernel persistent_of(deer_cell cell, int64_t S)
+{
+    static const persistent_kernel gru[] = {deer_newton_persistent_kernel<DEER_GRU, 1>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 2>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 3>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 4>};
+    static const persistent_kernel tanh_[] = {deer_newton_persistent_kernel<DEER_TANH, 1>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 2>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 3>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 4>};
+    static const persistent_kernel lstm[] = {deer_newton_persistent_kernel<DEER_LSTM, 2>,
+                                             deer_newton_persistent_kernel<DEER_LSTM, 4>};
+    if (S < 1 || S > PS_MAX) return NULL;
+    if (cell == DEER_GRU) return gru[S - 1];
+    if (cell == DEER_TANH) return tanh_[S - 1];
+    return S % 2 ? NULL : lstm[S / 2 - 1];
+}
+
+/* The persistent route's grid: Bb sequences × lanes runs a block, the blocks of a group of
+ * Bb sequences one chunk of time each, as many blocks as the GPU holds at once (a
+ * cooperative launch needs them all resident). Fails, saying why, when it does not apply. */
+typedef struct persistent_plan {
+    persistent_kernel kernel;
+    int Bb, lanes, nq, L, grid;
+} persistent_plan;
+
+static logt_status plan_persistent(deer_cell cell, int64_t T, int64_t B, int64_t S, persistent_plan *pl)
+{
+    pl->kernel = persistent_of(cell, S);
+    if (!pl->kernel)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: newton_kernel = persistent is built for "
+                         "states of 1 to %d (lstm: 2 or 4), not %lld: use newton_kernel = launches "
+                         "(or auto)", PS_MAX, (long long)S);
+    int per_sm = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)pl->kernel, PB, 0);
+    if (e != cudaSuccess)
+        return LOGT_FAIL(LOGT_ECUDA, "deer on cuda: the persistent kernel's occupancy: %s",
+                         cudaGetErrorString(e));
+    const int64_t cap = (int64_t)per_sm * logt_cuda_sm_count();
+    pl->Bb = (int)(B < 32 ? B : 32);
+    pl->lanes = PB / pl->Bb;
+    const int64_t groups = (B + pl->Bb - 1) / pl->Bb;
+    if (groups > cap)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: newton_kernel = persistent holds at most "
+                         "%lld sequences (%lld resident blocks of %d), not B = %lld: use "
+                         "newton_kernel = launches (or auto)", (long long)(cap * pl->Bb),
+                         (long long)cap, pl->Bb, (long long)B);
+    const int64_t nq0 = cap / groups, L = (T + nq0 * pl->lanes - 1) / (nq0 * pl->lanes);
+    if (L > INT32_MAX) return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: T = %lld is too long", (long long)T);
+    pl->L = (int)L;
+    pl->nq = (int)((T + L * pl->lanes - 1) / (L * pl->lanes));
+    pl->grid = (int)(groups * pl->nq);
+    return LOGT_OK;
+}
+
+/* Newton, one cooperative launch: Sx is left holding the last iterate; the report in m. */
+static logt_status newton_persistent(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
+                                     const persistent_plan *pl, newton_args a)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int64_t S = deer_state_size(m->cell, m->base.cfg.hidden_size), nch = (int64_t)pl->Bb * S;
+    LOGT_TRY(logt_tensor_reserve(&sc->agg, LOGT_CUDA, LOGT_F32, 2 * pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->carry, LOGT_CUDA, LOGT_F32, pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, (int64_t)m->max_iter + 3, NULL));
+    unsigned *res = (unsigned *)sc->res.data;
+    CUDA_TRY(cudaMemsetAsync(res, 0, ((size_t)m->max_iter + 3) * sizeof(unsigned), st));
+    a.Bb = pl->Bb, a.lanes = pl->lanes, a.nq = pl->nq, a.L = pl->L, a.max_iter = m->max_iter;
+    a.tol = (float)m->tol;
+    a.agg = (float2 *)sc->agg.data, a.carry = (float *)sc->carry.data, a.res = res;
+    void *args[] = {&a};
+    CUDA_TRY(cudaLaunchCooperativeKernel((const void *)pl->kernel, dim3(pl->grid), dim3(PB), args, 0, st));
+    /* one copy back: the status words after the residuals, so copy the residuals kept and then
+     * the two words (a second small copy when max_iter is beyond what the report keeps) */
+    const int keep = m->max_iter + 1 < DEER_MAX_REPORT ? m->max_iter + 1 : DEER_MAX_REPORT;
+    unsigned words[DEER_MAX_REPORT + 2];
+    if (keep == m->max_iter + 1) {
+        CUDA_TRY(cudaMemcpyAsync(words, res, (size_t)(keep + 2) * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+    } else {
+        CUDA_TRY(cudaMemcpyAsync(words, res, (size_t)keep * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaMemcpyAsync(words + keep, res + m->max_iter + 1, 2 * sizeof(unsigned),
+                                 cudaMemcpyDeviceToHost, st));
+    }
+    CUDA_TRY(cudaStreamSynchronize(st));
+    m->iterations = (int)words[keep], m->converged = (int)words[keep + 1];
+    for (int k = 0; k <= m->iterations && k < keep; k++) {
+        float r;
+        memcpy(&r, &words[k], sizeof r);
+        m->residual[m->nres++] = r;
+        if (!isfinite(r)) m->nonfinite++;
+    }
+    return LOGT_OK;
+}
+
+/* Newton, an evaluation kernel and a scan per iteration, the residual checked on the host;
+ * *Sx is left pointing at the last iterate (sc->s or sc->s2); the report in m. */
+static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
+                                   const newton_args *a, float **Sx)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int64_t T = a->T, B = a->B, D = m->base.cfg.hidden_size, S = deer_state_size(m->cell, D), N = T * B;
+    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
+    float *Sy = (float *)sc->s2.data;
+    unsigned *res = (unsigned *)sc->res.data;
+    CUDA_TRY(cudaMemsetAsync(*Sx, 0, (size_t)(N * S) * sizeof(float), st));
+    for (int k = 0;; k++) {
+        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
+        deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
+            m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, a->R, a->bias, a->bn,
+            a->s0, *Sx, a->A, a->Bv, res);
+        LAUNCH_TRY();
+        unsigned bits;
+        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        float r;
+        memcpy(&r, &bits, sizeof r);
+        if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
+        m->iterations = k;
+        if (!isfinite(r)) m->nonfinite++;
+        if (r <= m->tol) m->converged = 1;
+        if (r <= m->tol || !isfinite(r) || k == m->max_iter) return LOGT_OK;
+        LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, a->A, a->Bv, a->s0, Sy));
+        float *tmp = *Sx;
+        *Sx = Sy, Sy = tmp;
+    }
+}
+
+/* Peak device memory of the forward's own buffers (the scan's workspace aside), MiB. */
+static double scratch_mib(const deer_cuda_scratch *sc)
+{
+    const logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg, &sc->carry};
+    double bytes = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
+    return bytes / (1024.0 * 1024.0);
+}
+
 extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h,
                                          logt_ctx *ctx)
 {
@@ -238,6 +524,19 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     if (B > INT32_MAX / 2 || S > 4096)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: B = %lld, D = %lld is too large",
                          (long long)B, (long long)D);
+    if (D > 1024 && (m->solver == 2 || (m->solver == 0 && m->fallback)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: the fused sequential kernel has a thread "
+                         "per unit, so at most D = 1024, not %lld: use solver = launch, or "
+                         "on_fail = error", (long long)D);
+    /* the route first: a forced persistent route that does not apply fails before any work */
+    persistent_plan plan;
+    memset(&plan, 0, sizeof plan);
+    int persistent = 0;
+    if (m->solver == 0 && m->newton_kernel != 2) {
+        logt_status s = plan_persistent(m->cell, T, B, S, &plan);
+        if (s != LOGT_OK && m->newton_kernel == 1) return s;
+        persistent = s == LOGT_OK;
+    }
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
@@ -256,54 +555,32 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
 
     int sequential = m->solver;
-    if (D > 1024 && (m->solver == 2 || (m->solver == 0 && m->fallback)))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: the fused sequential kernel has a thread "
-                         "per unit, so at most D = 1024, not %lld: use solver = launch, or "
-                         "on_fail = error", (long long)D);
     if (m->solver == 0) {   /* Newton */
-        LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
-        LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
-        float *Sy = (float *)sc->s2.data, *A = (float *)sc->a.data, *Bv = (float *)sc->b.data;
-        unsigned *res = (unsigned *)sc->res.data;
-        CUDA_TRY(cudaMemsetAsync(Sx, 0, (size_t)(N * S) * sizeof(float), st));
-        for (int k = 0;; k++) {
-            CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
-            deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-                m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, s0, Sx, A, Bv, res);
-            LAUNCH_TRY();
-            unsigned bits;
-            CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
-            CUDA_TRY(cudaStreamSynchronize(st));
-            float r;
-            memcpy(&r, &bits, sizeof r);
-            if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
-            m->iterations = k;
-            if (r <= m->tol) {
-                m->converged = 1;
-                break;
-            }
-            if (!isfinite(r)) m->nonfinite++;
-            if (!isfinite(r) || k == m->max_iter) {
-                if (!m->fallback)
-                    return LOGT_FAIL(LOGT_ENUMERIC,
-                                     "deer on cuda (mode %s) did not converge: residual %.3g after "
-                                     "%d iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
-                                     "on_fail = sequential",
-                                     m->mode == DEER_QUASI ? "quasi" : "full", r, k, m->tol,
-                                     isfinite(r) ? "" : "; the iterate is not finite");
-                sequential = 2, m->fell_back = 1;
-                break;
-            }
-            LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, A, Bv, s0, Sy));
-            float *tmp = Sx;
-            Sx = Sy, Sy = tmp;
-        }
+        if (!persistent) LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        newton_args a;
+        memset(&a, 0, sizeof a);
+        a.T = T, a.B = (int)B, a.I = (int)I;
+        a.WX = WX, a.X = X, a.W = Wt, a.R = R, a.bias = bias, a.bn = bn, a.s0 = s0;
+        a.St = Sx, a.A = (float *)sc->a.data, a.Bv = (float *)sc->b.data;
+        if (persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &plan, a));
+        else LOGT_TRY(newton_launches(m, ctx, sc, &a, &Sx));
         /* the solution may have ended in s2: keep the buffers' roles straight for next time */
         if (Sx != (float *)sc->s.data) {
             logt_tensor t = sc->s;
             sc->s = sc->s2, sc->s2 = t;
+        }
+        if (!m->converged) {
+            const double r = m->nres ? m->residual[m->nres - 1] : NAN;
+            if (!m->fallback)
+                return LOGT_FAIL(LOGT_ENUMERIC,
+                                 "deer on cuda (mode %s) did not converge: residual %.3g after %d "
+                                 "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
+                                 "on_fail = sequential",
+                                 m->mode == DEER_QUASI ? "quasi" : "full", r, m->iterations, m->tol,
+                                 isfinite(r) ? "" : "; the iterate is not finite");
+            sequential = 2, m->fell_back = 1;
         }
     }
     if (sequential && !WX) {   /* Newton's fall-back after W x in the kernel: the GEMM now */
@@ -333,14 +610,24 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     m->base.trace = m->residual, m->base.ntrace = m->nres;
     snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
     if (m->solver)
-        snprintf(m->base.detail, sizeof m->base.detail, "sequential baseline %s",
-                 m->solver == 1 ? "launch" : "fused");
+        snprintf(m->base.detail, sizeof m->base.detail, "sequential baseline %s; buffers %.1f MiB",
+                 m->solver == 1 ? "launch" : "fused", scratch_mib(sc));
+    else if (persistent)
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
+                 "steps a block) iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
+                 "first=%.3g last=%.3g; buffers %.1f MiB",
+                 m->mode == DEER_QUASI ? "quasi" : "full", plan.grid, plan.nq,
+                 (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L, m->iterations,
+                 m->converged, m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
+                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
     else
         snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual first=%.3g "
-                 "last=%.3g", m->mode == DEER_QUASI ? "quasi" : "full", m->iterations, m->converged,
+                 "mode=%s kernel=launches iterations=%d converged=%d fell_back=%d nonfinite=%d "
+                 "residual first=%.3g last=%.3g; buffers %.1f MiB",
+                 m->mode == DEER_QUASI ? "quasi" : "full", m->iterations, m->converged,
                  m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
-                 m->nres ? m->residual[m->nres - 1] : NAN);
+                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
     return LOGT_OK;
 }
 
@@ -348,7 +635,7 @@ extern "C" void deer_free_cuda(deer_model *m)
 {
     deer_cuda_scratch *sc = (deer_cuda_scratch *)m->cuda;
     if (!sc) return;
-    logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res};
+    logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg, &sc->carry};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;

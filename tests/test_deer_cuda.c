@@ -1,5 +1,6 @@
 /* test_deer_cuda.c — deer's CUDA forward (models/deer_cuda.cu): Newton (mode = quasi, and
- * full for a state of 1) and the two sequential baselines (solver = launch, fused) against
+ * full for a state of 1) by both routes (newton_kernel = persistent, launches) and the two
+ * sequential baselines (solver = launch, fused) against
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
  * lstm and tanh cells, odd B, T = 1, with an initial state; the report of a run that does
  * not converge and its fall-back; and what the CUDA side refuses.
@@ -77,6 +78,8 @@ static void expect_matches(const char *cell, const char *knobs, int T, int B, in
     for (int64_t i = 0; i < (int64_t)T * B * D; i++) scale = fmax(scale, fabs(hc[i]));
     check_result c = check_close("h", hg, hc, (int64_t)T * B * D, 1e-4 * fmax(scale, 1e-30), 0);
     cr_expect(c.ok, "%s (%s): %s", label, rep.base.detail, c.msg);
+    if (strstr(knobs, "newton_kernel=persistent"))   /* the route asked for is the one taken */
+        cr_expect(strstr(rep.base.detail, "kernel=persistent"), "%s: %s", label, rep.base.detail);
     free(hg), free(hc), free(w), free(x), free(h0), free(c0);
 }
 
@@ -84,15 +87,47 @@ Test(deer_cuda, newton_and_baselines_match_the_reference)
 {
     SKIP_WITHOUT_GPU("deer on cuda vs the f64 CPU reference");
     const char *cells[] = {"gru", "lstm", "tanh"};
-    const char *knobs[] = {"mode=quasi,tol=1e-6", "solver=launch", "solver=fused"};
+    /* auto takes the persistent route for states of 1-4 (the first three shapes but lstm's
+     * 200 × 3 × 4), the launches route otherwise */
+    const char *knobs[] = {"mode=quasi,tol=1e-6", "mode=quasi,tol=1e-6,newton_kernel=launches",
+                           "solver=launch", "solver=fused"};
     for (int c = 0; c < 3; c++)
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             expect_matches(cells[c], knobs[k], 1, 1, 1);
             expect_matches(cells[c], knobs[k], 200, 3, 4);
             expect_matches(cells[c], knobs[k], 1000, 16, 1);
             expect_matches(cells[c], knobs[k], 77, 5, 33);
         }
     expect_matches("gru", "mode=full,tol=1e-6", 3000, 16, 1);   /* a state of 1: full is quasi */
+}
+
+/* The persistent kernel's grid on awkward shapes: one sequence (256 runs a block), B = 40
+ * (two groups of sequences, the second partial), T = 1 and T = 100000 (hundreds of chunks),
+ * every instantiated state width. */
+Test(deer_cuda, persistent_route_matches_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer's persistent Newton kernel vs the f64 CPU reference");
+    const char *k = "mode=quasi,tol=1e-6,newton_kernel=persistent";
+    expect_matches("gru", k, 1, 1, 1);
+    expect_matches("gru", k, 5000, 1, 1);
+    expect_matches("gru", k, 333, 40, 2);
+    expect_matches("gru", k, 100000, 2, 1);
+    expect_matches("gru", k, 1001, 7, 3);
+    expect_matches("gru", k, 999, 16, 4);
+    expect_matches("tanh", k, 2047, 5, 3);
+    expect_matches("lstm", k, 700, 9, 1);
+    expect_matches("lstm", k, 300, 33, 2);
+}
+
+Test(deer_cuda, persistent_route_refuses_what_it_is_not_built_for)
+{
+    SKIP_WITHOUT_GPU("deer's persistent Newton kernel");
+    double *x = random_array(10 * 2 * 3, 33, 1, 1.0, LOGT_F32), *h;
+    logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi,newton_kernel=persistent", 3, 5);
+    cr_assert_eq(forward(&cfg, 10, 2, x, NULL, NULL, NULL, &h, NULL, NULL), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "states of 1 to 4") && strstr(logt_errmsg(), "newton_kernel = launches"),
+              "%s", logt_errmsg());
+    free(x);
 }
 
 Test(deer_cuda, non_convergence_is_reported_or_falls_back)
@@ -105,8 +140,16 @@ Test(deer_cuda, non_convergence_is_reported_or_falls_back)
     cr_assert_eq(forward(&cfg, T, B, x, NULL, NULL, NULL, &h, NULL, &rep), LOGT_ENUMERIC);
     cr_assert(strstr(logt_errmsg(), "did not converge") && strstr(logt_errmsg(), "after 1 iterations"),
               "%s", logt_errmsg());
-    free(x);
     expect_matches("gru", "mode=quasi,max_iter=1,tol=1e-7,on_fail=sequential", T, B, D);
+    /* the persistent route (a state of 2) says the same */
+    cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi,max_iter=1,tol=1e-7,newton_kernel=persistent", I, 2);
+    cr_assert_eq(forward(&cfg, T, B, x, NULL, NULL, NULL, &h, NULL, &rep), LOGT_ENUMERIC);
+    cr_assert(strstr(logt_errmsg(), "did not converge") && strstr(logt_errmsg(), "after 1 iterations"),
+              "%s", logt_errmsg());
+    cr_assert_eq(rep.nres, 2, "residuals of iterations 0 and 1 reported, not %d", rep.nres);
+    free(x);
+    expect_matches("gru", "mode=quasi,max_iter=1,tol=1e-7,on_fail=sequential,newton_kernel=persistent",
+                   T, B, 2);
 }
 
 Test(deer_cuda, what_cuda_refuses_says_so)
