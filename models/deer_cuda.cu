@@ -199,11 +199,11 @@ __device__ __forceinline__ float2 after(float2 earlier, float2 later)
 }
 
 template <deer_cell CELL, int S>
-__global__ void __launch_bounds__(PB, 2) deer_newton_persistent_kernel(newton_args p)
+__global__ void __launch_bounds__(PB, 4) deer_newton_persistent_kernel(newton_args p)
 {
     constexpr int D = CELL == DEER_LSTM ? S / 2 : S;
     constexpr int GD = (CELL == DEER_LSTM ? 4 : CELL == DEER_GRU ? 3 : 1) * D;
-    constexpr int U = S == 1 ? 4 : S == 2 ? 2 : 1;   /* steps whose loads go out together */
+    constexpr int U = S == 1 ? 2 : 1;   /* steps whose loads go out together */
     constexpr int XIN = GD > XIN_MIN ? GD : XIN_MIN;  /* x_t (I <= XIN_MIN) or W x_t, a step */
     __shared__ float2 sh[PB * S];
     __shared__ float shmax[PB / 32];
