@@ -55,8 +55,8 @@ typedef struct deer_cuda_scratch {
     logt_tensor res;         /* launches: [1] the residual, as the bits of a non-negative
                                 float; persistent: [max_iter + 1] residuals, then the
                                 iterations made and whether it converged                 */
-    logt_tensor agg;         /* persistent: per block and channel, the block's composed
-                                (a, b), twice (the iteration's parity)                    */
+    logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
+                                (a, b) and the state before its chunk                     */
 } deer_cuda_scratch;
 
 /* ---- the cells, one unit j of one sequence element ------------------------------------------ */
@@ -178,7 +178,6 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
 /* The persistent route: the whole Newton solve in one cooperative launch (see the top). */
 #define PB 256          /* threads per block                                          */
 #define PS_MAX 4        /* the widest state instantiated                               */
-#define XIN_MIN 8       /* x_t of at most this many inputs is loaded by the kernel itself */
 
 typedef struct newton_args {
     int64_t T;
@@ -186,9 +185,8 @@ typedef struct newton_args {
     float tol;
     const float *WX, *X, *W, *R, *bias, *bn, *s0;
     float *St, *A, *Bv;
-    float2 *agg;       /* [2][grid][Bb·S] each block's composed (a, b) per channel, the
-                          iteration's parity picking the half (a block still reading the
-                          last iteration's while another writes this one's)               */
+    float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
+    float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
     unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
 } newton_args;
 
@@ -199,15 +197,12 @@ __device__ __forceinline__ float2 after(float2 earlier, float2 later)
 }
 
 template <deer_cell CELL, int S>
-__global__ void __launch_bounds__(PB, 4) deer_newton_persistent_kernel(newton_args p)
+__global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args p)
 {
     constexpr int D = CELL == DEER_LSTM ? S / 2 : S;
     constexpr int GD = (CELL == DEER_LSTM ? 4 : CELL == DEER_GRU ? 3 : 1) * D;
-    constexpr int U = S == 1 ? 2 : 1;   /* steps whose loads go out together */
-    constexpr int XIN = GD > XIN_MIN ? GD : XIN_MIN;  /* x_t (I <= XIN_MIN) or W x_t, a step */
     __shared__ float2 sh[PB * S];
     __shared__ float shmax[PB / 32];
-    __shared__ float shc[32 * S];   /* the state before the block's chunk, per channel */
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const int tid = threadIdx.x, bl = tid % p.Bb, lane = tid / p.Bb, nch = p.Bb * S;
     const int g = blockIdx.x / p.nq, q = blockIdx.x % p.nq, b = g * p.Bb + bl;
@@ -218,55 +213,28 @@ __global__ void __launch_bounds__(PB, 4) deer_newton_persistent_kernel(newton_ar
     float sp[S];     /* the iterate at t0 − 1: S_0 is zero but for s_{-1} = s0  */
     for (int j = 0; j < S; j++) sp[j] = live && t0 == 0 ? p.s0[b * S + j] : 0.0f;
     for (int k = 0;; k++) {
-        float2 run[S], *agg = p.agg + (int64_t)(k & 1) * gridDim.x * nch;
+        float2 run[S];
         float worst = 0.0f;
         for (int j = 0; j < S; j++) run[j] = make_float2(1.0f, 0.0f);
-        for (int64_t tc = t0; tc < t1; tc += U) {
-            /* every load of U steps first (none waits on a step's arithmetic), then the steps */
-            float la[U][S], lb[U][S], lx[U][XIN];
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                const int64_t n = (tc + u) * p.B + b;
-                const bool in = tc + u < t1;
-#pragma unroll
-                for (int j = 0; j < S; j++) {
-                    la[u][j] = in && k ? p.A[n * S + j] : 0.0f;
-                    lb[u][j] = in && k ? p.Bv[n * S + j] : 0.0f;
-                }
-#pragma unroll
-                for (int i = 0; i < XIN; i++)   /* x_t (I <= XIN), or the GEMM's W x_t row */
-                    lx[u][i] = !in ? 0.0f : p.WX ? (i < GD ? p.WX[n * GD + i] : 0.0f)
-                                                 : (i < p.I ? p.X[n * p.I + i] : 0.0f);
+        for (int64_t t = t0; t < t1; t++) {
+            const int64_t n = t * p.B + b;
+            float s[S], f[S], jd[S], xa[GD];   /* xa: W x_t, in registers */
+            for (int j = 0; j < S; j++) s[j] = k ? p.A[n * S + j] * sp[j] + p.Bv[n * S + j] : 0.0f;
+            for (int c = 0; c < GD; c++) {
+                float v = 0.0f;
+                if (p.WX) v = p.WX[n * GD + c];
+                else
+                    for (int i = 0; i < p.I; i++) v += p.W[c * p.I + i] * p.X[n * p.I + i];
+                xa[c] = v;
             }
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                if (tc + u >= t1) break;
-                const int64_t n = (tc + u) * p.B + b;
-                float s[S], f[S], jd[S], xa[GD];
-#pragma unroll
-                for (int j = 0; j < S; j++) s[j] = k ? la[u][j] * sp[j] + lb[u][j] : 0.0f;
-#pragma unroll
-                for (int c = 0; c < GD; c++) {
-                    float v = 0.0f;
-                    if (p.WX) v = lx[u][c];
-                    else
-#pragma unroll
-                        for (int i = 0; i < XIN; i++)
-                            if (i < p.I) v += __ldg(p.W + c * p.I + i) * lx[u][i];
-                    xa[c] = v;
-                }
-#pragma unroll
-                for (int j = 0; j < D; j++) cell_unit(CELL, D, p.R, p.bias, p.bn, xa, sp, j, f, jd);
-#pragma unroll
-                for (int j = 0; j < S; j++) {
-                    worst = worse(worst, fabsf(s[j] - f[j]));
-                    const float2 e = make_float2(jd[j], f[j] - jd[j] * sp[j]);
-                    p.A[n * S + j] = e.x, p.Bv[n * S + j] = e.y, p.St[n * S + j] = s[j];
-                    run[j] = after(run[j], e);
-                }
-#pragma unroll
-                for (int j = 0; j < S; j++) sp[j] = s[j];
+            for (int j = 0; j < D; j++) cell_unit(CELL, D, p.R, p.bias, p.bn, xa, sp, j, f, jd);
+            for (int j = 0; j < S; j++) {
+                worst = worse(worst, fabsf(s[j] - f[j]));
+                const float2 e = make_float2(jd[j], f[j] - jd[j] * sp[j]);
+                p.A[n * S + j] = e.x, p.Bv[n * S + j] = e.y, p.St[n * S + j] = s[j];
+                run[j] = after(run[j], e);
             }
+            for (int j = 0; j < S; j++) sp[j] = s[j];
         }
         /* the block's runs, composed in time order: Hillis–Steele over lanes */
         for (int j = 0; j < S; j++) sh[tid * S + j] = run[j];
@@ -283,7 +251,7 @@ __global__ void __launch_bounds__(PB, 4) deer_newton_persistent_kernel(newton_ar
         }
         for (int j = 0; j < S; j++) {
             pre[j] = lane > 0 && lane < p.lanes ? sh[(tid - p.Bb) * S + j] : make_float2(1.0f, 0.0f);
-            if (lane == p.lanes - 1) agg[(int64_t)blockIdx.x * nch + bl * S + j] = sh[tid * S + j];
+            if (lane == p.lanes - 1) p.agg[(int64_t)blockIdx.x * nch + bl * S + j] = sh[tid * S + j];
         }
         grid.sync();
         const float r = __uint_as_float(__ldcg(p.res + k));
@@ -292,25 +260,35 @@ __global__ void __launch_bounds__(PB, 4) deer_newton_persistent_kernel(newton_ar
                 p.res[p.max_iter + 1] = (unsigned)k, p.res[p.max_iter + 2] = r <= p.tol;
             return;
         }
-        /* the state before this block's chunk: the group's earlier blocks composed, a warp per
-         * channel, each lane a contiguous piece of them (loads all independent), an ordered
-         * tree over the lanes, applied to s0 */
-        const int wl = tid & 31;
-        for (int c = tid / 32; c < nch; c += PB / 32) {
-            const float2 *ag = agg + (int64_t)g * p.nq * nch + c;
-            const int per = (q + 31) / 32, q0 = wl * per < q ? wl * per : q, q1 = q0 + per < q ? q0 + per : q;
+        /* carries: a warp per channel, each lane a piece of the chunks, then a warp scan */
+        const int wl = tid & 31, nwarps = gridDim.x * (PB / 32), groups = gridDim.x / p.nq;
+        for (int c = (blockIdx.x * PB + tid) / 32; c < groups * nch; c += nwarps) {
+            const int cg_ = c / nch, cc = c % nch, cb = cg_ * p.Bb + cc / S;
+            const int per = (p.nq + 31) / 32, q0 = wl * per < p.nq ? wl * per : p.nq;
+            const int q1 = q0 + per < p.nq ? q0 + per : p.nq;
+            const float2 *ag = p.agg + (int64_t)cg_ * p.nq * nch + cc;
             float2 e = make_float2(1.0f, 0.0f);
             for (int qq = q0; qq < q1; qq++) e = after(e, __ldcg(ag + (int64_t)qq * nch));
-            for (int d = 1; d < 32; d <<= 1) {   /* lane i takes [i, i + 2d) from [i, i + d), [i + d, i + 2d) */
-                const float2 o = make_float2(__shfl_down_sync(0xffffffffu, e.x, d),
-                                             __shfl_down_sync(0xffffffffu, e.y, d));
-                if (wl + d < 32) e = after(e, o);
+            for (int d = 1; d < 32; d <<= 1) {
+                const float2 o = make_float2(__shfl_up_sync(0xffffffffu, e.x, d),
+                                             __shfl_up_sync(0xffffffffu, e.y, d));
+                if (wl >= d) e = after(o, e);
             }
-            const int cb = g * p.Bb + c / S;
-            if (wl == 0) shc[c] = e.x * (cb < p.B ? p.s0[cb * S + c % S] : 0.0f) + e.y;
+            float2 ex = make_float2(__shfl_up_sync(0xffffffffu, e.x, 1), __shfl_up_sync(0xffffffffu, e.y, 1));
+            if (wl == 0) ex = make_float2(1.0f, 0.0f);
+            float st = cb < p.B ? p.s0[cb * S + cc % S] : 0.0f;
+            st = ex.x * st + ex.y;
+            for (int qq = q0; qq < q1; qq++) {
+                p.carry[((int64_t)cg_ * p.nq + qq) * nch + cc] = st;
+                const float2 a = __ldcg(ag + (int64_t)qq * nch);
+                st = a.x * st + a.y;
+            }
         }
-        __syncthreads();
-        for (int j = 0; j < S; j++) sp[j] = pre[j].x * shc[bl * S + j] + pre[j].y;
+        grid.sync();
+        for (int j = 0; j < S; j++) {
+            const float cin = __ldcg(p.carry + (int64_t)blockIdx.x * nch + bl * S + j);
+            sp[j] = pre[j].x * cin + pre[j].y;
+        }
     }
 }
 
@@ -457,13 +435,14 @@ static logt_status newton_persistent(deer_model *m, logt_ctx *ctx, deer_cuda_scr
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const int64_t S = deer_state_size(m->cell, m->base.cfg.hidden_size), nch = (int64_t)pl->Bb * S;
-    LOGT_TRY(logt_tensor_reserve(&sc->agg, LOGT_CUDA, LOGT_F32, 4 * pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->agg, LOGT_CUDA, LOGT_F32, 2 * pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->carry, LOGT_CUDA, LOGT_F32, pl->grid * nch, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, (int64_t)m->max_iter + 3, NULL));
     unsigned *res = (unsigned *)sc->res.data;
     CUDA_TRY(cudaMemsetAsync(res, 0, ((size_t)m->max_iter + 3) * sizeof(unsigned), st));
     a.Bb = pl->Bb, a.lanes = pl->lanes, a.nq = pl->nq, a.L = pl->L, a.max_iter = m->max_iter;
     a.tol = (float)m->tol;
-    a.agg = (float2 *)sc->agg.data, a.res = res;
+    a.agg = (float2 *)sc->agg.data, a.carry = (float *)sc->carry.data, a.res = res;
     void *args[] = {&a};
     CUDA_TRY(cudaLaunchCooperativeKernel((const void *)pl->kernel, dim3(pl->grid), dim3(PB), args, 0, st));
     /* one copy back: the status words after the residuals, so copy the residuals kept and then
@@ -524,7 +503,7 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
 /* Peak device memory of the forward's own buffers (the scan's workspace aside), MiB. */
 static double scratch_mib(const deer_cuda_scratch *sc)
 {
-    const logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg};
+    const logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg, &sc->carry};
     double bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
@@ -565,7 +544,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     const float *X = (const float *)x->data, *Wt = param(m, "W");
     /* Newton on a small G·D·I works out W x in its kernel (no GEMM launch, no WX pass); the
      * sequential baselines always read the GEMM's WX: their best */
-    const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX && (!persistent || I <= XIN_MIN);
+    const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX;
     if (!in_kernel) LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
     deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>(
         B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
@@ -656,7 +635,7 @@ extern "C" void deer_free_cuda(deer_model *m)
 {
     deer_cuda_scratch *sc = (deer_cuda_scratch *)m->cuda;
     if (!sc) return;
-    logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg};
+    logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg, &sc->carry};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;
