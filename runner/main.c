@@ -1,4 +1,4 @@
-/* main.c — the `logt` command: run, plot, list, info.
+/* main.c — the `logt` command: run (whole or one shard), plot, list, info.
  *
  * Exit codes: 0 ok, 1 a run failed or an error, 2 a usage error. Errors go to
  * stderr as "logt: error: <message>"; progress goes to stderr; what a command
@@ -41,7 +41,7 @@ static const char *const main_help =
 
 static const char *const run_help =
     "usage: logt run EXP_DIR [--backend cpu|cuda|auto] [--out FILE] [--set SECTION.KEY=VALUE]...\n"
-    "                [--retry-failed]\n"
+    "                [--retry-failed] [--shard I/N]\n"
     "\n"
     "Run every point of EXP_DIR/experiment.ini's sweep and store it in the results file.\n"
     "Runs already in the file (same configuration) are skipped, so running again after a\n"
@@ -54,6 +54,9 @@ static const char *const run_help =
     "  --set S.K=V       override key K of section [S], e.g. --set sweep.T=16,32\n"
     "                    --set train.steps=10 --set model.lstm-cudnn.algo=standard\n"
     "  --retry-failed    redo the runs stored as failed\n"
+    "  --shard I/N       run every N-th run of the sweep from run I (0 <= I < N) into a file\n"
+    "                    of its own, results/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
+    "                    like a whole sweep\n"
     "\n"
     "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
     "error, 2 a usage error. See runner/README.md for the experiment.ini format.\n";
@@ -101,7 +104,7 @@ static int fail(void)
 /* ---- options ------------------------------------------------------------------------- */
 
 typedef struct opts {
-    const char *cmd, *dir, *backend, *out, *in;
+    const char *cmd, *dir, *backend, *out, *in, *shard;
     char *sets[MAX_SETS];
     int nsets, retry_failed, help;
 } opts;
@@ -140,6 +143,7 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
         TAKE("--backend", backend)
         TAKE("--out", out)
         TAKE("--in", in)
+        TAKE("--shard", shard)
         if (strstr(allowed, "--set ") && (v = opt_value(argc, argv, &i, "--set", &bad))) {
             char s[128], k[64], val[1024];
             if (logt_set_split(v, s, sizeof s, k, sizeof k, val, sizeof val) != LOGT_OK)
@@ -149,10 +153,13 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
             continue;
         }
         if (bad) return usage_error(cmdsp, "%s needs a value", "--set");
-        if (strstr(allowed, "--retry-failed ") && !strcmp(a, "--retry-failed")) {
-            o->retry_failed = 1;
-            continue;
-        }
+#define FLAG(flag, field)                                      \
+    if (strstr(allowed, flag " ") && !strcmp(a, flag)) {       \
+        o->field = 1;                                          \
+        continue;                                              \
+    }
+        FLAG("--retry-failed", retry_failed)
+#undef FLAG
 #undef TAKE
         if (a[0] == '-') return usage_error(cmdsp, "unknown option '%s'", a);
         if (strstr(allowed, "DIR ") && !o->dir) {
@@ -177,33 +184,47 @@ static logt_device pick_backend(const char *want)
 
 /* ---- commands ------------------------------------------------------------------------- */
 
-static int cmd_run(opts *o)
+/* The experiment parsed and resolved for its backend, and the backend's context. */
+static logt_status prepare(const opts *o, logt_experiment **e, logt_ctx **ctx)
 {
-    logt_experiment *e;
-    if (logt_exp_parse(o->dir, o->sets, o->nsets, &e) != LOGT_OK) return fail();
-    logt_device dev = pick_backend(o->backend ? o->backend : logt_exp_backend(e));
-    logt_ctx *ctx = NULL;
-    if (logt_exp_resolve(e, dev) != LOGT_OK || logt_ctx_create(dev, &ctx) != LOGT_OK) {
-        logt_exp_free(e);
-        return fail();
-    }
-    logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
-    logt_run_report rep;
-    logt_status s = logt_run_experiment(e, ctx, &ro, &rep);
-    logt_ctx_destroy(ctx);
-    logt_exp_free(e);
-    if (s != LOGT_OK) return fail();
-    if (rep.interrupted) {
+    *e = NULL;
+    *ctx = NULL;
+    LOGT_TRY(logt_exp_parse(o->dir, o->sets, o->nsets, e));
+    logt_device dev = pick_backend(o->backend ? o->backend : logt_exp_backend(*e));
+    LOGT_TRY(logt_exp_resolve(*e, dev));
+    return logt_ctx_create(dev, ctx);
+}
+
+/* What a sweep that ran to its end (or to Ctrl-C) exits with, said on stderr. */
+static int run_outcome(const logt_run_report *rep)
+{
+    if (rep->interrupted) {
         fprintf(stderr, "logt: interrupted: finished runs are in %s; run the same command again "
-                "to resume\n", rep.out);
+                "to resume\n", rep->out);
         return 130;
     }
-    if (rep.failed) {
+    if (rep->failed) {
         fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
-                "recorded in %s)\n", rep.failed, rep.total, rep.out);
+                "recorded in %s)\n", rep->failed, rep->total, rep->out);
         return 1;
     }
     return 0;
+}
+
+static int cmd_run(const opts *o)
+{
+    logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
+    if (o->shard && logt_shard_parse(o->shard, &ro.shard, &ro.nshards) != LOGT_OK)
+        return usage_error("run ", "%s", logt_user_msg());
+    logt_experiment *e;
+    logt_ctx *ctx;
+    logt_run_report rep;
+    logt_status s = prepare(o, &e, &ctx);
+    if (s == LOGT_OK) s = logt_run_experiment(e, ctx, &ro, &rep);
+    logt_ctx_destroy(ctx);
+    logt_exp_free(e);
+    if (s != LOGT_OK) return fail();
+    return run_outcome(&rep);
 }
 
 static int cmd_plot(opts *o)
@@ -382,7 +403,8 @@ int main(int argc, char **argv)
     }
     int rc;
     if (!strcmp(c, "run")) {
-        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed "))) return rc;
+        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed --shard ")))
+            return rc;
         if (o.help) return fputs(run_help, stdout), 0;
         return cmd_run(&o);
     }
