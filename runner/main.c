@@ -1,4 +1,4 @@
-/* main.c — the `logt` command: run (whole or one shard), plot, list, info.
+/* main.c — the `logt` command: run (whole or one shard), merge, plot, list, info.
  *
  * Exit codes: 0 ok, 1 a run failed or an error, 2 a usage error. Errors go to
  * stderr as "logt: error: <message>"; progress goes to stderr; what a command
@@ -17,6 +17,7 @@
 #include "../models/model.h"
 #include "config.h"
 #include "kernels.h"
+#include "merge.h"
 #include "plot.h"
 #include "run.h"
 #include "store.h"
@@ -32,6 +33,7 @@ static const char *const main_help =
     "\n"
     "commands:\n"
     "  run EXP_DIR     run an experiment's sweep into results/NAME.h5 (resumes)\n"
+    "  merge SHARD...  join the shard files of a sweep (run --shard I/N) into one\n"
     "  plot EXP_DIR    render the experiment's figures into plots/ from its results\n"
     "  list            the models (and the backends they run on) and the experiments\n"
     "  info            this machine: GPU, driver, CUDA, cuDNN, cuBLAS versions\n"
@@ -56,10 +58,29 @@ static const char *const run_help =
     "  --retry-failed    redo the runs stored as failed\n"
     "  --shard I/N       run every N-th run of the sweep from run I (0 <= I < N) into a file\n"
     "                    of its own, results/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
-    "                    like a whole sweep\n"
+    "                    like a whole sweep; `logt merge` joins the N files\n"
     "\n"
     "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
     "error, 2 a usage error. See runner/README.md for the experiment.ini format.\n";
+
+static const char *const merge_help =
+    "usage: logt merge SHARD.h5... [--out FILE] [--partial]\n"
+    "\n"
+    "Join the shard files of one sweep (`logt run EXP_DIR --shard I/N`, one file per shard)\n"
+    "into one results file holding what one `logt run` of the whole sweep writes: the same\n"
+    "runs, in sweep order. The shards must come from the same experiment as run (its\n"
+    "experiment.ini and --set), backend and git commit; a shard given twice, a run in two\n"
+    "shards, and an incomplete set (a shard missing, or a run unfinished in its shard) are\n"
+    "refused, the last unless --partial. The shard files are left as they are.\n"
+    "\n"
+    "options:\n"
+    "  --out FILE    the results file; default: the shards' name without .shard-I-of-N\n"
+    "                (results/NAME.shard-0-of-4.h5 -> results/NAME.h5). It must not exist:\n"
+    "                merge writes a new file and never replaces one\n"
+    "  --partial     merge the finished runs there are; `logt run EXP_DIR --out FILE`\n"
+    "                can add the missing ones to the result later\n"
+    "\n"
+    "example: logt merge results/NAME.shard-*-of-8.h5      # -> results/NAME.h5\n";
 
 static const char *const plot_help =
     "usage: logt plot EXP_DIR [--in FILE] [--set SECTION.KEY=VALUE]...\n"
@@ -106,7 +127,8 @@ static int fail(void)
 typedef struct opts {
     const char *cmd, *dir, *backend, *out, *in, *shard;
     char *sets[MAX_SETS];
-    int nsets, retry_failed, help;
+    char **files;            /* merge's shard files: argv's, in order */
+    int nsets, nfiles, retry_failed, partial, help;
 } opts;
 
 /* "--name value" or "--name=value"; *i advances past what it used. */
@@ -159,6 +181,7 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
         continue;                                              \
     }
         FLAG("--retry-failed", retry_failed)
+        FLAG("--partial", partial)
 #undef FLAG
 #undef TAKE
         if (a[0] == '-') return usage_error(cmdsp, "unknown option '%s'", a);
@@ -166,9 +189,15 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
             o->dir = a;
             continue;
         }
+        if (strstr(allowed, "FILES ")) {
+            o->files[o->nfiles++] = argv[i];
+            continue;
+        }
         return usage_error(cmdsp, "unexpected argument '%s'", a);
     }
     if (strstr(allowed, "DIR ") && !o->dir) return usage_error(cmdsp, "%s needs EXP_DIR", o->cmd);
+    if (strstr(allowed, "FILES ") && !o->nfiles)
+        return usage_error(cmdsp, "%s needs the shard files to join", o->cmd);
     if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda") &&
         strcmp(o->backend, "auto"))
         return usage_error(cmdsp, "--backend expects cpu, cuda or auto, got '%s'", o->backend);
@@ -225,6 +254,34 @@ static int cmd_run(const opts *o)
     logt_exp_free(e);
     if (s != LOGT_OK) return fail();
     return run_outcome(&rep);
+}
+
+static int cmd_merge(const opts *o)
+{
+    char out[4096], other[4096];
+    if (o->out) {
+        logt_strlcpy(out, sizeof out, o->out);
+    } else {
+        for (int k = 0; k < o->nfiles; k++) {
+            if (logt_merge_out_name(o->files[k], k ? other : out, sizeof out) != 0)
+                return usage_error("merge ", "cannot tell the results file from the name '%s' (not "
+                                   "NAME.shard-I-of-N.h5): pass --out FILE", o->files[k]);
+            if (k && strcmp(other, out)) {
+                fprintf(stderr, "logt: error: the shards' names point to different results files "
+                        "(%s and %s): pass --out FILE\nTry 'logt merge --help'.\n", out, other);
+                return 2;
+            }
+        }
+    }
+    logt_merge_report rep;
+    if (logt_merge(out, o->files, o->nfiles, o->partial, &rep) != LOGT_OK) return fail();
+    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed)", rep.experiment,
+            rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed);
+    if (rep.runs < rep.sweep_total)
+        fprintf(stderr, "; %d of the sweep's %d runs are not there (--partial)",
+                rep.sweep_total - rep.runs, rep.sweep_total);
+    fprintf(stderr, " -> %s\n", out);
+    return 0;
 }
 
 static int cmd_plot(opts *o)
@@ -407,6 +464,17 @@ int main(int argc, char **argv)
             return rc;
         if (o.help) return fputs(run_help, stdout), 0;
         return cmd_run(&o);
+    }
+    if (!strcmp(c, "merge")) {
+        if (!(o.files = calloc((size_t)argc, sizeof *o.files))) {
+            fprintf(stderr, "logt: error: out of host memory\n");
+            return 1;
+        }
+        rc = parse_opts(argc, argv, &o, "FILES --out --partial ");
+        if (rc == 0 && o.help) fputs(merge_help, stdout);
+        else if (rc == 0) rc = cmd_merge(&o);
+        free(o.files);
+        return rc;
     }
     if (!strcmp(c, "plot")) {
         if ((rc = parse_opts(argc, argv, &o, "DIR --in --set "))) return rc;
