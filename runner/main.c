@@ -1,4 +1,5 @@
-/* main.c — the `logt` command: run (whole or one shard), merge, plot, list, info.
+/* main.c — the `logt` command: run (whole, one shard, or spread over MPI ranks),
+ * merge, plot, list, info.
  *
  * Exit codes: 0 ok, 1 a run failed or an error, 2 a usage error. Errors go to
  * stderr as "logt: error: <message>"; progress goes to stderr; what a command
@@ -18,6 +19,7 @@
 #include "config.h"
 #include "kernels.h"
 #include "merge.h"
+#include "mpi_sweep.h"
 #include "plot.h"
 #include "run.h"
 #include "store.h"
@@ -43,7 +45,7 @@ static const char *const main_help =
 
 static const char *const run_help =
     "usage: logt run EXP_DIR [--backend cpu|cuda|auto] [--out FILE] [--set SECTION.KEY=VALUE]...\n"
-    "                [--retry-failed] [--shard I/N]\n"
+    "                [--retry-failed] [--shard I/N | --mpi]\n"
     "\n"
     "Run every point of EXP_DIR/experiment.ini's sweep and store it in the results file.\n"
     "Runs already in the file (same configuration) are skipped, so running again after a\n"
@@ -59,6 +61,9 @@ static const char *const run_help =
     "  --shard I/N       run every N-th run of the sweep from run I (0 <= I < N) into a file\n"
     "                    of its own, results/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
     "                    like a whole sweep; `logt merge` joins the N files\n"
+    "  --mpi             under `mpirun -np N`: rank r runs shard r/N into the file beside\n"
+    "                    the results file (results/NAME.shard-r-of-N.h5), then rank 0 merges\n"
+    "                    the shards into the results file, which must not exist yet\n"
     "\n"
     "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
     "error, 2 a usage error. See runner/README.md for the experiment.ini format.\n";
@@ -128,7 +133,7 @@ typedef struct opts {
     const char *cmd, *dir, *backend, *out, *in, *shard;
     char *sets[MAX_SETS];
     char **files;            /* merge's shard files: argv's, in order */
-    int nsets, nfiles, retry_failed, partial, help;
+    int nsets, nfiles, retry_failed, mpi, partial, help;
 } opts;
 
 /* "--name value" or "--name=value"; *i advances past what it used. */
@@ -181,6 +186,7 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
         continue;                                              \
     }
         FLAG("--retry-failed", retry_failed)
+        FLAG("--mpi", mpi)
         FLAG("--partial", partial)
 #undef FLAG
 #undef TAKE
@@ -198,6 +204,8 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
     if (strstr(allowed, "DIR ") && !o->dir) return usage_error(cmdsp, "%s needs EXP_DIR", o->cmd);
     if (strstr(allowed, "FILES ") && !o->nfiles)
         return usage_error(cmdsp, "%s needs the shard files to join", o->cmd);
+    if (o->shard && o->mpi)
+        return usage_error(cmdsp, "%s", "--mpi gives each rank its shard: leave out --shard");
     if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda") &&
         strcmp(o->backend, "auto"))
         return usage_error(cmdsp, "--backend expects cpu, cuda or auto, got '%s'", o->backend);
@@ -240,11 +248,108 @@ static int run_outcome(const logt_run_report *rep)
     return 0;
 }
 
+static int fail_rank(const logt_mpi *m)
+{
+    fprintf(stderr, "logt: error: rank %d of %d (%s): %s\n", m->rank, m->size, m->host,
+            logt_user_msg());
+    return 1;
+}
+
+/* Rank 0's last step: the shard files of the `size` ranks merged into out. */
+static logt_status merge_ranks(const char *out, int size, logt_merge_report *rep)
+{
+    enum { LEN = 4200 };
+    char *names = malloc((size_t)size * LEN);
+    char **paths = malloc((size_t)size * sizeof *paths);
+    logt_status s = names && paths ? LOGT_OK : LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    for (int r = 0; s == LOGT_OK && r < size; r++) {
+        paths[r] = names + (size_t)r * LEN;
+        logt_shard_path(out, r, size, paths[r], LEN);
+    }
+    if (s == LOGT_OK) s = logt_merge(out, paths, size, 0, rep);
+    free(paths);
+    free(names);
+    return s;
+}
+
+/* mpirun -np N logt run EXP --mpi: rank r runs shard r/N into the shard file beside the
+ * results file, and once every rank is done, rank 0 merges the N shard files into it.
+ * The ranks agree twice, ready to run and every shard finished, so that an error on one
+ * rank stops them all instead of leaving the others waiting for it. */
+static int cmd_run_mpi(const opts *o, logt_run_opts *ro)
+{
+    logt_mpi m;
+    if (logt_mpi_start(&m) != LOGT_OK) return fail();
+    logt_experiment *e = NULL;
+    logt_ctx *ctx = NULL;
+    logt_run_report rep;
+    logt_merge_report mrep;
+    char out[4096] = "", shard_out[4200];
+    struct stat sb;
+    int rc = 0;
+    logt_status s = prepare(o, &e, &ctx);
+    if (s == LOGT_OK) {
+        if (o->out) logt_strlcpy(out, sizeof out, o->out);
+        else logt_default_out(e->name, out, sizeof out);
+        if (m.rank == 0 && stat(out, &sb) == 0)
+            s = LOGT_USER_FAIL(LOGT_EINVAL, "%s exists: with --mpi, rank 0 merges the shards into a new "
+                               "results file and never replaces one. HINT: pass --out NEW.h5, or run "
+                               "without --mpi to add runs to %s", out, out);
+    }
+    if (s != LOGT_OK) rc = fail_rank(&m);
+    else if (m.gpu[0])
+        fprintf(stderr, "logt: rank %d of %d (%s, %d on this machine) runs on GPU %s\n", m.rank,
+                m.size, m.host, m.local_rank, m.gpu);
+
+    /* agreement 1: every rank ready */
+    if (!logt_mpi_all(rc == 0)) {
+        rc = rc ? rc : 1;   /* another rank could not start: its error is above */
+        goto end;
+    }
+    logt_shard_path(out, m.rank, m.size, shard_out, sizeof shard_out);
+    ro->out = shard_out;
+    ro->shard = m.rank;
+    ro->nshards = m.size;
+    s = logt_run_experiment(e, ctx, ro, &rep);
+    if (s != LOGT_OK) rc = fail_rank(&m);
+    else if (rep.interrupted) rc = run_outcome(&rep);
+
+    /* agreement 2: every shard finished (failed runs included: they are results) */
+    if (!logt_mpi_all(rc == 0)) {
+        if (m.rank == 0)
+            fprintf(stderr, "logt: not merged, as a rank stopped early: the finished runs stay in the "
+                    "shard files beside %s; run the same command again to resume\n", out);
+        rc = rc ? rc : 1;
+        goto end;
+    }
+    if (m.rank != 0) {
+        rc = rep.failed ? 1 : 0;   /* rank 0 reports the failed runs of all, from the merged file */
+        goto end;
+    }
+    if (merge_ranks(out, m.size, &mrep) != LOGT_OK) {
+        rc = fail();
+        goto end;
+    }
+    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed) -> %s\n",
+            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, out);
+    if (mrep.failed) {
+        fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
+                "recorded in %s)\n", mrep.failed, mrep.runs, out);
+        rc = 1;
+    }
+end:
+    logt_ctx_destroy(ctx);
+    logt_exp_free(e);
+    logt_mpi_end();
+    return rc;
+}
+
 static int cmd_run(const opts *o)
 {
     logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
     if (o->shard && logt_shard_parse(o->shard, &ro.shard, &ro.nshards) != LOGT_OK)
         return usage_error("run ", "%s", logt_user_msg());
+    if (o->mpi) return cmd_run_mpi(o, &ro);
     logt_experiment *e;
     logt_ctx *ctx;
     logt_run_report rep;
@@ -417,6 +522,9 @@ static int cmd_info(void)
     printf("host:    %s\n", host);
     printf("cpu:     %s, %ld cores\n", cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("gnuplot: %s\n", logt_gnuplot_found() ? "found" : "missing (install gnuplot-nox)");
+    char mpi[512];
+    logt_mpi_describe(mpi, sizeof mpi);
+    printf("mpi:     %s\n", mpi);
 #ifdef LOGT_HAVE_CUDA
     int n = logt_cuda_device_count();
     if (n == 0) {
@@ -460,7 +568,7 @@ int main(int argc, char **argv)
     }
     int rc;
     if (!strcmp(c, "run")) {
-        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed --shard ")))
+        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed --shard --mpi ")))
             return rc;
         if (o.help) return fputs(run_help, stdout), 0;
         return cmd_run(&o);
