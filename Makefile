@@ -9,6 +9,8 @@ CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
 CUDA_ARCH ?= sm_90
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+# Open MPI for `logt run --mpi` where its headers are (make deps installs them); MPI_PKG= builds without
+MPI_PKG   ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 B         := build
 
 PKGS      := hdf5-serial inih criterion
@@ -35,6 +37,12 @@ else
     $(info nvcc not found: building the CPU backend only (install the CUDA toolkit for the cuda backend))
   endif
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o)
+endif
+ifneq ($(MPI_PKG),)
+  CFLAGS    += -DLOGT_HAVE_MPI $(shell pkg-config --cflags $(MPI_PKG))
+  LDLIBS    += $(shell pkg-config --libs $(MPI_PKG))
+else ifeq ($(filter deps run test bench bundle,$(MAKECMDGOALS)),)
+  $(info Open MPI not found: building without `logt run --mpi` (apt-get install libopenmpi-dev openmpi-bin))
 endif
 RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_C:%.c=$(B)/%.o)

@@ -971,6 +971,34 @@ char *logt_exp_text(const logt_experiment *e)
     return buf;
 }
 
+static void copy_line(char *buf, size_t n, const char *p)
+{
+    if (!*p) {
+        logt_strlcpy(buf, n, "(end)");
+        return;
+    }
+    size_t len = strcspn(p, "\n");
+    snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), p);
+}
+
+int logt_exp_text_diff(const char *a, const char *b, char *la, char *lb, size_t n)
+{
+    const char *pa = strchr(a, '\n'), *pb = strchr(b, '\n');
+    pa = pa ? pa + 1 : a + strlen(a);
+    pb = pb ? pb + 1 : b + strlen(b);
+    for (int line = 2;; line++) {
+        size_t na = strcspn(pa, "\n"), nb = strcspn(pb, "\n");
+        if (na != nb || memcmp(pa, pb, na)) {
+            copy_line(la, n, pa);
+            copy_line(lb, n, pb);
+            return line;
+        }
+        if (!pa[na] && !pb[nb]) return 0;
+        pa += na + (pa[na] != '\0');
+        pb += nb + (pb[nb] != '\0');
+    }
+}
+
 /* ---- the sweep ------------------------------------------------------------------------- */
 
 static int cmp_knob(const void *a, const void *b)

@@ -118,6 +118,11 @@ void logt_exp_free(logt_experiment *e);
 
 /* The experiment as run: every section and key after --set (malloc'd text). */
 char *logt_exp_text(const logt_experiment *e);
+/* Do two texts of logt_exp_text describe the same experiment? Their first lines (the
+ * file's path and the --set arguments, whose values the rest holds) are not compared.
+ * 0 when they do; else the number of the first line that differs, that line of each
+ * text in la and lb ("(end)" past the last). */
+int logt_exp_text_diff(const char *a, const char *b, char *la, char *lb, size_t n);
 
 /* The runs of the sweep, in order: kinds, models, then the sweep keys in
  * logt_axis_names order, then the model's knobs; for kernel runs the kernels

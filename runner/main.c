@@ -1,4 +1,5 @@
-/* main.c — the `logt` command: run, plot, list, info.
+/* main.c — the `logt` command: run (whole, one shard, or spread over MPI ranks),
+ * merge, plot, list, info.
  *
  * Exit codes: 0 ok, 1 a run failed or an error, 2 a usage error. Errors go to
  * stderr as "logt: error: <message>"; progress goes to stderr; what a command
@@ -17,6 +18,8 @@
 #include "../models/model.h"
 #include "config.h"
 #include "kernels.h"
+#include "merge.h"
+#include "mpi_sweep.h"
 #include "plot.h"
 #include "run.h"
 #include "store.h"
@@ -32,6 +35,7 @@ static const char *const main_help =
     "\n"
     "commands:\n"
     "  run EXP_DIR     run an experiment's sweep into results/NAME.h5 (resumes)\n"
+    "  merge SHARD...  join the shard files of a sweep (run --shard I/N) into one\n"
     "  plot EXP_DIR    render the experiment's figures into plots/ from its results\n"
     "  list            the models (and the backends they run on) and the experiments\n"
     "  info            this machine: GPU, driver, CUDA, cuDNN, cuBLAS versions\n"
@@ -41,7 +45,7 @@ static const char *const main_help =
 
 static const char *const run_help =
     "usage: logt run EXP_DIR [--backend cpu|cuda|auto] [--out FILE] [--set SECTION.KEY=VALUE]...\n"
-    "                [--retry-failed]\n"
+    "                [--retry-failed] [--shard I/N | --mpi]\n"
     "\n"
     "Run every point of EXP_DIR/experiment.ini's sweep and store it in the results file.\n"
     "Runs already in the file (same configuration) are skipped, so running again after a\n"
@@ -54,9 +58,34 @@ static const char *const run_help =
     "  --set S.K=V       override key K of section [S], e.g. --set sweep.T=16,32\n"
     "                    --set train.steps=10 --set model.lstm-cudnn.algo=standard\n"
     "  --retry-failed    redo the runs stored as failed\n"
+    "  --shard I/N       run every N-th run of the sweep from run I (0 <= I < N) into a file\n"
+    "                    of its own, results/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
+    "                    like a whole sweep; `logt merge` joins the N files\n"
+    "  --mpi             under `mpirun -np N`: rank r runs shard r/N into the file beside\n"
+    "                    the results file (results/NAME.shard-r-of-N.h5), then rank 0 merges\n"
+    "                    the shards into the results file, which must not exist yet\n"
     "\n"
     "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
     "error, 2 a usage error. See runner/README.md for the experiment.ini format.\n";
+
+static const char *const merge_help =
+    "usage: logt merge SHARD.h5... [--out FILE] [--partial]\n"
+    "\n"
+    "Join the shard files of one sweep (`logt run EXP_DIR --shard I/N`, one file per shard)\n"
+    "into one results file holding what one `logt run` of the whole sweep writes: the same\n"
+    "runs, in sweep order. The shards must come from the same experiment as run (its\n"
+    "experiment.ini and --set), backend and git commit; a shard given twice, a run in two\n"
+    "shards, and an incomplete set (a shard missing, or a run unfinished in its shard) are\n"
+    "refused, the last unless --partial. The shard files are left as they are.\n"
+    "\n"
+    "options:\n"
+    "  --out FILE    the results file; default: the shards' name without .shard-I-of-N\n"
+    "                (results/NAME.shard-0-of-4.h5 -> results/NAME.h5). It must not exist:\n"
+    "                merge writes a new file and never replaces one\n"
+    "  --partial     merge the finished runs there are; `logt run EXP_DIR --out FILE`\n"
+    "                can add the missing ones to the result later\n"
+    "\n"
+    "example: logt merge results/NAME.shard-*-of-8.h5      # -> results/NAME.h5\n";
 
 static const char *const plot_help =
     "usage: logt plot EXP_DIR [--in FILE] [--set SECTION.KEY=VALUE]...\n"
@@ -101,9 +130,10 @@ static int fail(void)
 /* ---- options ------------------------------------------------------------------------- */
 
 typedef struct opts {
-    const char *cmd, *dir, *backend, *out, *in;
+    const char *cmd, *dir, *backend, *out, *in, *shard;
     char *sets[MAX_SETS];
-    int nsets, retry_failed, help;
+    char **files;            /* merge's shard files: argv's, in order */
+    int nsets, nfiles, retry_failed, mpi, partial, help;
 } opts;
 
 /* "--name value" or "--name=value"; *i advances past what it used. */
@@ -140,6 +170,7 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
         TAKE("--backend", backend)
         TAKE("--out", out)
         TAKE("--in", in)
+        TAKE("--shard", shard)
         if (strstr(allowed, "--set ") && (v = opt_value(argc, argv, &i, "--set", &bad))) {
             char s[128], k[64], val[1024];
             if (logt_set_split(v, s, sizeof s, k, sizeof k, val, sizeof val) != LOGT_OK)
@@ -149,19 +180,32 @@ static int parse_opts(int argc, char **argv, opts *o, const char *allowed)
             continue;
         }
         if (bad) return usage_error(cmdsp, "%s needs a value", "--set");
-        if (strstr(allowed, "--retry-failed ") && !strcmp(a, "--retry-failed")) {
-            o->retry_failed = 1;
-            continue;
-        }
+#define FLAG(flag, field)                                      \
+    if (strstr(allowed, flag " ") && !strcmp(a, flag)) {       \
+        o->field = 1;                                          \
+        continue;                                              \
+    }
+        FLAG("--retry-failed", retry_failed)
+        FLAG("--mpi", mpi)
+        FLAG("--partial", partial)
+#undef FLAG
 #undef TAKE
         if (a[0] == '-') return usage_error(cmdsp, "unknown option '%s'", a);
         if (strstr(allowed, "DIR ") && !o->dir) {
             o->dir = a;
             continue;
         }
+        if (strstr(allowed, "FILES ")) {
+            o->files[o->nfiles++] = argv[i];
+            continue;
+        }
         return usage_error(cmdsp, "unexpected argument '%s'", a);
     }
     if (strstr(allowed, "DIR ") && !o->dir) return usage_error(cmdsp, "%s needs EXP_DIR", o->cmd);
+    if (strstr(allowed, "FILES ") && !o->nfiles)
+        return usage_error(cmdsp, "%s needs the shard files to join", o->cmd);
+    if (o->shard && o->mpi)
+        return usage_error(cmdsp, "%s", "--mpi gives each rank its shard: leave out --shard");
     if (o->backend && strcmp(o->backend, "cpu") && strcmp(o->backend, "cuda") &&
         strcmp(o->backend, "auto"))
         return usage_error(cmdsp, "--backend expects cpu, cuda or auto, got '%s'", o->backend);
@@ -177,32 +221,171 @@ static logt_device pick_backend(const char *want)
 
 /* ---- commands ------------------------------------------------------------------------- */
 
-static int cmd_run(opts *o)
+/* The experiment parsed and resolved for its backend, and the backend's context. */
+static logt_status prepare(const opts *o, logt_experiment **e, logt_ctx **ctx)
 {
-    logt_experiment *e;
-    if (logt_exp_parse(o->dir, o->sets, o->nsets, &e) != LOGT_OK) return fail();
-    logt_device dev = pick_backend(o->backend ? o->backend : logt_exp_backend(e));
-    logt_ctx *ctx = NULL;
-    if (logt_exp_resolve(e, dev) != LOGT_OK || logt_ctx_create(dev, &ctx) != LOGT_OK) {
-        logt_exp_free(e);
-        return fail();
+    *e = NULL;
+    *ctx = NULL;
+    LOGT_TRY(logt_exp_parse(o->dir, o->sets, o->nsets, e));
+    logt_device dev = pick_backend(o->backend ? o->backend : logt_exp_backend(*e));
+    LOGT_TRY(logt_exp_resolve(*e, dev));
+    return logt_ctx_create(dev, ctx);
+}
+
+/* What a sweep that ran to its end (or to Ctrl-C) exits with, said on stderr. */
+static int run_outcome(const logt_run_report *rep)
+{
+    if (rep->interrupted) {
+        fprintf(stderr, "logt: interrupted: finished runs are in %s; run the same command again "
+                "to resume\n", rep->out);
+        return 130;
     }
-    logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
+    if (rep->failed) {
+        fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
+                "recorded in %s)\n", rep->failed, rep->total, rep->out);
+        return 1;
+    }
+    return 0;
+}
+
+static int fail_rank(const logt_mpi *m)
+{
+    fprintf(stderr, "logt: error: rank %d of %d (%s): %s\n", m->rank, m->size, m->host,
+            logt_user_msg());
+    return 1;
+}
+
+/* Rank 0's last step: the shard files of the `size` ranks merged into out. */
+static logt_status merge_ranks(const char *out, int size, logt_merge_report *rep)
+{
+    enum { LEN = 4200 };
+    char *names = malloc((size_t)size * LEN);
+    char **paths = malloc((size_t)size * sizeof *paths);
+    logt_status s = names && paths ? LOGT_OK : LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    for (int r = 0; s == LOGT_OK && r < size; r++) {
+        paths[r] = names + (size_t)r * LEN;
+        logt_shard_path(out, r, size, paths[r], LEN);
+    }
+    if (s == LOGT_OK) s = logt_merge(out, paths, size, 0, rep);
+    free(paths);
+    free(names);
+    return s;
+}
+
+/* mpirun -np N logt run EXP --mpi: rank r runs shard r/N into the shard file beside the
+ * results file, and once every rank is done, rank 0 merges the N shard files into it.
+ * The ranks agree twice, ready to run and every shard finished, so that an error on one
+ * rank stops them all instead of leaving the others waiting for it. */
+static int cmd_run_mpi(const opts *o, logt_run_opts *ro)
+{
+    logt_mpi m;
+    if (logt_mpi_start(&m) != LOGT_OK) return fail();
+    logt_experiment *e = NULL;
+    logt_ctx *ctx = NULL;
     logt_run_report rep;
-    logt_status s = logt_run_experiment(e, ctx, &ro, &rep);
+    logt_merge_report mrep;
+    char out[4096] = "", shard_out[4200];
+    struct stat sb;
+    int rc = 0;
+    logt_status s = prepare(o, &e, &ctx);
+    if (s == LOGT_OK) {
+        if (o->out) logt_strlcpy(out, sizeof out, o->out);
+        else logt_default_out(e->name, out, sizeof out);
+        if (m.rank == 0 && stat(out, &sb) == 0)
+            s = LOGT_USER_FAIL(LOGT_EINVAL, "%s exists: with --mpi, rank 0 merges the shards into a new "
+                               "results file and never replaces one. HINT: pass --out NEW.h5, or run "
+                               "without --mpi to add runs to %s", out, out);
+    }
+    if (s != LOGT_OK) rc = fail_rank(&m);
+    else if (m.gpu[0])
+        fprintf(stderr, "logt: rank %d of %d (%s, %d on this machine) runs on GPU %s\n", m.rank,
+                m.size, m.host, m.local_rank, m.gpu);
+
+    /* agreement 1: every rank ready */
+    if (!logt_mpi_all(rc == 0)) {
+        rc = rc ? rc : 1;   /* another rank could not start: its error is above */
+        goto end;
+    }
+    logt_shard_path(out, m.rank, m.size, shard_out, sizeof shard_out);
+    ro->out = shard_out;
+    ro->shard = m.rank;
+    ro->nshards = m.size;
+    s = logt_run_experiment(e, ctx, ro, &rep);
+    if (s != LOGT_OK) rc = fail_rank(&m);
+    else if (rep.interrupted) rc = run_outcome(&rep);
+
+    /* agreement 2: every shard finished (failed runs included: they are results) */
+    if (!logt_mpi_all(rc == 0)) {
+        if (m.rank == 0)
+            fprintf(stderr, "logt: not merged, as a rank stopped early: the finished runs stay in the "
+                    "shard files beside %s; run the same command again to resume\n", out);
+        rc = rc ? rc : 1;
+        goto end;
+    }
+    if (m.rank != 0) {
+        rc = rep.failed ? 1 : 0;   /* rank 0 reports the failed runs of all, from the merged file */
+        goto end;
+    }
+    if (merge_ranks(out, m.size, &mrep) != LOGT_OK) {
+        rc = fail();
+        goto end;
+    }
+    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed) -> %s\n",
+            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, out);
+    if (mrep.failed) {
+        fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
+                "recorded in %s)\n", mrep.failed, mrep.runs, out);
+        rc = 1;
+    }
+end:
+    logt_ctx_destroy(ctx);
+    logt_exp_free(e);
+    logt_mpi_end();
+    return rc;
+}
+
+static int cmd_run(const opts *o)
+{
+    logt_run_opts ro = {.out = o->out, .retry_failed = o->retry_failed};
+    if (o->shard && logt_shard_parse(o->shard, &ro.shard, &ro.nshards) != LOGT_OK)
+        return usage_error("run ", "%s", logt_user_msg());
+    if (o->mpi) return cmd_run_mpi(o, &ro);
+    logt_experiment *e;
+    logt_ctx *ctx;
+    logt_run_report rep;
+    logt_status s = prepare(o, &e, &ctx);
+    if (s == LOGT_OK) s = logt_run_experiment(e, ctx, &ro, &rep);
     logt_ctx_destroy(ctx);
     logt_exp_free(e);
     if (s != LOGT_OK) return fail();
-    if (rep.interrupted) {
-        fprintf(stderr, "logt: interrupted: finished runs are in %s; run the same command again "
-                "to resume\n", rep.out);
-        return 130;
+    return run_outcome(&rep);
+}
+
+static int cmd_merge(const opts *o)
+{
+    char out[4096], other[4096];
+    if (o->out) {
+        logt_strlcpy(out, sizeof out, o->out);
+    } else {
+        for (int k = 0; k < o->nfiles; k++) {
+            if (logt_merge_out_name(o->files[k], k ? other : out, sizeof out) != 0)
+                return usage_error("merge ", "cannot tell the results file from the name '%s' (not "
+                                   "NAME.shard-I-of-N.h5): pass --out FILE", o->files[k]);
+            if (k && strcmp(other, out)) {
+                fprintf(stderr, "logt: error: the shards' names point to different results files "
+                        "(%s and %s): pass --out FILE\nTry 'logt merge --help'.\n", out, other);
+                return 2;
+            }
+        }
     }
-    if (rep.failed) {
-        fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
-                "recorded in %s)\n", rep.failed, rep.total, rep.out);
-        return 1;
-    }
+    logt_merge_report rep;
+    if (logt_merge(out, o->files, o->nfiles, o->partial, &rep) != LOGT_OK) return fail();
+    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed)", rep.experiment,
+            rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed);
+    if (rep.runs < rep.sweep_total)
+        fprintf(stderr, "; %d of the sweep's %d runs are not there (--partial)",
+                rep.sweep_total - rep.runs, rep.sweep_total);
+    fprintf(stderr, " -> %s\n", out);
     return 0;
 }
 
@@ -339,6 +522,9 @@ static int cmd_info(void)
     printf("host:    %s\n", host);
     printf("cpu:     %s, %ld cores\n", cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("gnuplot: %s\n", logt_gnuplot_found() ? "found" : "missing (install gnuplot-nox)");
+    char mpi[512];
+    logt_mpi_describe(mpi, sizeof mpi);
+    printf("mpi:     %s\n", mpi);
 #ifdef LOGT_HAVE_CUDA
     int n = logt_cuda_device_count();
     if (n == 0) {
@@ -382,9 +568,21 @@ int main(int argc, char **argv)
     }
     int rc;
     if (!strcmp(c, "run")) {
-        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed "))) return rc;
+        if ((rc = parse_opts(argc, argv, &o, "DIR --backend --out --set --retry-failed --shard --mpi ")))
+            return rc;
         if (o.help) return fputs(run_help, stdout), 0;
         return cmd_run(&o);
+    }
+    if (!strcmp(c, "merge")) {
+        if (!(o.files = calloc((size_t)argc, sizeof *o.files))) {
+            fprintf(stderr, "logt: error: out of host memory\n");
+            return 1;
+        }
+        rc = parse_opts(argc, argv, &o, "FILES --out --partial ");
+        if (rc == 0 && o.help) fputs(merge_help, stdout);
+        else if (rc == 0) rc = cmd_merge(&o);
+        free(o.files);
+        return rc;
     }
     if (!strcmp(c, "plot")) {
         if ((rc = parse_opts(argc, argv, &o, "DIR --in --set "))) return rc;

@@ -1,4 +1,4 @@
-/* run.c — the sweep: speed runs, training runs, checkpoints, progress.
+/* run.c — the sweep: speed runs, training runs, checkpoints, progress, shards.
  *
  * Speed run: x[T][B][I] and dh[T][B][D] uniform in [-1, 1] from the seed, then
  * `warmup` untimed and `repeats` timed passes (forward, or forward + backward
@@ -20,7 +20,11 @@
  * previous checkpoint intact. A rerun resumes from `latest`, cutting the
  * per-step datasets back to the checkpoint's step.
  *
- * Test hooks (used by tests/test_runner.c): LOGT_TEST_DIE_AFTER_RUNS=N makes
+ * Shard (--shard I/N): the runs k of the sweep with k mod N = I, in a file whose root
+ * says which shard of which sweep it is (shard_index, shard_count, sweep_runs) and whose
+ * runs say their k (sweep_index), for merge.c to put them back in sweep order.
+ *
+ * Test hooks (used by tests/test_runner.c and tests/test_shard.c): LOGT_TEST_DIE_AFTER_RUNS=N makes
  * the process _exit(137) once N runs have finished in it, like a kill -9;
  * LOGT_TEST_DIE_AFTER_STEPS=N the same after training step N;
  * LOGT_TEST_FAIL_AFTER_STEPS=N makes training step N fail (as a NaN would).
@@ -33,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../core/cuda.h"
@@ -97,11 +102,120 @@ void logt_describe_device(logt_device dev, logt_device_desc *d)
 
 void logt_default_out(const char *name, char *buf, size_t n) { snprintf(buf, n, "results/%s.h5", name); }
 
+/* ---- shards ------------------------------------------------------------------------------ */
+
+/* A whole number of at most 9 digits, nothing else (no sign, no blanks). */
+static int parse_count(const char *s, size_t len, int *out)
+{
+    if (len == 0 || len > 9) return -1;
+    int v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = 10 * v + (s[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+logt_status logt_shard_parse(const char *s, int *shard, int *nshards)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || parse_count(s, (size_t)(slash - s), shard) != 0 ||
+        parse_count(slash + 1, strlen(slash + 1), nshards) != 0)
+        return LOGT_USER_FAIL(LOGT_EINVAL,
+                              "--shard expects I/N, shard I of N counted from 0 (0/4, 1/4, 2/4 and "
+                              "3/4 split a sweep in four), got '%s'", s);
+    if (*nshards < 1)
+        return LOGT_USER_FAIL(LOGT_EINVAL, "--shard %s: N is the number of shards, at least 1 (a "
+                              "whole sweep is 0/1)", s);
+    if (*shard >= *nshards)
+        return LOGT_USER_FAIL(LOGT_EINVAL, "--shard %s: I must be less than N: shards are counted "
+                              "from 0, so the %d shards are 0/%d to %d/%d", s, *nshards, *nshards,
+                              *nshards - 1, *nshards);
+    return LOGT_OK;
+}
+
+void logt_shard_path(const char *out, int shard, int nshards, char *buf, size_t n)
+{
+    size_t len = strlen(out);
+    if (len > 3 && !strcmp(out + len - 3, ".h5")) len -= 3;
+    snprintf(buf, n, "%.*s.shard-%d-of-%d.h5", (int)len, out, shard, nshards);
+}
+
+/* A shard file holds one shard of one sweep, so that its runs' sweep_index mean one
+ * thing: an existing file takes runs only from the same shard of the same experiment
+ * (experiment_ini, backend, number of runs), and a results file of a whole sweep only
+ * from runs without --shard. A file that does not open, or holds another experiment, is
+ * left for logt_store_open to refuse with its own message. */
+static logt_status check_shard_file(const char *path, const logt_store_meta *m)
+{
+    logt_store *st;
+    struct stat sb;
+    if (stat(path, &sb) != 0 || logt_store_open_read(path, &st) != LOGT_OK) {
+        logt_errclear();
+        return LOGT_OK;
+    }
+    char name[LOGT_WORD] = "", backend[16] = "", la[200], lb[200];
+    char *ini = NULL;
+    int64_t i = 0, n = 0, runs = 0;
+    int line = 0;
+    logt_store_root_str(st, "experiment", name, sizeof name);
+    const int shard = logt_store_root_has(st, "shard_count");
+    logt_status s = LOGT_OK;
+    if (shard) {
+        s = logt_store_root_i64(st, "shard_index", &i);
+        if (s == LOGT_OK) s = logt_store_root_i64(st, "shard_count", &n);
+        if (s == LOGT_OK) s = logt_store_root_i64(st, "sweep_runs", &runs);
+        if (s == LOGT_OK) s = logt_store_root_str(st, "backend", backend, sizeof backend);
+        if (s == LOGT_OK) s = logt_store_root_text(st, "experiment_ini", &ini);
+        if (s == LOGT_OK) line = logt_exp_text_diff(ini, m->experiment_ini, la, lb, sizeof la);
+    }
+    const long long mi = m->shard_index, mn = m->shard_count;
+    if (s != LOGT_OK || strcmp(name, m->experiment)) {
+        /* unreadable shard attributes: the message says which */
+    } else if (shard && mn == 0) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL,
+                           "%s is shard %lld/%lld of a sweep of '%s' (written by `logt run --shard`): "
+                           "only that shard adds runs to it. HINT: run with --shard %lld/%lld, join "
+                           "the shards with `logt merge`, or write the whole sweep elsewhere with "
+                           "--out NEW.h5", path, (long long)i, (long long)n, name, (long long)i,
+                           (long long)n);
+    } else if (!shard && mn > 0) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL,
+                           "%s holds results of a whole sweep, not a shard: --shard %lld/%lld writes "
+                           "a file of its own. HINT: leave out --out (the shard's file is then "
+                           "results/NAME.shard-I-of-N.h5) or pass --out NEW.h5", path, mi, mn);
+    } else if (shard && (i != mi || n != mn)) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL, "%s holds shard %lld/%lld of '%s', not %lld/%lld. HINT: "
+                           "write this shard elsewhere with --out NEW.h5", path, (long long)i,
+                           (long long)n, name, mi, mn);
+    } else if (shard && strcmp(backend, m->backend)) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL, "%s holds shard %lld/%lld of the sweep on %s, not on %s. "
+                           "HINT: pass --backend %s, or write elsewhere with --out NEW.h5", path, mi,
+                           mn, backend, m->backend, backend);
+    } else if (shard && line) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL,
+                           "%s holds shard %lld/%lld of another version of '%s': line %d of its "
+                           "experiment_ini is '%s', here '%s', and a shard file holds one sweep. "
+                           "HINT: run the experiment as it was for this file, or write elsewhere "
+                           "with --out NEW.h5", path, mi, mn, name, line, la, lb);
+    } else if (shard && runs != m->sweep_runs) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL, "%s holds shard %lld/%lld of a sweep of %lld runs, but the "
+                           "same experiment makes %lld runs here (another logt build?). HINT: write "
+                           "elsewhere with --out NEW.h5", path, mi, mn, (long long)runs,
+                           (long long)m->sweep_runs);
+    }
+    free(ini);
+    logt_store_close(st);
+    return s;
+}
+
 /* ---- progress ---------------------------------------------------------------------------- */
 
 typedef struct progress {
     int tty, total, index;
     double t0, cost_total, cost_done, last_print;
+    char shard[48];          /* "shard I/N" when sharded, else ""                   */
 } progress;
 
 static void eta_text(const progress *p, double cost_now, char *buf, size_t n)
@@ -124,12 +238,12 @@ static void progress_line(progress *p, const logt_run_spec *r, const char *what,
     char eta[96];
     eta_text(p, cost_now, eta, sizeof eta);
     if (p->tty) {
-        fprintf(stderr, "\r\033[K[%d/%d] %s  %s%s%s", p->index, p->total, r->label, what,
-                *what ? "  " : "", eta);
+        fprintf(stderr, "\r\033[K[%d/%d%s%s] %s  %s%s%s", p->index, p->total, *p->shard ? " of " : "",
+                p->shard, r->label, what, *what ? "  " : "", eta);
         fflush(stderr);
     } else if (final) {
-        fprintf(stderr, "[%d/%d] %s  %s%s%s\n", p->index, p->total, r->label, what,
-                *what ? "  " : "", eta);
+        fprintf(stderr, "[%d/%d%s%s] %s  %s%s%s\n", p->index, p->total, *p->shard ? " of " : "",
+                p->shard, r->label, what, *what ? "  " : "", eta);
     }
     p->last_print = logt_now();
 }
@@ -581,7 +695,9 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
                                     (long long)step, r->steps, loss, el);
             else snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g acc %.3f",
                           (long long)step, r->steps, loss, el, ea);
-            if (!pr->tty && step < r->steps) fprintf(stderr, "        %s\n", what);
+            if (!pr->tty && step < r->steps)
+                fprintf(stderr, "        %s%s%s%s\n", what, *pr->shard ? "  (" : "", pr->shard,
+                        *pr->shard ? ")" : "");
             else if (pr->tty) progress_line(pr, r, what, cost_now, 0);
         } else if (pr->tty && logt_now() - pr->last_print > 0.5) {
             snprintf(what, sizeof what, "step %lld/%d  loss %.4g", (long long)step, r->steps, loss);
@@ -640,8 +756,9 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = row->iterations = NAN;
 }
 
-/* The attributes a run group carries from its start. */
-static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
+/* The attributes a run group carries from its start; in a shard file also sweep_index,
+ * the run's place in the whole sweep (-1: not a shard). */
+static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r, int64_t sweep_index,
                              const logt_device_desc *dd, const char *commit, const char *host)
 {
     char now[64];
@@ -684,6 +801,7 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
         LOGT_TRY(logt_store_set_f64(st, id, "", "lr", r->lr));
         LOGT_TRY(logt_store_set_f64(st, id, "", "clip", r->clip));
     }
+    if (sweep_index >= 0) LOGT_TRY(logt_store_set_i64(st, id, "", "sweep_index", sweep_index));
     return logt_store_flush(st);
 }
 
@@ -783,7 +901,8 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         progress_line(pr, r, what, pr->cost_done, 1);
     } else {
         if (pr->tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "[%d/%d] %s  FAILED: %s\n", pr->index, pr->total, r->label, err);
+        fprintf(stderr, "[%d/%d%s%s] %s  FAILED: %s\n", pr->index, pr->total,
+                *pr->shard ? " of " : "", pr->shard, r->label, err);
     }
     return LOGT_OK;
 }
@@ -795,9 +914,29 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     logt_run_spec *runs = NULL;
     int nruns = 0;
     LOGT_TRY(logt_exp_runs(e, &runs, &nruns));
+    rep->sweep_total = nruns;
+    /* a shard keeps runs k = shard, shard + nshards, ...: place[j] is run j's k */
+    const int sharded = opts->nshards > 0;
+    int *place = malloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *place);
+    if (!place) {
+        free(runs);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    int kept = 0;
+    for (int k = 0; k < nruns; k++)
+        if (!sharded || k % opts->nshards == opts->shard) {
+            runs[kept] = runs[k];
+            place[kept++] = k;
+        }
+    nruns = kept;
     rep->total = nruns;
     if (opts->out) logt_strlcpy(rep->out, sizeof rep->out, opts->out);
     else logt_default_out(e->name, rep->out, sizeof rep->out);
+    if (sharded && !opts->out) {
+        char whole[sizeof rep->out];
+        logt_strlcpy(whole, sizeof whole, rep->out);
+        logt_shard_path(whole, opts->shard, opts->nshards, rep->out, sizeof rep->out);
+    }
 
     char commit[128], host[256];
     logt_git_commit(commit, sizeof commit);
@@ -812,10 +951,13 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
         .cuda_runtime_version = dd.have_versions ? dd.runtime : NULL,
         .cudnn_version = dd.have_versions ? dd.cudnn : NULL,
         .cublas_version = dd.have_versions ? dd.cublas : NULL,
+        .shard_index = sharded ? opts->shard : 0, .shard_count = sharded ? opts->nshards : 0,
+        .sweep_runs = sharded ? rep->sweep_total : 0,
     };
     logt_store *st = NULL;
-    logt_status s = text ? logt_store_open(rep->out, &meta, &st)
+    logt_status s = text ? check_shard_file(rep->out, &meta)
                          : LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    if (s == LOGT_OK) s = logt_store_open(rep->out, &meta, &st);
     free(text);
     for (int k = 0; s == LOGT_OK && k < e->nkinds; k++)
         if (e->kinds[k] == LOGT_KIND_KERNEL && !logt_store_summary_has(st, "gbps")) {
@@ -826,12 +968,14 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
             logt_store_close(st);
         }
     if (s != LOGT_OK) {
+        free(place);
         free(runs);
         return s;
     }
 
     /* what is left to do, and its cost for the ETA */
     progress pr = {.tty = isatty(2), .t0 = logt_now()};
+    if (sharded) snprintf(pr.shard, sizeof pr.shard, "shard %d/%d", opts->shard, opts->nshards);
     int *todo = malloc((size_t)(nruns > 0 ? nruns : 1) * sizeof *todo), ntodo = 0;
     if (!todo) s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     for (int i = 0; s == LOGT_OK && i < nruns; i++) {
@@ -848,7 +992,11 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     }
     pr.total = ntodo;
     if (s == LOGT_OK) {
-        fprintf(stderr, "logt: %s on %s: %d runs", e->name, e->backend, nruns);
+        if (sharded)
+            fprintf(stderr, "logt: %s on %s: shard %d/%d: %d of the sweep's %d runs", e->name,
+                    e->backend, opts->shard, opts->nshards, nruns, rep->sweep_total);
+        else
+            fprintf(stderr, "logt: %s on %s: %d runs", e->name, e->backend, nruns);
         if (rep->skipped)
             fprintf(stderr, ", %d already in %s (skipped%s)", rep->skipped, rep->out,
                     rep->failed ? "; --retry-failed redoes the failed ones" : "");
@@ -881,7 +1029,7 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
         int resume = state == LOGT_RUN_INTERRUPTED;
         if (id >= 0) s = logt_store_run_reset(st, id);
         else s = logt_store_run_new(st, r->key, &id);
-        if (s == LOGT_OK) s = run_attrs(st, id, r, &dd, commit, host);
+        if (s == LOGT_OK) s = run_attrs(st, id, r, sharded ? place[todo[k]] : -1, &dd, commit, host);
         if (s != LOGT_OK) break;
         pr.index = k + 1;
         progress_line(&pr, r, "", pr.cost_done, 0);
@@ -911,10 +1059,11 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     if (s == LOGT_OK) {
         char el[32];
         logt_fmt_duration(logt_now() - pr.t0, el, sizeof el);
-        fprintf(stderr, "logt: %s: ran %d of %d runs in %s (%d ok, %d failed) -> %s\n", e->name,
-                rep->ran, ntodo, el, rep->ok, rep->ran - rep->ok, rep->out);
+        fprintf(stderr, "logt: %s%s%s: ran %d of %d runs in %s (%d ok, %d failed) -> %s\n", e->name,
+                sharded ? ", " : "", pr.shard, rep->ran, ntodo, el, rep->ok, rep->ran - rep->ok, rep->out);
     }
     free(todo);
+    free(place);
     free(runs);
     char msg[2048];
     logt_strlcpy(msg, sizeof msg, logt_errmsg());

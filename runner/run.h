@@ -4,6 +4,8 @@
  * train a model on a synthetic task, appending losses as they go and saving a
  * checkpoint at every evaluation so that a killed run resumes. A run that fails
  * is recorded as failed and the sweep goes on; a results-file error stops it.
+ * A shard (--shard I/N) runs every N-th run of the sweep from run I into a file of
+ * its own, each run marked with its place in the sweep, for `logt merge` to join.
  */
 #ifndef LOGT_RUNNER_RUN_H
 #define LOGT_RUNNER_RUN_H
@@ -12,12 +14,16 @@
 #include "config.h"
 
 typedef struct logt_run_opts {
-    const char *out;        /* results file; NULL: results/NAME.h5                 */
+    const char *out;        /* results file; NULL: results/NAME.h5, or for a shard
+                             * results/NAME.shard-I-of-N.h5                         */
     int retry_failed;       /* redo runs stored as failed                          */
+    int shard, nshards;     /* nshards > 0: only the runs k of the sweep with
+                             * k % nshards == shard, into a shard file              */
 } logt_run_opts;
 
 typedef struct logt_run_report {
-    int total, skipped, ran, ok, failed;
+    int total, skipped, ran, ok, failed;   /* of this shard's runs, when sharded     */
+    int sweep_total;        /* runs in the whole sweep                             */
     int interrupted;        /* stopped by SIGINT/SIGTERM: rerun to resume          */
     char out[4096];         /* the results file used                               */
 } logt_run_report;
@@ -37,5 +43,12 @@ void logt_describe_device(logt_device dev, logt_device_desc *d);
 
 /* results/NAME.h5 */
 void logt_default_out(const char *name, char *buf, size_t n);
+
+/* "I/N" (--shard): shard I of N, counted from 0. An error saying what is wrong and
+ * what would be right. */
+logt_status logt_shard_parse(const char *s, int *shard, int *nshards);
+/* The file of shard I of N beside the results file `out`:
+ * results/x.h5 -> results/x.shard-I-of-N.h5. */
+void logt_shard_path(const char *out, int shard, int nshards, char *buf, size_t n);
 
 #endif

@@ -171,13 +171,15 @@ done:
     return s;
 }
 
-static logt_status attr_get_str(const logt_store *st, hid_t obj, const char *what,
-                                const char *name, char *buf, size_t n)
+/* A string attribute, whole, in a malloc'd string (*out = NULL on failure). */
+static logt_status attr_get_text(const logt_store *st, hid_t obj, const char *what,
+                                 const char *name, char **out)
 {
     logt_status s = LOGT_OK;
     hid_t a = -1, ft = -1, mt = -1;
-    htri_t exists;
-    buf[0] = '\0';
+    htri_t exists, vlen;
+    char *v = NULL;
+    *out = NULL;
     CHK(exists = H5Aexists(obj, name), "cannot look up attribute %s of %s", name, what);
     if (!exists) return LOGT_FAIL(LOGT_EIO, "%s has no attribute %s in %s", what, name, st->path);
     CHK(a = H5Aopen(obj, name, H5P_DEFAULT), "cannot open attribute %s of %s", name, what);
@@ -186,35 +188,41 @@ static logt_status attr_get_str(const logt_store *st, hid_t obj, const char *wha
         s = LOGT_FAIL(LOGT_EIO, "attribute %s of %s in %s is not a string", name, what, st->path);
         goto done;
     }
-    htri_t vlen;
     CHK(vlen = H5Tis_variable_str(ft), "cannot inspect attribute %s of %s", name, what);
     if (vlen) {
-        char *v = NULL;
         CHK(mt = utf8_vlen(), "cannot make a string type");
         CHK(H5Aread(a, mt, &v), "cannot read attribute %s of %s", name, what);
-        logt_strlcpy(buf, n, v ? v : "");
+        *out = strdup(v ? v : "");
         H5free_memory(v);
     } else {
         size_t len = H5Tget_size(ft);
-        char *v = calloc(1, len + 1);
-        if (!v) {
-            s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-            goto done;
+        *out = calloc(1, len + 1);
+        if (*out) {
+            CHK(mt = utf8_fixed(len + 1), "cannot make a string type");
+            CHK(H5Aread(a, mt, *out), "cannot read attribute %s of %s", name, what);
         }
-        mt = utf8_fixed(len + 1);
-        if (mt < 0 || H5Aread(a, mt, v) < 0) {
-            free(v);
-            s = H5FAIL(st, "cannot read attribute %s of %s", name, what);
-            goto done;
-        }
-        logt_strlcpy(buf, n, v);
-        free(v);
     }
+    if (!*out) s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
 done:
+    if (s != LOGT_OK) {
+        free(*out);
+        *out = NULL;
+    }
     h5close(mt);
     h5close(ft);
     h5close(a);
     return s;
+}
+
+static logt_status attr_get_str(const logt_store *st, hid_t obj, const char *what,
+                                const char *name, char *buf, size_t n)
+{
+    char *v;
+    buf[0] = '\0';
+    LOGT_TRY(attr_get_text(st, obj, what, name, &v));
+    logt_strlcpy(buf, n, v);
+    free(v);
+    return LOGT_OK;
 }
 
 static logt_status attr_get_num(const logt_store *st, hid_t obj, const char *what,
@@ -429,6 +437,12 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
     };
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
         if (attrs[i][1]) LOGT_TRY(attr_put_str(st, st->file, "/", attrs[i][0], attrs[i][1]));
+    const struct { const char *name; int64_t v; } shard[] = {
+        {"shard_index", meta->shard_index}, {"shard_count", meta->shard_count},
+        {"sweep_runs", meta->sweep_runs},
+    };
+    for (size_t i = 0; meta->shard_count > 0 && i < sizeof shard / sizeof shard[0]; i++)
+        LOGT_TRY(attr_put(st, st->file, "/", shard[i].name, H5T_NATIVE_INT64, &shard[i].v));
     CHK(st->runs = H5Gcreate2(st->file, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
         "cannot create /runs");
     hsize_t dims = 0, maxdims = H5S_UNLIMITED, chunk = SUMMARY_CHUNK;
@@ -573,6 +587,28 @@ logt_status logt_store_root_str(logt_store *st, const char *name, char *buf, siz
     return attr_get_str(st, st->file, "/", name, buf, n);
 }
 
+logt_status logt_store_root_text(logt_store *st, const char *name, char **out)
+{
+    return attr_get_text(st, st->file, "/", name, out);
+}
+
+logt_status logt_store_root_i64(logt_store *st, const char *name, int64_t *value)
+{
+    return attr_get_num(st, st->file, "/", name, H5T_NATIVE_INT64, value);
+}
+
+int logt_store_root_has(logt_store *st, const char *name)
+{
+    htri_t e = H5Aexists(st->file, name);
+    H5Eclear2(H5E_DEFAULT);
+    return e > 0;
+}
+
+logt_status logt_store_set_root_str(logt_store *st, const char *name, const char *value)
+{
+    return attr_put_str(st, st->file, "/", name, value);
+}
+
 /* ---- runs ----------------------------------------------------------------------------- */
 
 static run_ix *find_id(const logt_store *st, int64_t id)
@@ -690,6 +726,39 @@ done:
     return s;
 }
 
+logt_status logt_store_copy_run(logt_store *dst, logt_store *src, int64_t src_id, int64_t dst_id)
+{
+    logt_store *st = dst;   /* CHK names the file being written */
+    logt_status s = LOGT_OK;
+    char from[32], to[32];
+    run_name(src_id, from, sizeof from);
+    run_name(dst_id, to, sizeof to);
+    const run_ix *r = find_id(src, src_id);
+    if (!r) return LOGT_FAIL(LOGT_EINVAL, "%s has no run %s", src->path, from);
+    if (find_id(dst, dst_id) || path_exists(dst->runs, to))
+        return LOGT_FAIL(LOGT_EINVAL, "%s has a run %s already", dst->path, to);
+    if (dst->n == dst->cap) {
+        int cap = dst->cap ? 2 * dst->cap : 64;
+        run_ix *grown = realloc(dst->ix, (size_t)cap * sizeof *grown);
+        if (!grown) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        dst->ix = grown;
+        dst->cap = cap;
+    }
+    run_ix *copy = &dst->ix[dst->n];
+    if (!(copy->key = strdup(r->key))) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    /* the group with everything in it: attributes, datasets as they are stored (chunked
+     * and extensible ones stay so), checkpoint slots */
+    CHK(H5Ocopy(src->runs, from, dst->runs, to, H5P_DEFAULT, H5P_DEFAULT),
+        "cannot copy run /runs/%s of %s to /runs/%s", from, src->path, to);
+    copy->id = dst_id;
+    copy->state = r->state;
+    dst->n++;
+    if (dst_id > dst->max_id) dst->max_id = dst_id;
+done:
+    if (s != LOGT_OK) free(copy->key);
+    return s;
+}
+
 static logt_status set_attr(logt_store *st, int64_t id, const char *obj, const char *name,
                             hid_t type, const void *value)
 {
@@ -780,6 +849,19 @@ int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr
     H5Eclear2(H5E_DEFAULT);
     H5Gclose(g);
     return has;
+}
+
+logt_status logt_store_unset(logt_store *st, int64_t id, const char *obj, const char *name)
+{
+    logt_status s = LOGT_OK;
+    hid_t o;
+    htri_t e;
+    LOGT_TRY(open_obj(st, id, obj, 0, &o));
+    CHK(e = H5Aexists(o, name), "cannot look up attribute %s of run %lld", name, (long long)id);
+    if (e) CHK(H5Adelete(o, name), "cannot delete attribute %s of run %lld", name, (long long)id);
+done:
+    h5close(o);
+    return s;
 }
 
 /* ---- f64 datasets ----------------------------------------------------------------------- */
@@ -1012,5 +1094,26 @@ logt_status logt_store_summary(logt_store *st, logt_summary_row **rows, int64_t 
     buf = NULL;
 done:
     free(buf);
+    return s;
+}
+
+logt_status logt_store_add_rows(logt_store *st, const logt_summary_row *rows, int64_t n)
+{
+    logt_status s = LOGT_OK;
+    hid_t fspace = -1, mspace = -1;
+    int64_t len;
+    if (n == 0) return LOGT_OK;
+    LOGT_TRY(summary_len(st, &len));
+    hsize_t size = (hsize_t)(len + n), start = (hsize_t)len, count = (hsize_t)n;
+    CHK(H5Dset_extent(st->summary, &size), "cannot extend /summary");
+    CHK(fspace = H5Dget_space(st->summary), "cannot read the shape of /summary");
+    CHK(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL),
+        "cannot select in /summary");
+    CHK(mspace = H5Screate_simple(1, &count, NULL), "cannot make a dataspace");
+    CHK(H5Dwrite(st->summary, st->rowtype, mspace, fspace, H5P_DEFAULT, rows), "cannot write /summary");
+    CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
+done:
+    h5close(mspace);
+    h5close(fspace);
     return s;
 }

@@ -2,8 +2,10 @@
  *
  *   /                 attrs (UTF-8 strings): format, logt_version, git_commit, created,
  *                     updated, host, device, driver_version, cuda_runtime_version,
- *                     cudnn_version, cublas_version, experiment, backend, experiment_ini
- *   /runs/NNNNNN/     one group per run, attrs describing it (key, model, T, ..., status)
+ *                     cudnn_version, cublas_version, experiment, backend, experiment_ini;
+ *                     a shard file (int64): shard_index, shard_count, sweep_runs
+ *   /runs/NNNNNN/     one group per run, attrs describing it (key, model, T, ..., status;
+ *                     in a shard file sweep_index, the run's place in the whole sweep)
  *       time_ms, loss, grad_norm, wall_s, eval_* ...   f64 datasets
  *       checkpoint/   training state, see run.c
  *   /summary          compound, one row per finished run (logt_summary_row); files
@@ -25,10 +27,13 @@
 
 typedef struct logt_store logt_store;
 
-/* What the root of a new file records (NULL: not written). */
+/* What the root of a new file records (NULL: not written). A shard file (`logt run
+ * --shard`, shard_count > 0) also records shard_index, shard_count and sweep_runs, the
+ * number of runs in the whole sweep. */
 typedef struct logt_store_meta {
     const char *experiment, *experiment_ini, *backend, *git_commit, *host, *device;
     const char *driver_version, *cuda_runtime_version, *cudnn_version, *cublas_version;
+    int64_t shard_index, shard_count, sweep_runs;
 } logt_store_meta;
 
 /* Open `path` for writing, creating it (and its directory) when missing. An
@@ -41,6 +46,11 @@ logt_status logt_store_flush(logt_store *st);
 const char *logt_store_path(const logt_store *st);
 /* A string attribute of the root ("" and an error when it is missing). */
 logt_status logt_store_root_str(logt_store *st, const char *name, char *buf, size_t n);
+/* The same, whole, in a malloc'd string (for experiment_ini). */
+logt_status logt_store_root_text(logt_store *st, const char *name, char **out);
+logt_status logt_store_root_i64(logt_store *st, const char *name, int64_t *value);
+int logt_store_root_has(logt_store *st, const char *name);
+logt_status logt_store_set_root_str(logt_store *st, const char *name, const char *value);
 
 /* ---- runs ---------------------------------------------------------------------- */
 typedef enum { LOGT_RUN_NONE, LOGT_RUN_INTERRUPTED, LOGT_RUN_OK, LOGT_RUN_FAILED } logt_run_state;
@@ -55,6 +65,10 @@ void logt_store_run_at(const logt_store *st, int i, int64_t *id, const char **ke
 logt_status logt_store_run_new(logt_store *st, const char *key, int64_t *id);
 /* Forget the outcome of a run about to be redone (its status and error). */
 logt_status logt_store_run_reset(logt_store *st, int64_t id);
+/* Copy run src_id of src, whole (attributes, datasets, checkpoints), into dst as run
+ * dst_id, which must not exist there yet. Its summary row is not copied: see
+ * logt_store_add_rows. */
+logt_status logt_store_copy_run(logt_store *dst, logt_store *src, int64_t src_id, int64_t dst_id);
 
 /* Attributes of an object of run `id`: obj "" is the run group itself. */
 logt_status logt_store_set_str(logt_store *st, int64_t id, const char *obj, const char *name,
@@ -71,6 +85,8 @@ logt_status logt_store_get_f64(logt_store *st, int64_t id, const char *obj, cons
                                double *value);
 /* Does the object (dataset or group, or attribute when name != NULL) exist? */
 int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr);
+/* Delete an attribute of an object of run `id` (nothing when it is not there). */
+logt_status logt_store_unset(logt_store *st, int64_t id, const char *obj, const char *name);
 
 /* f64 datasets of a run. write: fixed size, replacing what was there.
  * append: chunked, extensible. truncate: shrink to n (no-op when missing).
@@ -109,5 +125,7 @@ int logt_store_summary_has(const logt_store *st, const char *column);
 logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, const char *error);
 /* Every summary row; *rows malloc'd. */
 logt_status logt_store_summary(logt_store *st, logt_summary_row **rows, int64_t *n);
+/* Append n rows to /summary as they are (runs copied with logt_store_copy_run), then flush. */
+logt_status logt_store_add_rows(logt_store *st, const logt_summary_row *rows, int64_t n);
 
 #endif

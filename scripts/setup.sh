@@ -1,6 +1,7 @@
 #!/bin/sh
 # setup.sh — install what logt needs to build and run, on Debian or Ubuntu.
-#   HDF5 (headers, library, h5dump), libinih, Criterion, gnuplot (no X), pkg-config.
+#   HDF5 (headers, library, h5dump), libinih, Criterion, gnuplot (no X), pkg-config,
+#   Open MPI (headers and mpirun, for `logt run --mpi` and its test).
 # Installs only what is missing and says what; without root it says what to ask for.
 set -eu
 
@@ -15,6 +16,8 @@ need hdf5-tools      command -v h5dump
 need libinih-dev     pkg-config --exists inih
 need libcriterion-dev pkg-config --exists criterion
 need gnuplot-nox     command -v gnuplot
+need libopenmpi-dev  pkg-config --exists ompi-c
+need openmpi-bin     command -v mpirun
 
 [ -z "$missing" ] && exit 0
 
