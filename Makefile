@@ -3,7 +3,7 @@
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
-#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-dev
+#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-dev, scan-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
@@ -31,6 +31,13 @@ ifneq ($(NVCC),)
   NVFLAGS   := -O3 -g -std=c++17 -DLOGT_HAVE_CUDA -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=[$(CUDA_ARCH),compute_$(CUDA_ARCH:sm_%=%)] \
                -Xcompiler -Wall,-Wextra -MMD -MP
   LDLIBS    += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudnn -lcublas -lcudart -lstdc++
+  # NCCL (the multi-GPU scan, kernels/scan_multi.cu) where it sits beside the toolkit or the system's
+  NCCL_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libnccl.so $(CUDA_HOME)/lib/libnccl.so /usr/lib/x86_64-linux-gnu/libnccl.so))
+  ifneq ($(NCCL_LIB),)
+    CFLAGS  += -DLOGT_HAVE_NCCL
+    NVFLAGS += -DLOGT_HAVE_NCCL
+    LDLIBS  += -L$(dir $(NCCL_LIB)) -lnccl
+  endif
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.cu.o)
 else
   ifeq ($(MAKELEVEL),0)
@@ -75,8 +82,13 @@ $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
+# the sequence-parallel scan's workbench calls the library (scan_cuda, scan_multi)
+$(B)/bin/scan-multi-dev: kernels/dev/scan_multi.cu $(B)/liblogt.a
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $< $(B)/liblogt.a -o $@ -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' $(PKG_LIBS) $(LDLIBS)
+
 ifneq ($(NVCC),)
-dev: $(B)/bin/scan-dev
+dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev
 else
 dev:
 	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
@@ -99,7 +111,7 @@ bench: deps
 
 bundle: deps
 	$(MAKE) --no-print-directory all dev
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev)
 
 clean:
 	rm -rf $(B) bundle

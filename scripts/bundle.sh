@@ -28,7 +28,7 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && libs="$libs:$d"
 done
 # Each NVIDIA library from the system, /usr/local/cuda, or a Python environment's wheel.
-for pair in cudnn:libcudnn.so.9 cublas:libcublas.so.13 cuda_runtime:libcudart.so.13; do
+for pair in cudnn:libcudnn.so.9 cublas:libcublas.so.13 cuda_runtime:libcudart.so.13 nccl:libnccl.so.2; do
     mod=${pair%%:*} lib=${pair#*:}
     ldconfig -p 2>/dev/null | grep -q "$lib " && continue
     hit=""
