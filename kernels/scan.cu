@@ -104,14 +104,14 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
                      cudaGetErrorString(e), logt_cuda_hint(e));
 }
 
-template <int GOFF, typename E>
+template <int GOFF, typename E, typename H = E>
 static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, const E *a,
-                              const E *b, const E *h0, E *h)
+                              const E *b, const H *h0, E *h)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (use_channels(T, C)) {
-        scan_channels_kernel<UNROLL, GOFF, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a, b,
-                                                                               h0, h);
+        scan_channels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a,
+                                                                                  b, h0, h);
         LAUNCH_TRY();
         return LOGT_OK;
     }
@@ -125,7 +125,7 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
                              (float2 *)(ws + p.off_agg), (float *)(ws + p.off_inc)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.off_agg, st);   /* counter and flags */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back flags", e);
-    scan_lookback_kernel<LB_V, GOFF, E><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
+    scan_lookback_kernel<LB_V, GOFF, E, false, H><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
         T, C, reverse, p.Cb, p.lanes, p.G, a, b, h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
@@ -153,6 +153,17 @@ extern "C" logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t 
 {
     LOGT_TRY(check_args("scan_cuda", ctx, T, C, dt, a, b, h, "a, b and h"));
     return scan_dispatch(ctx, reverse, 0, T, C, dt, a, b, h0, h);
+}
+
+extern "C" logt_status scan_cuda_f32_state(logt_ctx *ctx, int reverse, int64_t T, int64_t C,
+                                           logt_dtype dt, const void *a, const void *b,
+                                           const float *h0, void *h)
+{
+    LOGT_TRY(check_args("scan_cuda_f32_state", ctx, T, C, dt, a, b, h, "a, b and h"));
+    if (dt == LOGT_F32)
+        return scan_typed<0>(ctx, reverse, T, C, (const float *)a, (const float *)b, h0, (float *)h);
+    return scan_typed<0>(ctx, reverse, T, C, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b, h0,
+                         (__nv_bfloat16 *)h);
 }
 
 /* The shifted reversed scan of the backward, parallel (the routes above) or serial. */

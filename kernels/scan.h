@@ -51,6 +51,11 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
  * is chosen from the shape, see scan.cu. */
 logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                       const void *a, const void *b, const void *h0, void *h);
+/* scan_cuda with h0 a device [C] float array (NULL: zeros) whatever dt: for bf16 arrays whose
+ * initial state comes from elsewhere in fp32 (the carry of kernels/scan_multi.h), so it
+ * is not rounded to bf16 on the way in. */
+logt_status scan_cuda_f32_state(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
+                                const void *a, const void *b, const float *h0, void *h);
 /* The backward of a forward scan_cuda, like scan_backward_cpu: given the forward's a, h0
  * (NULL: zeros) and output h, and dh = dL/dh [T][C], write db = g [T][C] (db may be dh:
  * in place), and da [T][C] and dh0 [C] unless NULL (da may be a). g comes from one reversed scan whose

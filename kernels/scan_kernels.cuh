@@ -6,7 +6,8 @@
  *   - step s of the walk is time t = reverse ? T-1-s : s (a reversed scan mirrors time);
  *   - the gate of time t is a[t + GOFF] (0 outside [0, T)), GOFF a template argument: 0 is the
  *     plain scan, +1 with reverse = 1 the backward of a forward scan (g_t = dh_t + a_{t+1} g_{t+1});
- *   - E is float or __nv_bfloat16 in memory, the arithmetic is fp32;
+ *   - E is float or __nv_bfloat16 in memory, the arithmetic is fp32; h0's type H is E, or
+ *     float for bf16 arrays whose initial state comes from elsewhere in fp32 (scan_multi);
  *   - offsets are int64 (T·C may exceed 2^31).
  * A chunk of steps maps its carry-in x to A·x + B; composing an earlier map (pa, pb) with a
  * later one (qa, qb) gives (qa·pa, qa·pb + qb). Everything below is that one operator.
@@ -20,6 +21,10 @@
 #include "../core/elem.cuh"
 
 
+
+/* h0's type as a parameter that template deduction skips (its default, E, applies when the
+ * caller passes NULL). */
+template <typename T> struct scan_h0 { typedef T type; };
 
 /* Time of step s, and the gate of time t with its offset applied. */
 __device__ __forceinline__ int64_t scan_time(int64_t T, int reverse, int64_t s)
@@ -38,9 +43,9 @@ __device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int
 
 /* U steps' loads are issued before their FMAs (U = 1 is the serial baseline). Exactly
  * 3·T·C·bytes of traffic; needs C large enough to fill the GPU by itself. */
-template <int U, int GOFF, typename E>
+template <int U, int GOFF, typename E, typename H = E>
 __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E *a,
-                                     const E *b, const E *h0, E *h)
+                                     const E *b, const typename scan_h0<H>::type *h0, E *h)
 {
     int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
@@ -138,10 +143,10 @@ struct scan_lb_smem {
  * FLAT: the lanes' maps are combined by each thread reading all the lanes before its own
  * (one round of shared memory, O(lanes) reads: meant for lanes <= 8) instead of in log2(lanes)
  * rounds, both in the tile's lane scan and in the look-back's combination. */
-template <int V, typename E, bool FLAT = false>
+template <int V, typename E, bool FLAT = false, typename H = E>
 __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                              int64_t G, int64_t tile, const float (&av)[V],
-                                             const float (&bv)[V], const E *h0, E *h,
+                                             const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
                                              const scan_lb_status &st, scan_lb_smem &sm)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
@@ -290,10 +295,11 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
 
 /* One tile per block, loaded straight into registers: the library's kernel (the workbench's
  * versions 5-7, 10, 11 time it at other V and with FLAT). */
-template <int V, int GOFF, typename E, bool FLAT = false>
+template <int V, int GOFF, typename E, bool FLAT = false, typename H = E>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                     const E *a, const E *b, const E *h0, E *h, scan_lb_status st)
+                     const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                     scan_lb_status st)
 {
     __shared__ scan_lb_smem sm;
     __shared__ long long s_tile;
@@ -301,7 +307,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
     __syncthreads();
     float av[V], bv[V];
     scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb_tile<V, E, FLAT>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+    scan_lb_tile<V, E, FLAT, H>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -101,15 +101,15 @@ __global__ void identity_kernel(int64_t C, float *A, float *Bm)
         A[c] = 1.0f, Bm[c] = 0.0f;
 }
 
-/* Piece p's carry from the gathered maps [G][2][C]: the pieces before it in flow order. */
-template <typename E>
-__global__ void carry_kernel(int reverse, int G, int p, int64_t C, const float *all, E *carry)
+/* Piece p's carry from the gathered maps [G][2][C]: the pieces before it in flow order, in
+ * fp32 whatever the arrays' dtype (a bf16 carry would round the state handed over). */
+__global__ void carry_kernel(int reverse, int G, int p, int64_t C, const float *all, float *carry)
 {
     for (int64_t c = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; c < C; c += (int64_t)gridDim.x * blockDim.x) {
         float x = 0.0f;
         for (int q = reverse ? G - 1 : 0; q != p; q += reverse ? -1 : 1)
             x = all[(int64_t)q * 2 * C + c] * x + all[(int64_t)q * 2 * C + C + c];
-        st(carry + c, x);
+        carry[c] = x;
     }
 }
 
@@ -120,7 +120,7 @@ struct scan_multi {
     logt_ctx *ctx[SCAN_MULTI_MAX];
     logt_tensor send[SCAN_MULTI_MAX];    /* [2][C] this GPU's map                          */
     logt_tensor all[SCAN_MULTI_MAX];     /* [G][2][C] every GPU's                           */
-    logt_tensor carry[SCAN_MULTI_MAX];   /* [C] of the arrays' dtype                        */
+    logt_tensor carry[SCAN_MULTI_MAX];   /* [C] fp32                                        */
     logt_tensor runs[SCAN_MULTI_MAX];    /* a window's run maps                             */
     logt_tensor open[SCAN_MULTI_MAX];    /* [1] int: some channel's A is not 0              */
     cudaEvent_t ev[SCAN_MULTI_MAX][4];
@@ -237,7 +237,7 @@ static logt_status run_typed(scan_multi *m, int reverse, const int64_t *T, int64
         CUDA_TRY(cudaSetDevice(p));
         LOGT_TRY(logt_tensor_reserve(&m->send[p], LOGT_CUDA, LOGT_F32, 2 * C, NULL));
         LOGT_TRY(logt_tensor_reserve(&m->all[p], LOGT_CUDA, LOGT_F32, (int64_t)G * 2 * C, NULL));
-        LOGT_TRY(logt_tensor_reserve(&m->carry[p], LOGT_CUDA, dt, C, NULL));
+        LOGT_TRY(logt_tensor_reserve(&m->carry[p], LOGT_CUDA, LOGT_F32, C, NULL));
         LOGT_TRY(logt_tensor_reserve(&m->open[p], LOGT_CUDA, LOGT_F32, 1, NULL));
         CUDA_TRY(cudaDeviceSynchronize());
     }
@@ -305,14 +305,15 @@ static logt_status run_typed(scan_multi *m, int reverse, const int64_t *T, int64
         CUDA_TRY(cudaSetDevice(p));
         cudaStream_t st = (cudaStream_t)m->ctx[p]->stream;
         CUDA_TRY(cudaEventRecord(m->ev[p][2], st));
-        const void *hin = h0;
-        if (p != first) {
-            carry_kernel<E><<<logt_cuda_grid(C, BLOCK), BLOCK, 0, st>>>(reverse, G, p, C, (const float *)m->all[p].data,
-                                                                   (E *)m->carry[p].data);
+        if (p == first) {
+            LOGT_TRY(scan_cuda(m->ctx[p], reverse, T[p], C, dt, a[p], b[p], h0, h[p]));
+        } else {
+            float *carry = (float *)m->carry[p].data;
+            carry_kernel<<<logt_cuda_grid(C, BLOCK), BLOCK, 0, st>>>(reverse, G, p, C,
+                                                                   (const float *)m->all[p].data, carry);
             LAUNCH_TRY();
-            hin = m->carry[p].data;
+            LOGT_TRY(scan_cuda_f32_state(m->ctx[p], reverse, T[p], C, dt, a[p], b[p], carry, h[p]));
         }
-        LOGT_TRY(scan_cuda(m->ctx[p], reverse, T[p], C, dt, a[p], b[p], hin, h[p]));
         CUDA_TRY(cudaEventRecord(m->ev[p][3], st));
     }
     for (int p = 0; p < G; p++) {
