@@ -1,24 +1,24 @@
 # plots/deer-speedup-h200-time-D1.gp: figure 'time-D1' of experiment deer-speedup, written by `logt plot experiments/deer-speedup`
-# from results/deer-speedup-h200.h5 (commit 62157fb); y = median_ms against x = T, one curve per value of series (solver); where D=1
+# from results/deer-speedup-h200.h5 (commit c500fbd); y = median_ms against x = T, one curve per value of series (solver); where D=1
 # Re-render without logt: gnuplot plots/deer-speedup-h200-time-D1.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: solver=newton
-1000 0.1522559971
-10000 0.169216007
-100000 0.3953279853
+1000 0.06166400015
+10000 0.1021760032
+100000 0.2043839991
 
 
 # index 1: solver=launch
-1000 4.254208088
-10000 32.62166214
-100000 345.433075
+1000 5.144639969
+10000 37.07401657
+100000 502.9728088
 
 
 # index 2: solver=fused
-1000 0.9241920114
-10000 8.730400085
-100000 87.051651
+1000 0.9342079759
+10000 8.819231987
+100000 87.66146851
 EOD
 
 out = "plots/deer-speedup-h200-time-D1"

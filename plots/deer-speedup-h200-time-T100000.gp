@@ -1,34 +1,34 @@
 # plots/deer-speedup-h200-time-T100000.gp: figure 'time-T100000' of experiment deer-speedup, written by `logt plot experiments/deer-speedup`
-# from results/deer-speedup-h200.h5 (commit 62157fb); y = median_ms against x = D, one curve per value of series (solver); where T=100000
+# from results/deer-speedup-h200.h5 (commit c500fbd); y = median_ms against x = D, one curve per value of series (solver); where T=100000
 # Re-render without logt: gnuplot plots/deer-speedup-h200-time-T100000.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: solver=newton
-1 0.3953279853
-2 1.134143949
-4 1.53619206
-8 5.928383827
-16 35.97148895
-32 231.9986267
-64 760.7227173
+1 0.2043839991
+2 0.7048640251
+4 1.13625598
+8 6.391359806
+16 35.39043045
+32 233.9645081
+64 765.9386597
 
 
 # index 1: solver=launch
-1 345.433075
-2 369.0323486
-4 564.4314575
-8 1090.543213
-16 3080.588623
-32 11681.28613
+1 502.9728088
+2 497.9997864
+4 555.2683105
+8 1063.127563
+16 2925.500244
+32 11070.51953
 
 
 # index 2: solver=fused
-1 87.051651
-2 101.206337
-4 127.5263367
-8 169.7025299
-16 219.6410828
-32 273.6139526
+1 87.66146851
+2 102.2069778
+4 131.2606964
+8 181.7410278
+16 242.5499268
+32 320.8539734
 EOD
 
 out = "plots/deer-speedup-h200-time-T100000"
