@@ -616,11 +616,10 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
 
 static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
 {
-    (void)ctx, (void)dh, (void)dx;
-    if (base->cfg.device == LOGT_CUDA)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: backward on cuda is not built yet (the CPU "
-                         "reference has the adjoint): use the cpu backend for gradients",
-                         base->cfg.model);
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return deer_backward_cuda((deer_model *)base, dh, dx, ctx);
+#endif
+    (void)ctx;
     return deer_backward_cpu((deer_model *)base, dh, dx);
 }
 

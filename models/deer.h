@@ -116,6 +116,7 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 
 #ifdef LOGT_HAVE_CUDA
 logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
 void deer_free_cuda(deer_model *m);
 #endif
 

@@ -5,7 +5,8 @@
  *   r = σ(xa_r + ra_r),  z = σ(xa_z + ra_z),  n = tanh(xa_n + r ⊙ ra_n),  h = (1 − z) n + z h_prev
  *
  * xa: W x + b of the three gates, ra: R h_prev (ra_n with the recurrent bias bn added), each
- * `s` apart. Only the pointwise part lives here; the products stay with each model.
+ * `s` apart. Only the pointwise part lives here; the products stay with each model. Also
+ * compiled for the device (LOGT_HD, lstm_cell.h) for deer's CUDA backward.
  */
 #ifndef LOGT_GRU_CELL_H
 #define LOGT_GRU_CELL_H
@@ -18,7 +19,7 @@
 /* xa: W x + b of r, z, n (xa[0], xa[s], xa[2s]); ra: R h_{t-1} of r, z, n, with bn already
  * in ra[2s]. Writes r, z, n and ra[2s] (needed by backward) to q[0], q[s], q[2s], q[3s] and
  * returns h_t. */
-static inline double gru_cell_forward(const double *xa, const double *ra, double hp, int64_t s,
+LOGT_HD static inline double gru_cell_forward(const double *xa, const double *ra, double hp, int64_t s,
                                       double *q)
 {
     double r = lstm_sigmoid(xa[0] + ra[0]), z = lstm_sigmoid(xa[s] + ra[s]);
@@ -30,7 +31,7 @@ static inline double gru_cell_forward(const double *xa, const double *ra, double
 /* Backward of gru_cell_forward given dh = all of dL/dh_t: writes dL/dxa to dxa[0, s, 2s] and
  * dL/dra to dra[0, s, 2s] (they differ only in n, which r gates); returns the part of
  * dL/dh_{t-1} that flows through z (the part through R is the caller's). */
-static inline double gru_cell_backward(const double *q, int64_t s, double hp, double dh,
+LOGT_HD static inline double gru_cell_backward(const double *q, int64_t s, double hp, double dh,
                                        double *dxa, double *dra)
 {
     double r = q[0], z = q[s], n = q[2 * s], rn = q[3 * s];

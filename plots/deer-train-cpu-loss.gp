@@ -1,9 +1,9 @@
 # plots/deer-train-cpu-loss.gp: figure 'loss' of experiment deer-train, written by `logt plot experiments/deer-train`
-# from results/deer-train-cpu.h5 (commit d4bef6c); y = loss against x = step, one curve per run (model
+# from results/deer-train-cpu.h5 (commit d4bef6c); y = loss against x = step, one curve per run (model,knobs
 # Re-render without logt: gnuplot plots/deer-train-cpu-loss.gp  (writes the .png and .svg beside it)
 
 $data << EOD
-# index 0: deer
+# index 0: deer mode=full,tol=1e-12
 1 0.6499397745
 2 0.4886001604
 3 0.4548284845
@@ -811,7 +811,7 @@ EOD
 
 out = "plots/deer-train-cpu-loss"
 if (exists("ARG0") && strlen(ARG0) > 3 && ARG0[strlen(ARG0)-2:] eq ".gp") out = ARG0[1:strlen(ARG0)-3]
-set title "deer-train: adding-problem training loss, DEER vs sequential GRU (cpu, float64)"
+set title "deer-train: adding-problem training loss, DEER vs sequential GRU"
 set xlabel "step"
 set ylabel "training loss"
 set grid
@@ -820,7 +820,7 @@ set style data lines
 set logscale y
 set terminal pngcairo size 1000,600 font "sans,11" noenhanced
 set output out.".png"
-plot $data index 0 using 1:2 title "deer", \
+plot $data index 0 using 1:2 title "deer mode=full,tol=1e-12", \
      $data index 1 using 1:2 title "flashrnn"
 set terminal svg size 1000,600 font "sans,11" noenhanced background rgb "white"
 set output out.".svg"

@@ -2,8 +2,9 @@
  * full for a state of 1) by both routes (newton_kernel = persistent, launches) and the two
  * sequential baselines (solver = launch, fused) against
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
- * lstm and tanh cells, odd B, T = 1, with an initial state; the report of a run that does
- * not converge and its fall-back; and what the CUDA side refuses.
+ * lstm and tanh cells, odd B, T = 1, with an initial state; the adjoint backward's
+ * gradients against the reference's (BPTT's); the report of a run that does not converge
+ * and its fall-back; and what the CUDA side refuses.
  *
  * Tolerance: f32 arithmetic on a contracting recurrence; Newton stops at residual 1e-6, so
  * h is within ~1e-5 of the reference; 1e-4 of max|h| is allowed (a wrong index is off by
@@ -166,22 +167,77 @@ Test(deer_cuda, what_cuda_refuses_says_so)
         cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "case %zu", i);
         cr_assert(strstr(logt_errmsg(), cases[i].says), "case %zu: %s", i, logt_errmsg());
     }
-#ifdef LOGT_HAVE_CUDA
-    /* backward: the adjoint is on the cpu only */
-    logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi", 2, 3);
-    logt_net *net = NULL;
-    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
-    logt_ctx *ctx = NULL;
-    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK);
-    logt_tensor x = cfg_tensor3(&cfg, 5, 2, 2, NULL), dh = cfg_tensor3(&cfg, 5, 2, 3, NULL);
-    cr_assert_eq(logt_cuda_memset0(x.data, logt_tensor_bytes(&x)), LOGT_OK);
-    cr_assert_eq(logt_cuda_memset0(dh.data, logt_tensor_bytes(&dh)), LOGT_OK);
-    const logt_tensor *h;
-    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s", logt_errmsg());
-    cr_assert_eq(logt_net_backward(net, &dh, NULL, ctx), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "backward on cuda is not built yet"), "%s", logt_errmsg());
-    logt_tensor_free(&x), logt_tensor_free(&dh);
-    logt_net_destroy(net);
-    logt_ctx_destroy(ctx);
-#endif
+
+}
+
+/* The adjoint backward on cuda against the CPU reference's (which equals BPTT, test_deer.c):
+ * the parameters' gradients, dx and dh0 (dc0), on the same f32 weights, inputs and dh.
+ * Tolerance 1e-3 of each group's max|ref| (f32 forward at tol 1e-6, f32 sums over T·B). */
+static void expect_gradients(const char *cell, const char *knobs, int T, int B, int D)
+{
+    const int I = 3, lstm = !strcmp(cell, "lstm");
+    char label[160];
+    snprintf(label, sizeof label, "deer cuda backward %s [%s] T=%d B=%d D=%d", cell, knobs, T, B, D);
+    double *x = random_array((int64_t)T * B * I, 41, 1, 1.0, LOGT_F32);
+    double *dh = random_array((int64_t)T * B * D, 41, 2, 1.0, LOGT_F32);
+    double *h0 = random_array((int64_t)B * D, 41, 3, 0.5, LOGT_F32);
+    double *c0 = lstm ? random_array((int64_t)B * D, 41, 4, 0.5, LOGT_F32) : NULL;
+    logt_model_cfg gpu = cfg_of(LOGT_CUDA, cell, knobs, I, D), cpu = cfg_of(LOGT_CPU, cell, "mode=full", I, D);
+    double *gw = NULL, *gdx = NULL, *gdh0 = NULL, *gdc0 = NULL, *cw = NULL, *cdx = NULL, *cdh0 = NULL, *cdc0 = NULL;
+    double *w = NULL;
+    int64_t nw = 0;
+    char detail[512] = "";
+    for (int side = 0; side < 2; side++) {
+        const logt_model_cfg *cfg = side ? &cpu : &gpu;
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(cfg, &net), LOGT_OK, "%s: %s", label, logt_errmsg());
+        if (side) cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+        else w = host_copy(&net->w);
+        logt_ctx *ctx = NULL;
+        cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor th = tensor3(1, B, D, h0), tc = tensor3(1, B, D, c0);
+        cr_assert_eq(logt_net_set_state(net, &th, lstm ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th), logt_tensor_free(&tc);
+        logt_tensor tx = cfg_tensor3(cfg, T, B, I, x), tdh = cfg_tensor3(cfg, T, B, D, dh);
+        logt_tensor tdx = cfg_tensor3(cfg, T, B, I, NULL);
+        const logt_tensor *h;
+        cr_assert_eq(logt_net_forward(net, &tx, &h, ctx), LOGT_OK, "%s: %s", label, logt_errmsg());
+        cr_assert_eq(logt_net_backward(net, &tdh, &tdx, ctx), LOGT_OK, "%s: %s", label, logt_errmsg());
+        cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+        double **pw = side ? &cw : &gw, **pdx = side ? &cdx : &gdx, **pdh0 = side ? &cdh0 : &gdh0;
+        *pw = host_copy(&net->dw), *pdx = host_copy(&tdx), *pdh0 = host_copy(&net->dh0);
+        if (lstm) *(side ? &cdc0 : &gdc0) = host_copy(&net->dc0);
+        nw = net->dw.numel;
+        if (!side) snprintf(detail, sizeof detail, "%s", net->layer[0]->detail);
+        logt_tensor_free(&tx), logt_tensor_free(&tdh), logt_tensor_free(&tdx);
+        logt_net_destroy(net);
+        logt_ctx_destroy(ctx);
+    }
+    struct { const char *what; const double *got, *ref; int64_t n; } g[] = {
+        {"dparams", gw, cw, nw}, {"dx", gdx, cdx, (int64_t)T * B * I}, {"dh0", gdh0, cdh0, (int64_t)B * D},
+        {"dc0", gdc0, cdc0, lstm ? (int64_t)B * D : 0}};
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        if (!g[i].n) continue;
+        double scale = 0;
+        for (int64_t k = 0; k < g[i].n; k++) scale = fmax(scale, fabs(g[i].ref[k]));
+        check_result c = check_close(g[i].what, g[i].got, g[i].ref, g[i].n, 1e-3 * fmax(scale, 1e-30), 0);
+        cr_expect(c.ok, "%s (%s): %s", label, detail, c.msg);
+    }
+    fprintf(stderr, "%s: %s\n", label, detail);
+    free(gw), free(gdx), free(gdh0), free(gdc0), free(cw), free(cdx), free(cdh0), free(cdc0), free(w);
+    free(x), free(dh), free(h0), free(c0);
+}
+
+Test(deer_cuda, adjoint_gradients_match_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer's adjoint backward on cuda vs the f64 CPU reference");
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    for (int c = 0; c < 3; c++) {
+        expect_gradients(cells[c], "mode=quasi,tol=1e-6", 1, 1, 1);
+        expect_gradients(cells[c], "mode=quasi,tol=1e-6", 300, 3, 1);
+        expect_gradients(cells[c], "mode=quasi,tol=1e-6", 200, 5, 4);
+        expect_gradients(cells[c], "mode=quasi,tol=1e-6", 77, 2, 33);
+        expect_gradients(cells[c], "mode=quasi,tol=1e-6,newton_kernel=launches", 500, 16, 2);
+    }
+    expect_gradients("gru", "solver=fused", 400, 4, 8);   /* the sequential forward, the same adjoint */
 }
