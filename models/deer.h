@@ -42,8 +42,9 @@
  * strongly coupled, less contractive recurrences). The residual and tol are over the whole state (h and, lstm, c).
  *
  * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
- * backward) and cuda (deer_cuda.cu, f32, forward only for now): mode = quasi (and full for
- * a state of 1, where the two are the same). Knob newton_kernel: persistent (the whole
+ * backward) and cuda (deer_cuda.cu, f32): mode = quasi (and full for a state of 1, where
+ * the two are the same), the adjoint backward in every mode it runs (the reversed
+ * recurrence in λ by iterating a VJP of every step and a reversed element-wise scan). Knob newton_kernel: persistent (the whole
  * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4),
  * launches (an evaluation kernel and a kernels/scan call per iteration, any state), auto
  * (the default: persistent where it applies). Knob solver = launch | fused gives the two
