@@ -112,9 +112,6 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: newton_kernel = '%s': auto (the default), persistent "
                          "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
                          "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
-    if (cfg->device == LOGT_CUDA && o->warm)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on runs on cpu only for now: leave it off "
-                         "on cuda", cfg->model);
     if (cfg->device == LOGT_CUDA && o->solver == 0) {
         if (o->mode == DEER_DAMPED)
             return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = damped runs on cpu only for now (its "

@@ -191,6 +191,7 @@ typedef struct newton_args {
     int B, I, Bb, lanes, nq, L, max_iter;   /* Bb sequences × lanes runs of L steps a block */
     float tol;
     const float *WX, *X, *W, *R, *bias, *bn, *s0;
+    const float *init; /* the first guess [N][S] (warm = on), NULL: zeros               */
     float *St, *A, *Bv;
     float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
     float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
@@ -218,7 +219,9 @@ __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args 
     const int64_t t1 = live ? (t0 + p.L < p.T ? t0 + p.L : p.T) : t0;
     float2 pre[S];   /* the composed (a, b) of the block's runs before this one */
     float sp[S];     /* the iterate at t0 − 1: S_0 is zero but for s_{-1} = s0  */
-    for (int j = 0; j < S; j++) sp[j] = live && t0 == 0 ? p.s0[b * S + j] : 0.0f;
+    for (int j = 0; j < S; j++)
+        sp[j] = !live ? 0.0f : t0 == 0 ? p.s0[b * S + j]
+                             : p.init ? p.init[((t0 - 1) * p.B + b) * S + j] : 0.0f;
     for (int k = 0;; k++) {
         float2 run[S];
         float worst = 0.0f;
@@ -226,7 +229,8 @@ __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args 
         for (int64_t t = t0; t < t1; t++) {
             const int64_t n = t * p.B + b;
             float s[S], f[S], jd[S], xa[GD];   /* xa: W x_t, in registers */
-            for (int j = 0; j < S; j++) s[j] = k ? p.A[n * S + j] * sp[j] + p.Bv[n * S + j] : 0.0f;
+            for (int j = 0; j < S; j++)
+                s[j] = k ? p.A[n * S + j] * sp[j] + p.Bv[n * S + j] : p.init ? p.init[n * S + j] : 0.0f;
             for (int c = 0; c < GD; c++) {
                 float v = 0.0f;
                 if (p.WX) v = p.WX[n * GD + c];
@@ -595,7 +599,10 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
     float *Sy = (float *)sc->s2.data;
     unsigned *res = (unsigned *)sc->res.data;
-    CUDA_TRY(cudaMemsetAsync(*Sx, 0, (size_t)(N * S) * sizeof(float), st));
+    if (a->init)
+        CUDA_TRY(cudaMemcpyAsync(*Sx, a->init, (size_t)(N * S) * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else
+        CUDA_TRY(cudaMemsetAsync(*Sx, 0, (size_t)(N * S) * sizeof(float), st));
     for (int k = 0;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
@@ -673,7 +680,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
     m->solved = 0;
 
-    int sequential = m->solver;
+    int sequential = m->solver, warm = 0;
     if (m->solver == 0) {   /* Newton */
         LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
@@ -683,6 +690,9 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         a.T = T, a.B = (int)B, a.I = (int)I;
         a.WX = WX, a.X = X, a.W = Wt, a.R = R, a.bias = bias, a.bn = bn, a.s0 = s0;
         a.St = Sx, a.A = (float *)sc->a.data, a.Bv = (float *)sc->b.data;
+        /* warm = on: the first guess is the last solution of the same shape */
+        warm = m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B;
+        a.init = warm ? (const float *)m->prev.data : NULL;
         if (persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &plan, a));
         else LOGT_TRY(newton_launches(m, ctx, sc, &a, &Sx));
         /* the solution may have ended in s2: keep the buffers' roles straight for next time */
@@ -727,6 +737,11 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         LAUNCH_TRY();
     }
     m->solved = 1, sc->wx_valid = WX != NULL;
+    if (m->warm) {   /* the next call's first guess */
+        LOGT_TRY(logt_tensor_ensure3(&m->prev, LOGT_CUDA, LOGT_F32, T, B, S));
+        CUDA_TRY(cudaMemcpyAsync(m->prev.data, Sx, (size_t)(N * S) * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, st));
+    }
     m->base.trace = m->residual, m->base.ntrace = m->nres;
     snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
     if (m->solver)
@@ -735,17 +750,18 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     else if (persistent)
         snprintf(m->base.detail, sizeof m->base.detail,
                  "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
-                 "steps a block) iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
+                 "steps a block)%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
                  "first=%.3g last=%.3g; buffers %.1f MiB",
                  m->mode == DEER_QUASI ? "quasi" : "full", plan.grid, plan.nq,
-                 (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L, m->iterations,
+                 (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L,
+                 warm ? " warm" : "", m->iterations,
                  m->converged, m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
                  m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
     else
         snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=%s kernel=launches iterations=%d converged=%d fell_back=%d nonfinite=%d "
+                 "mode=%s kernel=launches%s iterations=%d converged=%d fell_back=%d nonfinite=%d "
                  "residual first=%.3g last=%.3g; buffers %.1f MiB",
-                 m->mode == DEER_QUASI ? "quasi" : "full", m->iterations, m->converged,
+                 m->mode == DEER_QUASI ? "quasi" : "full", warm ? " warm" : "", m->iterations, m->converged,
                  m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
                  m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
     return LOGT_OK;

@@ -45,10 +45,9 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
     else
         return LOGT_FAIL(LOGT_EINVAL, "%s: route = '%s' is not a route: choose auto, loop, scan "
                          "or newton", cfg->model, route);
-    if (out->newton && (!out->v_on || cfg->device != LOGT_CPU))
+    if (out->newton && !out->v_on)
         return LOGT_FAIL(LOGT_EINVAL, "%s: route = newton is for v = on (with v = zero the "
-                         "recurrence is linear: route = scan is exact) and runs on the cpu only "
-                         "for now", cfg->model);
+                         "recurrence is linear: route = scan is exact)", cfg->model);
     if (out->use_scan && out->v_on)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s: route = scan needs v = zero (with v the recurrence is not linear "

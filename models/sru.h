@@ -17,13 +17,16 @@
  *                           (v = zero only) makes f of every step at once and runs the
  *                           shared linear scan (kernels/scan.h) with a = f, b = (1 − f) ⊙ z.
  *                           auto = scan when v = zero, else loop. loop exists to test scan.
- *   route = newton          (v = on, cpu) c by Newton's method over the whole sequence: the
+ *   route = newton          (v = on) c by Newton's method over the whole sequence: the
  *                           recurrence c_t = g_t(c_{t-1}) is element-wise, so its Jacobian is
  *                           exactly diagonal, g' = f + f(1 − f) v_f (c_{t-1} − z), and each
  *                           iteration is one evaluation and one linear scan: exact Newton at
- *                           quasi-DEER's cost. Stops at max |c_t − g(c_{t-1})| <= 1e-12, at
- *                           most 60 iterations (else an error naming the residual); the
- *                           residual per evaluation is the run's newton_residual.
+ *                           quasi-DEER's cost. Stops at max |c_t − g(c_{t-1})| <= 1e-12
+ *                           (cpu, f64) or 1e-6 (cuda, f32; or where rounding stops the
+ *                           residual falling, under 1e-4), at most 64 evaluations (else an
+ *                           error naming the residual); the residual per evaluation is the
+ *                           run's newton_residual. The backward is the loop route's, on the
+ *                           solved c.
  *   highway_scale = off | sqrt3 | a positive number
  *                           α above. off (default) is α = 1. √3 is the scaling correction
  *                           for a highway bias initialised at 0 as the authors' code has it

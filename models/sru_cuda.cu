@@ -72,6 +72,7 @@ typedef struct sru_cuda_scratch {
     logt_tensor c0f;    /* [B][D] f32 c_{-1} for the scan route when h0 is bf16           */
     logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
+    logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
 } sru_cuda_scratch;
 
 /* ---- element access and math ----------------------------------------------------------- */
@@ -267,6 +268,58 @@ __global__ void sru_scan_back_gates_kernel(int64_t n, int64_t D, int K, const fl
     }
 }
 
+/* ---- route = newton (v on): c by Newton over the sequence, e = n·D + d ----------------------
+ * With C the guess: a_e = g'(c_{t-1}) = φ + φ(1 − φ) v_f (c_{t-1} − z) (the exact, diagonal
+ * Jacobian), b_e = g(c_{t-1}) − a_e c_{t-1}, and the residual max |C − g| (a block maximum,
+ * one atomic per block, NaN the worst); the next guess is the scan of (a, b). */
+__global__ void sru_newton_eval_kernel(int64_t n, int64_t BD, int64_t D, const float *__restrict__ z,
+                                       const float *__restrict__ pf, const float *__restrict__ v,
+                                       const float *__restrict__ bias, const float *__restrict__ c0,
+                                       const float *__restrict__ C, float *__restrict__ A,
+                                       float *__restrict__ Bv, unsigned *__restrict__ res)
+{
+    __shared__ float sh[BLOCK / 32];
+    float worst = 0.0f;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t d = e % D;
+        const float cp = e >= BD ? C[e - BD] : c0 ? c0[e] : 0.0f;
+        const float phi = sigmoid(pf[e] + v[d] * cp + bias[d]);
+        const float g = phi * cp + (1.0f - phi) * z[e];
+        const float a = phi + phi * (1.0f - phi) * v[d] * (cp - z[e]);
+        A[e] = a, Bv[e] = g - a * cp;
+        const float r = fabsf(C[e] - g);
+        worst = r > worst || isnan(r) ? r : worst;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        const float o = __shfl_xor_sync(0xffffffffu, worst, off);
+        worst = o > worst || isnan(o) ? o : worst;
+    }
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x / 32] = worst;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < BLOCK / 32; w++) worst = sh[w] > worst || isnan(sh[w]) ? sh[w] : worst;
+        atomicMax(res, isnan(worst) ? 0x7fc00000u : __float_as_uint(worst));
+    }
+}
+
+/* h from the solved C: r = σ(W_r x + v_r c_{t-1} + b_r), h = r c + (1 − r) α x'. */
+template <typename E, typename XP>
+__global__ void sru_newton_highway_kernel(int64_t n, int64_t BD, int64_t D, const float *__restrict__ pr,
+                                          const float *__restrict__ v, const float *__restrict__ bias,
+                                          float alpha, const float *__restrict__ c0,
+                                          const float *__restrict__ C, const XP *__restrict__ xp,
+                                          E *__restrict__ h)
+{
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t d = e % D;
+        const float cp = e >= BD ? C[e - BD] : c0 ? c0[e] : 0.0f;
+        const float r = sigmoid(pr[e] + v[D + d] * cp + bias[D + d]);
+        st(h + e, r * C[e] + (1.0f - r) * (alpha * ld(xp + e)));
+    }
+}
+
 /* ---- small helpers ---------------------------------------------------------------------- */
 
 template <typename Dst, typename Src>
@@ -400,6 +453,66 @@ static logt_status scan_highway(logt_ctx *ctx, int64_t n, int64_t D, const float
     return LOGT_OK;
 }
 
+/* route = newton: C by Newton from zeros (the residual of each guess kept in m, stopping at
+ * 1e-6, or where fp32 rounding stops it falling: under 1e-4 and not halved by the last
+ * iteration; at most 64 evaluations, as on the cpu), then h from C. */
+static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch *s, int64_t T,
+                                  int64_t B, int64_t D, int64_t K, const float *G, const float *v,
+                                  const float *bias, float alpha, const void *xp, float *C, void *h)
+{
+    const int64_t BD = B * D, ND = T * BD;
+    const logt_dtype dt = m->base.cfg.dtype;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const void *c0 = m->base.h0.data;
+    if (c0 && dt == LOGT_BF16) {
+        LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, BD, NULL));
+        LOGT_TRY(convert(ctx, BD, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
+        c0 = s->c0f.data;
+    }
+    LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->da, LOGT_CUDA, LOGT_F32, ND, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->res, LOGT_CUDA, LOGT_F32, 1, NULL));
+    float *A = (float *)s->g.data, *Bv = (float *)s->da.data;
+    unsigned *res = (unsigned *)s->res.data;
+    const int max_evals = (int)(sizeof m->residual / sizeof m->residual[0]);
+    CUDA_TRY(cudaMemsetAsync(C, 0, (size_t)ND * sizeof(float), st));
+    float last = INFINITY;
+    for (int k = 0;; k++) {
+        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
+        sru_newton_eval_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
+            ND, BD, D, G, G + ND, v, bias, (const float *)c0, C, A, Bv, res);
+        LAUNCH_TRY();
+        unsigned bits;
+        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        float r;
+        memcpy(&r, &bits, sizeof r);
+        m->residual[k] = r, m->iterations = k;
+        m->base.trace = m->residual, m->base.ntrace = k + 1;
+        snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+        if (r <= 1e-6f || (k >= 2 && r > 0.5f * last && r <= 1e-4f)) break;
+        if (!isfinite(r) || k + 1 == max_evals)
+            return LOGT_FAIL(LOGT_ENUMERIC, "%s route = newton did not converge: residual %.3g after "
+                             "%d iterations. HINT: route = loop", m->base.cfg.model, r, k);
+        last = r;
+        LOGT_TRY(scan_cuda(ctx, 0, T, BD, LOGT_F32, A, Bv, c0, C));   /* c_t = a_t c_{t-1} + b_t */
+    }
+    const float *pr = G + 2 * ND;
+    const unsigned grid = logt_cuda_grid(ND, BLOCK);
+    if (dt == LOGT_F32)
+        sru_newton_highway_kernel<float, float><<<grid, BLOCK, 0, st>>>(
+            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const float *)xp, (float *)h);
+    else if (K == 4)
+        sru_newton_highway_kernel<__nv_bfloat16, float><<<grid, BLOCK, 0, st>>>(
+            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const float *)xp, (__nv_bfloat16 *)h);
+    else
+        sru_newton_highway_kernel<__nv_bfloat16, __nv_bfloat16><<<grid, BLOCK, 0, st>>>(
+            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const __nv_bfloat16 *)xp,
+            (__nv_bfloat16 *)h);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt_tensor *h,
                                         logt_ctx *ctx)
 {
@@ -431,6 +544,13 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
 
     const char *dts = dt == LOGT_BF16 ? "bf16 (f32 x for GEMMs)" : "f32";
     const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;   /* x' */
+    if (m->o.newton) {
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cuda %s, math=%s: 1 GEMM over %d planes + c by Newton (diagonal Jacobian, "
+                 "a scan an iteration) + gates; v on, highway %g",
+                 dts, m->o.tf32 ? "tf32" : "fp32", (int)K, m->o.alpha);
+        return newton_forward(m, ctx, s, T, B, D, K, G, v, bias, alpha, xp, C, h->data);
+    }
     if (!m->o.use_scan) {
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s, math=%s: 1 GEMM over %d planes + fused element-wise loop (thread per "
@@ -611,7 +731,7 @@ extern "C" void sru_free_cuda(sru_model *m)
 {
     sru_cuda_scratch *s = (sru_cuda_scratch *)m->cuda;
     if (!s) return;
-    logt_tensor *all[] = {&s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
+    logt_tensor *all[] = {&s->res, &s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
                           &s->da, &s->c0f, &s->dc0f, &s->ones};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(s);

@@ -159,7 +159,6 @@ Test(deer_cuda, what_cuda_refuses_says_so)
     struct { const char *knobs; int D; const char *says; } cases[] = {
         {"mode=full", 4, "the matrix scan) runs on cpu only for now"},
         {"mode=damped", 1, "mode = damped runs on cpu only for now"},
-        {"warm=on,mode=quasi", 2, "warm = on runs on cpu only for now"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", cases[i].knobs, 2, cases[i].D);
@@ -240,4 +239,48 @@ Test(deer_cuda, adjoint_gradients_match_the_reference)
         expect_gradients(cells[c], "mode=quasi,tol=1e-6,newton_kernel=launches", 500, 16, 2);
     }
     expect_gradients("gru", "solver=fused", 400, 4, 8);   /* the sequential forward, the same adjoint */
+}
+
+/* warm = on: a second call on the same input starts from the first's solution and stops at
+ * once (0 iterations); a call on a nearby input still matches the reference. Both routes. */
+Test(deer_cuda, warm_start_from_the_last_solution)
+{
+    SKIP_WITHOUT_GPU("deer's warm start on cuda");
+    const int T = 2000, B = 4, I = 3;
+    const int Ds[] = {2, 8};   /* the persistent route, the launches route */
+    for (int i = 0; i < 2; i++) {
+        const int D = Ds[i];
+        double *x = random_array((int64_t)T * B * I, 51, 1, 1.0, LOGT_F32);
+        logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi,tol=1e-6,warm=on", I, D);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+        logt_ctx *ctx = NULL;
+        cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK);
+        int its[3];
+        double *h = NULL;
+        for (int call = 0; call < 3; call++) {
+            if (call == 2)
+                for (int64_t k = 0; k < (int64_t)T * B * I; k++) x[k] = round_to(LOGT_F32, x[k] * 1.01);
+            logt_tensor tx = cfg_tensor3(&cfg, T, B, I, x);
+            const logt_tensor *ht;
+            cr_assert_eq(logt_net_forward(net, &tx, &ht, ctx), LOGT_OK, "%s", logt_errmsg());
+            cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK);
+            its[call] = ((deer_model *)net->layer[0])->iterations;
+            cr_expect(strstr(net->layer[0]->detail, call ? " warm" : "kernel="), "%s", net->layer[0]->detail);
+            if (call == 2) h = host_copy(ht);
+            logt_tensor_free(&tx);
+        }
+        cr_expect(its[0] >= 2 && its[1] == 0 && its[2] < its[0], "D=%d iterations %d, %d, %d", D,
+                  its[0], its[1], its[2]);
+        double *w = host_copy(&net->w), *ref = NULL;
+        logt_net_destroy(net);
+        logt_ctx_destroy(ctx);
+        logt_model_cfg cpu = cfg_of(LOGT_CPU, "gru", "mode=full", I, D);
+        cr_assert_eq(forward(&cpu, T, B, x, NULL, NULL, w, &ref, NULL, NULL), LOGT_OK, "%s", logt_errmsg());
+        double scale = 0;
+        for (int64_t k = 0; k < (int64_t)T * B * D; k++) scale = fmax(scale, fabs(ref[k]));
+        check_result c = check_close("h", h, ref, (int64_t)T * B * D, 1e-4 * scale, 0);
+        cr_expect(c.ok, "D=%d warm third call: %s", D, c.msg);
+        free(x), free(h), free(w), free(ref);
+    }
 }

@@ -554,6 +554,40 @@ Test(sru_cuda, v_zero_scan_route_equals_loop)
         }
 }
 
+/* route = newton on the GPU (v on): Newton with the exact diagonal Jacobian and the shared
+ * scan against the element-wise loop on the same net, f32 and bf16; forward and gradients
+ * (the backward is the loop's, on Newton's c). Shapes on both sides of the scan's channel
+ * threshold, a projection, two layers, a zero state. */
+Test(sru_cuda, newton_route_equals_loop)
+{
+    SKIP_WITHOUT_GPU("sru on cuda: newton route vs loop route");
+    const shape shapes[] = {{1000, 2, 40, 40, 1, 1, 1}, {50, 40, 1000, 1000, 1, 1, 1},
+                            {7, 3, 17, 33, 2, 1, 1}, {1, 5, 9, 9, 1, 1, 0}};
+    for (int i = 0; i < 4; i++)
+        for (int bf = 0; bf < 2; bf++) {
+            const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
+            cfg.layers = shapes[i].L;
+            cfg.dtype = dt;
+            cfg.seed = 95 + (uint64_t)i;
+            set_knobs(&cfg, "route=newton");
+            problem p = problem_of(shapes[i], dt);
+            result nw, loop;
+            run(&cfg, &p, NULL, &nw);
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "route", "loop"), LOGT_OK);
+            run(&cfg, &p, nw.w, &loop);
+            cr_expect(strstr(nw.impl, "Newton") && strstr(loop.impl, "element-wise loop"),
+                      "impl: '%s' and '%s'", nw.impl, loop.impl);
+            const tol t = !bf ? TOL_F32 : shapes[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
+            char msg[600] = "";
+            cr_expect(close_all(&p, &nw, &loop, t, msg, sizeof msg),
+                      "%s T=%d B=%d I=%d D=%d layers=%d: newton vs loop: %s", logt_dtype_name(dt),
+                      shapes[i].T, shapes[i].B, shapes[i].I, shapes[i].D, shapes[i].L, msg);
+            free_result(&nw), free_result(&loop), free_problem(&p);
+        }
+}
+
 /* The comparison itself fails on a wrong model: the reference against itself passes, against a
  * highway scale off by 1e-3 (or v off) it does not. Runs on the CPU, so it runs everywhere. */
 Test(sru_cpu, cuda_comparison_can_fail)
