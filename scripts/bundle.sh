@@ -14,9 +14,10 @@ mkdir -p "$dir/bin" "$dir/lib"
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libcudnn|libcurand|libnccl|libnvrtc|libnvJitLink)'
 for bin in "$@"; do
     cp "$bin" "$dir/bin/"
+    strip --strip-debug "$dir/bin/$(basename "$bin")"   # symbols stay for backtraces; -g is for here
     ldd "$bin" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
         if echo "$name" | grep -Eq "$skip"; then continue; fi
-        [ -e "$dir/lib/$name" ] || cp -L "$path" "$dir/lib/$name"
+        [ -e "$dir/lib/$name" ] || { cp -L "$path" "$dir/lib/$name" && strip --strip-debug "$dir/lib/$name"; }
     done
 done
 cat > "$dir/run" <<'WRAP'
