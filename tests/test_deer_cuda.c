@@ -1,6 +1,6 @@
 /* test_deer_cuda.c — deer's CUDA forward (models/deer_cuda.cu): Newton (mode = quasi, and
- * full for a state of 1) by both routes (newton_kernel = persistent, launches) and the two
- * sequential baselines (solver = launch, fused) against
+ * full for a state of 1) by both routes (newton_kernel = persistent, launches), mode = full
+ * by the matrix scan, and the two sequential baselines (solver = launch, fused) against
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
  * lstm and tanh cells, odd B, T = 1, with an initial state; the adjoint backward's
  * gradients against the reference's (BPTT's); the report of a run that does not converge
@@ -157,7 +157,7 @@ Test(deer_cuda, what_cuda_refuses_says_so)
 {
     SKIP_WITHOUT_GPU("deer on cuda");
     struct { const char *knobs; int D; const char *says; } cases[] = {
-        {"mode=full", 4, "the matrix scan) runs on cpu only for now"},
+        {"mode=full", 65, "mode = full on cuda is built for states of at most 64"},
         {"mode=damped", 1, "mode = damped runs on cpu only for now"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -283,4 +283,38 @@ Test(deer_cuda, warm_start_from_the_last_solution)
         cr_expect(c.ok, "D=%d warm third call: %s", D, c.msg);
         free(x), free(h), free(w), free(ref);
     }
+}
+
+/* mode = full with a state wider than 1: the whole Jacobians and the chunked matrix scan in
+ * float64, against the reference; full Newton converges quadratically, so in a few
+ * iterations (the CPU's deer-convergence: 3-25). The widest state built, 64 (gru D = 64,
+ * lstm D = 32), and T = 1 and odd B. */
+Test(deer_cuda, full_newton_matches_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer mode = full on cuda vs the f64 CPU reference");
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    for (int c = 0; c < 3; c++) {
+        expect_matches(cells[c], "mode=full,tol=1e-6", 1, 1, 2);
+        expect_matches(cells[c], "mode=full,tol=1e-6", 200, 3, 4);
+        expect_matches(cells[c], "mode=full,tol=1e-6", 1000, 16, 8);
+        expect_matches(cells[c], "mode=full,tol=1e-6", 77, 5, 16);
+    }
+    expect_matches("gru", "mode=full,tol=1e-6", 300, 2, 64);
+    expect_matches("lstm", "mode=full,tol=1e-6", 300, 2, 32);
+    expect_matches("gru", "mode=full,tol=1e-6,warm=on", 500, 4, 6);
+    expect_gradients("gru", "mode=full,tol=1e-6", 200, 5, 4);   /* the adjoint after full Newton */
+    /* full Newton's few iterations against quasi's */
+    const int T = 2000, B = 4, I = 3, D = 8;
+    double *x = random_array((int64_t)T * B * I, 61, 1, 1.0, LOGT_F32), *h;
+    deer_model full, quasi;
+    logt_model_cfg cf = cfg_of(LOGT_CUDA, "gru", "mode=full,tol=1e-6", I, D);
+    logt_model_cfg cq = cfg_of(LOGT_CUDA, "gru", "mode=quasi,tol=1e-6", I, D);
+    cr_assert_eq(forward(&cf, T, B, x, NULL, NULL, NULL, &h, NULL, &full), LOGT_OK, "%s", logt_errmsg());
+    free(h);
+    cr_assert_eq(forward(&cq, T, B, x, NULL, NULL, NULL, &h, NULL, &quasi), LOGT_OK, "%s", logt_errmsg());
+    free(h), free(x);
+    cr_expect(full.iterations <= 25 && full.iterations <= quasi.iterations,
+              "full %d iterations, quasi %d", full.iterations, quasi.iterations);
+    fprintf(stderr, "deer cuda gru T=%d B=%d D=%d: full %d iterations, quasi %d\n", T, B, D,
+            full.iterations, quasi.iterations);
 }
