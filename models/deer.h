@@ -17,7 +17,8 @@
  *            case, but each iteration is cheap.
  *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
  *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
- *            (solved here by the Thomas algorithm; on the GPU by a parallel Kalman scan).
+ *            (solved by the Thomas algorithm, on the cpu only: the GPU would need a
+ *            parallel tridiagonal solve, e.g. a Kalman-style scan, which is not built).
  *            λ starts at the knob lambda and halves after an iteration that lowers the
  *            residual, quadruples after one that raises it: stable where Newton diverges.
  * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
@@ -42,9 +43,10 @@
  * strongly coupled, less contractive recurrences). The residual and tol are over the whole state (h and, lstm, c).
  *
  * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
- * backward) and cuda (deer_cuda.cu, f32): mode = quasi (and full for a state of 1, where
- * the two are the same), the adjoint backward in every mode it runs (the reversed
- * recurrence in λ by iterating a VJP of every step and a reversed element-wise scan). Knob newton_kernel: persistent (the whole
+ * backward) and cuda (deer_cuda.cu, f32 states): mode = quasi, mode = full (states up to
+ * 64: the Jacobians and a chunked matrix scan in float64), the adjoint backward in both (the
+ * reversed recurrence in λ by iterating a VJP of every step and a reversed element-wise
+ * scan); mode = damped is the cpu's only. Knob newton_kernel: persistent (the whole
  * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4),
  * launches (an evaluation kernel and a kernels/scan call per iteration, any state), auto
  * (the default: persistent where it applies). Knob solver = launch | fused gives the two

@@ -834,7 +834,9 @@ static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *
 /* Peak device memory of the forward's own buffers (the scan's workspace aside), MiB. */
 static double scratch_mib(const deer_cuda_scratch *sc)
 {
-    const logt_tensor *all[] = {&sc->wx, &sc->s, &sc->s2, &sc->a, &sc->b, &sc->s0, &sc->res, &sc->agg, &sc->carry};
+    const logt_tensor *all[] = {&sc->wx,  &sc->s,  &sc->s2, &sc->a,   &sc->b,  &sc->s0, &sc->res,
+                                &sc->agg, &sc->carry, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc,
+                                &sc->rd, &sc->bnd};
     double bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
