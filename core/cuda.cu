@@ -110,6 +110,16 @@ extern "C" logt_status logt_cuda_memset0(void *p, size_t bytes)
     return LOGT_OK;
 }
 
+extern "C" logt_status logt_cuda_read_max(void *stream, const unsigned *res, float *out)
+{
+    unsigned bits;
+    cudaStream_t st = (cudaStream_t)stream;
+    CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
+    CUDA_TRY(cudaStreamSynchronize(st));
+    memcpy(out, &bits, sizeof *out);
+    return LOGT_OK;
+}
+
 template <typename T> __device__ float load_as_float(const T *p, int64_t i) { return (float)p[i]; }
 template <> __device__ float load_as_float(const __nv_bfloat16 *p, int64_t i) { return __bfloat162float(p[i]); }
 

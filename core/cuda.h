@@ -30,6 +30,9 @@ logt_status logt_cuda_malloc(void **p, size_t bytes, const char *what);
 void logt_cuda_free(void *p, size_t bytes);
 logt_status logt_cuda_memcpy(void *dst, const void *src, size_t bytes, logt_copy_kind kind);
 logt_status logt_cuda_memset0(void *p, size_t bytes);
+/* The float kept as bits in the device word *res by block_max_into (reduce.cuh), after
+ * everything queued on stream (one small copy and a synchronisation). */
+logt_status logt_cuda_read_max(void *stream, const unsigned *res, float *out);
 /* dst[i] = (dst dtype) src[i] for i < n, both on the device. */
 logt_status logt_cuda_convert(void *dst, logt_dtype dt_dst, const void *src, logt_dtype dt_src,
                               int64_t n);

@@ -43,6 +43,7 @@
 
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
+#include "../core/reduce.cuh"
 #include "../kernels/gemm.h"
 #include "../kernels/scan.h"
 #include "deer.h"
@@ -144,22 +145,6 @@ __device__ __forceinline__ const float *xa_of(const float *WX, const float *X, c
 }
 
 /* ---- Newton ------------------------------------------------------------------------------ */
-
-/* NaN-aware maximum of non-negative floats: NaN wins, it is the worst. */
-__device__ __forceinline__ float worse(float a, float b) { return b > a || isnan(b) ? b : a; }
-
-/* The block's maximum of v into *res (the bits of a non-negative float: their order is the
- * floats'; NaN as 0x7fc00000, above +inf), one atomic per block. sh: blockDim/32 floats. */
-__device__ void block_max_into(float v, float *sh, unsigned *res)
-{
-    for (int off = 16; off > 0; off >>= 1) v = worse(v, __shfl_xor_sync(0xffffffffu, v, off));
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x / 32] = v;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)(blockDim.x / 32); w++) v = worse(v, sh[w]);
-        atomicMax(res, isnan(v) ? 0x7fc00000u : __float_as_uint(v));
-    }
-}
 
 /* Thread per (t, b): a_t, b_t of the linearised step, and the residual of the iterate. */
 __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
@@ -717,6 +702,28 @@ static logt_status newton_persistent(deer_model *m, logt_ctx *ctx, deer_cuda_scr
     return LOGT_OK;
 }
 
+/* The first iterate: the given guess (warm = on), else zeros. */
+static logt_status first_guess(cudaStream_t st, const float *init, float *Sx, int64_t n)
+{
+    if (init) CUDA_TRY(cudaMemcpyAsync(Sx, init, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else CUDA_TRY(cudaMemsetAsync(Sx, 0, (size_t)n * sizeof(float), st));
+    return LOGT_OK;
+}
+
+/* After evaluation k: read its residual (one small copy and a synchronisation), keep it in the
+ * report; 1 when Newton stops there (converged, not finite, or max_iter reached). */
+static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done)
+{
+    float r;
+    LOGT_TRY(logt_cuda_read_max(ctx->stream, res, &r));
+    if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
+    m->iterations = k;
+    if (!isfinite(r)) m->nonfinite++;
+    if (r <= m->tol) m->converged = 1;
+    *done = r <= m->tol || !isfinite(r) || k == m->max_iter;
+    return LOGT_OK;
+}
+
 /* Newton, an evaluation kernel and a scan per iteration, the residual checked on the host;
  * *Sx is left pointing at the last iterate (sc->s or sc->s2); the report in m. */
 static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
@@ -727,26 +734,16 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
     float *Sy = (float *)sc->s2.data;
     unsigned *res = (unsigned *)sc->res.data;
-    if (a->init)
-        CUDA_TRY(cudaMemcpyAsync(*Sx, a->init, (size_t)(N * S) * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    else
-        CUDA_TRY(cudaMemsetAsync(*Sx, 0, (size_t)(N * S) * sizeof(float), st));
+    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
     for (int k = 0;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, a->R, a->bias, a->bn,
             a->s0, *Sx, a->A, a->Bv, res);
         LAUNCH_TRY();
-        unsigned bits;
-        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
-        float r;
-        memcpy(&r, &bits, sizeof r);
-        if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
-        m->iterations = k;
-        if (!isfinite(r)) m->nonfinite++;
-        if (r <= m->tol) m->converged = 1;
-        if (r <= m->tol || !isfinite(r) || k == m->max_iter) return LOGT_OK;
+        int done;
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done));
+        if (done) return LOGT_OK;
         LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, a->A, a->Bv, a->s0, Sy));
         float *tmp = *Sx;
         *Sx = Sy, Sy = tmp;
@@ -798,26 +795,16 @@ static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *
     unsigned *res = (unsigned *)sc->res.data;
     const size_t smem = (size_t)(2 * S * S + 2 * S) * sizeof(double);
     CUDA_TRY(cudaFuncSetAttribute(deer_full_chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (a->init)
-        CUDA_TRY(cudaMemcpyAsync(*Sx, a->init, (size_t)(N * S) * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    else
-        CUDA_TRY(cudaMemsetAsync(*Sx, 0, (size_t)(N * S) * sizeof(float), st));
+    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
     for (int k = 0;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_full_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, Rd, bnd, a->bias, a->s0,
             *Sx, J, rhs, res);
         LAUNCH_TRY();
-        unsigned bits;
-        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
-        float r;
-        memcpy(&r, &bits, sizeof r);
-        if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
-        m->iterations = k;
-        if (!isfinite(r)) m->nonfinite++;
-        if (r <= m->tol) m->converged = 1;
-        if (r <= m->tol || !isfinite(r) || k == m->max_iter) return LOGT_OK;
+        int done;
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done));
+        if (done) return LOGT_OK;
         deer_full_chunk_kernel<<<dim3((unsigned)P, (unsigned)B), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
                                                                                 rhs, Mc, vc);
         LAUNCH_TRY();
@@ -1029,10 +1016,7 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
             m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, St,
             (const float *)dh->data, Lam, A, Bv, U, res);
         LAUNCH_TRY();
-        unsigned bits;
-        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
-        memcpy(&r, &bits, sizeof r);
+        LOGT_TRY(logt_cuda_read_max(st, res, &r));
         if (k == 0) r0 = r;
         if (r0 == 0.0f || r <= m->tol * r0 || (k >= 2 && r > 0.5f * last && r <= 1e-4f * r0)) break;
         last = r;

@@ -54,6 +54,7 @@
 
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
+#include "../core/reduce.cuh"
 #include "../core/elem.cuh"
 #include "../kernels/gemm.h"
 #include "../kernels/scan.h"
@@ -288,19 +289,9 @@ __global__ void sru_newton_eval_kernel(int64_t n, int64_t BD, int64_t D, const f
         const float g = phi * cp + (1.0f - phi) * z[e];
         const float a = phi + phi * (1.0f - phi) * v[d] * (cp - z[e]);
         A[e] = a, Bv[e] = g - a * cp;
-        const float r = fabsf(C[e] - g);
-        worst = r > worst || isnan(r) ? r : worst;
+        worst = worse(worst, fabsf(C[e] - g));
     }
-    for (int off = 16; off > 0; off >>= 1) {
-        const float o = __shfl_xor_sync(0xffffffffu, worst, off);
-        worst = o > worst || isnan(o) ? o : worst;
-    }
-    if ((threadIdx.x & 31) == 0) sh[threadIdx.x / 32] = worst;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int w = 1; w < BLOCK / 32; w++) worst = sh[w] > worst || isnan(sh[w]) ? sh[w] : worst;
-        atomicMax(res, isnan(worst) ? 0x7fc00000u : __float_as_uint(worst));
-    }
+    block_max_into(worst, sh, res);
 }
 
 /* h from the solved C: r = σ(W_r x + v_r c_{t-1} + b_r), h = r c + (1 − r) α x'. */
@@ -482,11 +473,8 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
         sru_newton_eval_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
             ND, BD, D, G, G + ND, v, bias, (const float *)c0, C, A, Bv, res);
         LAUNCH_TRY();
-        unsigned bits;
-        CUDA_TRY(cudaMemcpyAsync(&bits, res, sizeof bits, cudaMemcpyDeviceToHost, st));
-        CUDA_TRY(cudaStreamSynchronize(st));
         float r;
-        memcpy(&r, &bits, sizeof r);
+        LOGT_TRY(logt_cuda_read_max(st, res, &r));
         m->residual[k] = r, m->iterations = k;
         m->base.trace = m->residual, m->base.ntrace = k + 1;
         snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");

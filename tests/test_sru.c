@@ -518,13 +518,13 @@ Test(sru_cuda, tf32_matches_cpu_reference)
         }
 }
 
-/* v = 0 on the GPU: the shared scan and the element-wise loop on the same net, f32 and bf16.
+/* A route on the GPU against the element-wise loop on the same net (knobs, then route = loop),
+ * f32 and bf16, forward and gradients; `says`: what the route's impl line must contain.
  * Shapes on both sides of the scan's channel-parallel threshold (on an H200, B·D = 40000
- * goes channel-parallel, B·D = 80 over T = 1000 does not). Not bit-equal (the scan forms
- * (1 − f)·z before its FMA, the loop after): f32 within TOL_F32. */
-Test(sru_cuda, v_zero_scan_route_equals_loop)
+ * goes channel-parallel, B·D = 80 over T = 1000 does not), a projection, two layers, a
+ * zero state. */
+static void routes_agree_cuda(const char *knobs, const char *says, uint64_t seed)
 {
-    SKIP_WITHOUT_GPU("sru on cuda: scan route vs loop route");
     const shape shapes[] = {{1000, 2, 40, 40, 1, 1, 1}, {50, 40, 1000, 1000, 1, 1, 1},
                             {7, 3, 17, 33, 2, 1, 1}, {1, 5, 9, 9, 1, 1, 0}};
     for (int i = 0; i < 4; i++)
@@ -534,58 +534,41 @@ Test(sru_cuda, v_zero_scan_route_equals_loop)
             logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
             cfg.layers = shapes[i].L;
             cfg.dtype = dt;
-            cfg.seed = 90 + (uint64_t)i;
-            set_knobs(&cfg, "v=zero,highway_scale=sqrt3");
+            cfg.seed = seed + (uint64_t)i;
+            set_knobs(&cfg, knobs);
             problem p = problem_of(shapes[i], dt);
-            result scan, loop;
-            run(&cfg, &p, NULL, &scan);
+            result route, loop;
+            run(&cfg, &p, NULL, &route);
             cr_assert_eq(logt_cfg_set_knob(&cfg, "route", "loop"), LOGT_OK);
-            run(&cfg, &p, scan.w, &loop);
-            cr_expect(strstr(scan.impl, "linear scan") && strstr(loop.impl, "element-wise loop"),
-                      "impl: '%s' and '%s'", scan.impl, loop.impl);
+            run(&cfg, &p, route.w, &loop);
+            cr_expect(strstr(route.impl, says) && strstr(loop.impl, "element-wise loop"),
+                      "impl: '%s' and '%s'", route.impl, loop.impl);
             /* bf16: both round h, dx, dc0 from nearly equal f32 values, at most one bf16 step
              * apart; with two layers such a step also feeds the next layer */
             const tol t = !bf ? TOL_F32 : shapes[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
             char msg[600] = "";
-            cr_expect(close_all(&p, &scan, &loop, t, msg, sizeof msg),
-                      "%s T=%d B=%d I=%d D=%d layers=%d: scan vs loop: %s", logt_dtype_name(dt),
-                      shapes[i].T, shapes[i].B, shapes[i].I, shapes[i].D, shapes[i].L, msg);
-            free_result(&scan), free_result(&loop), free_problem(&p);
+            cr_expect(close_all(&p, &route, &loop, t, msg, sizeof msg),
+                      "[%s] %s T=%d B=%d I=%d D=%d layers=%d: against the loop: %s", knobs,
+                      logt_dtype_name(dt), shapes[i].T, shapes[i].B, shapes[i].I, shapes[i].D,
+                      shapes[i].L, msg);
+            free_result(&route), free_result(&loop), free_problem(&p);
         }
 }
 
-/* route = newton on the GPU (v on): Newton with the exact diagonal Jacobian and the shared
- * scan against the element-wise loop on the same net, f32 and bf16; forward and gradients
- * (the backward is the loop's, on Newton's c). Shapes on both sides of the scan's channel
- * threshold, a projection, two layers, a zero state. */
+/* v = 0: the shared scan. Not bit-equal (the scan forms (1 − f)·z before its FMA, the loop
+ * after): f32 within TOL_F32. */
+Test(sru_cuda, v_zero_scan_route_equals_loop)
+{
+    SKIP_WITHOUT_GPU("sru on cuda: scan route vs loop route");
+    routes_agree_cuda("v=zero,highway_scale=sqrt3", "linear scan", 90);
+}
+
+/* v on, route = newton: Newton with the exact diagonal Jacobian and the shared scan; the
+ * backward is the loop's, on Newton's c. */
 Test(sru_cuda, newton_route_equals_loop)
 {
     SKIP_WITHOUT_GPU("sru on cuda: newton route vs loop route");
-    const shape shapes[] = {{1000, 2, 40, 40, 1, 1, 1}, {50, 40, 1000, 1000, 1, 1, 1},
-                            {7, 3, 17, 33, 2, 1, 1}, {1, 5, 9, 9, 1, 1, 0}};
-    for (int i = 0; i < 4; i++)
-        for (int bf = 0; bf < 2; bf++) {
-            const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
-            logt_model_cfg cfg;
-            logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
-            cfg.layers = shapes[i].L;
-            cfg.dtype = dt;
-            cfg.seed = 95 + (uint64_t)i;
-            set_knobs(&cfg, "route=newton");
-            problem p = problem_of(shapes[i], dt);
-            result nw, loop;
-            run(&cfg, &p, NULL, &nw);
-            cr_assert_eq(logt_cfg_set_knob(&cfg, "route", "loop"), LOGT_OK);
-            run(&cfg, &p, nw.w, &loop);
-            cr_expect(strstr(nw.impl, "Newton") && strstr(loop.impl, "element-wise loop"),
-                      "impl: '%s' and '%s'", nw.impl, loop.impl);
-            const tol t = !bf ? TOL_F32 : shapes[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
-            char msg[600] = "";
-            cr_expect(close_all(&p, &nw, &loop, t, msg, sizeof msg),
-                      "%s T=%d B=%d I=%d D=%d layers=%d: newton vs loop: %s", logt_dtype_name(dt),
-                      shapes[i].T, shapes[i].B, shapes[i].I, shapes[i].D, shapes[i].L, msg);
-            free_result(&nw), free_result(&loop), free_problem(&p);
-        }
+    routes_agree_cuda("route=newton", "Newton", 95);
 }
 
 /* The comparison itself fails on a wrong model: the reference against itself passes, against a
