@@ -93,6 +93,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"iterations", "solver iterations (Newton: evaluations − 1)", 0, 0},
     {"loss", "training loss", 1, 0},
     {"grad_norm", "gradient norm (before clipping)", 1, 0},
+    {"newton_iterations", "Newton iterations of the step's forward (first layer)", 1, 0},
     {"eval_loss", "validation loss", 1, 0},
     {"eval_acc", "validation accuracy", 1, 1},
     {NULL, NULL, 0, 0}};

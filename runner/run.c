@@ -11,7 +11,7 @@
  * kernel's effective bandwidth (its minimum traffic over its median time) is set
  * against the copy's (2·T·C·bytes over its median) measured in the same run.
  *
- * Training run: loss, grad_norm, wall_s grow by one value per step (written in
+ * Training run: loss, grad_norm, wall_s, newton_iterations grow by one value per step (written in
  * batches: every FLUSH_STEPS steps, every FLUSH_SECONDS, and at each
  * evaluation); eval_step, eval_loss, eval_acc, eval_wall_s by one per
  * evaluation. At each evaluation the training state goes to one of two
@@ -516,7 +516,10 @@ static int ckpt_parts(logt_trainer *tr, ckpt_part *p)
     return 6;
 }
 
-static const char *const step_sets[] = {"loss", "grad_norm", "wall_s"};
+/* newton_iterations: the first layer's solver iterations in the step's forward (its trace's
+ * length − 1: deer, sru route = newton), NaN for a model without a solver */
+#define NSTEP_SETS 4
+static const char *const step_sets[NSTEP_SETS] = {"loss", "grad_norm", "wall_s", "newton_iterations"};
 static const char *const eval_sets[] = {"eval_step", "eval_loss", "eval_acc", "eval_wall_s"};
 
 static logt_status ckpt_save(logt_store *st, int64_t id, logt_trainer *tr, double wall,
@@ -601,9 +604,9 @@ typedef struct train_result {
     int interrupted, resumed_at;
 } train_result;
 
-static logt_status flush_steps(logt_store *st, int64_t id, double *buf[3], int *nbuf)
+static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SETS], int *nbuf)
 {
-    for (int k = 0; k < 3; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
+    for (int k = 0; k < NSTEP_SETS; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
     *nbuf = 0;
     return logt_store_flush(st);
 }
@@ -615,7 +618,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     logt_dataset ds;
     logt_net *net = NULL;
     logt_trainer *tr = NULL;
-    double *buf[3] = {NULL, NULL, NULL};
+    double *buf[NSTEP_SETS] = {NULL};
     int nbuf = 0;
     double *v = NULL;
     const int die_at = env_int("LOGT_TEST_DIE_AFTER_STEPS");
@@ -643,11 +646,11 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     }
     if (!resume && logt_store_has(st, id, "checkpoint", "latest"))
         STORE(logt_store_set_i64(st, id, "checkpoint", "latest", -1));   /* start afresh */
-    for (int k = 0; k < 3; k++) STORE(logt_store_truncate(st, id, step_sets[k], tr->step));
+    for (int k = 0; k < NSTEP_SETS; k++) STORE(logt_store_truncate(st, id, step_sets[k], tr->step));
     for (int k = 0; k < 4; k++) STORE(logt_store_truncate(st, id, eval_sets[k], neval));
     STORE(logt_store_flush(st));
 
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < NSTEP_SETS; k++)
         if (!(buf[k] = malloc(FLUSH_STEPS * sizeof(double)))) {
             s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
             goto done;
@@ -672,7 +675,9 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             goto done;
         }
         wall += logt_now() - t0;
+        const int ntrace = net->layer[0]->ntrace;
         buf[0][nbuf] = loss, buf[1][nbuf] = gn, buf[2][nbuf] = wall;
+        buf[3][nbuf] = ntrace > 0 ? ntrace - 1 : NAN;
         nbuf++;
         const int64_t step = tr->step;
         const int eval_now = step % r->eval_every == 0 || step == r->steps;
@@ -724,7 +729,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     res->final_eval_acc = n ? v[n - 1] : NAN;
 done:
     free(v);
-    for (int k = 0; k < 3; k++) free(buf[k]);
+    for (int k = 0; k < NSTEP_SETS; k++) free(buf[k]);
     logt_trainer_destroy(tr);
     logt_net_destroy(net);
     return s;

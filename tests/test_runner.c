@@ -813,3 +813,33 @@ Test(runner, model_trace_and_detail_are_recorded)
     free(rows);
     logt_store_close(st);
 }
+
+/* A training run keeps the first layer's Newton iterations of every step's forward
+ * (newton_iterations): numbers for deer, NaN for a model without a solver. */
+Test(runner, training_records_newton_iterations)
+{
+    write_at("exp/experiment.ini",
+             "[experiment]\nname = newton-train\nmodels = deer, lstm\nkind = train\n\n"
+             "[sweep]\nseed = 1\n\n[train]\ntask = adding\nT = 12\nB = 4\nD = 3\nsteps = 6\n"
+             "lr = 0.01\neval_every = 3\neval_batches = 1\n\n[model.deer]\nmode = full\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    logt_store *st = open_results("r.h5");
+    logt_summary_row *rows;
+    int64_t n;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        double *it;
+        int64_t nit;
+        cr_assert_eq(logt_store_read(st, rows[i].run, "newton_iterations", &it, &nit), LOGT_OK,
+                     "%s", logt_errmsg());
+        cr_assert_eq(nit, 6, "one value per step, not %lld", (long long)nit);
+        const int deer = !strcmp(rows[i].model, "deer");
+        for (int64_t k = 0; k < nit; k++)
+            cr_assert(deer ? it[k] >= 1 && it[k] < 100 : isnan(it[k]), "%s step %lld: %g",
+                      rows[i].model, (long long)k, it[k]);
+        free(it);
+    }
+    free(rows);
+    logt_store_close(st);
+}
