@@ -41,47 +41,50 @@ __device__ __forceinline__ float2 after(float2 earlier, float2 later)
 }
 
 /* Steps [t0, t1) of the piece, flow order = increasing t (forward) or decreasing (reversed):
- * run j covers [t0 + j·L, t0 + (j+1)·L) ∩ [t0, t1). */
+ * run j covers [t0 + j·L, t0 + (j+1)·L) ∩ [t0, t1); thread per (channel, run), grid-stride. */
 template <typename E>
 __global__ void win_tiles_kernel(int reverse, int64_t C, int64_t t0, int64_t t1, int64_t L,
                                  int64_t nruns, const E *a, const E *b, float2 *runs)
 {
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nruns * C) return;
-    const int64_t c = i % C, j = i / C;
-    const int64_t lo = t0 + j * L, hi = lo + L < t1 ? lo + L : t1;
-    float2 m = make_float2(1.0f, 0.0f);
-    for (int64_t s = 0; s < hi - lo; s++) {
-        const int64_t t = reverse ? hi - 1 - s : lo + s;
-        m = after(m, make_float2(ld(a + t * C + c), ld(b + t * C + c)));
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nruns * C;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t c = i % C, j = i / C;
+        const int64_t lo = t0 + j * L, hi = lo + L < t1 ? lo + L : t1;
+        float2 m = make_float2(1.0f, 0.0f);
+        for (int64_t s = 0; s < hi - lo; s++) {
+            const int64_t t = reverse ? hi - 1 - s : lo + s;
+            m = after(m, make_float2(ld(a + t * C + c), ld(b + t * C + c)));
+        }
+        runs[j * C + c] = m;
     }
-    runs[j * C + c] = m;
 }
 
-/* A warp per channel: the window's runs in flow order (forward: j up; reversed: j down),
- * then before the map so far: sofar = window ∘ sofar. A[c], B[c] hold the map so far. */
+/* A warp per channel (the warps of the grid striding over the channels): the window's runs
+ * in flow order (forward: j up; reversed: j down), then before the map so far:
+ * sofar = window ∘ sofar. A[c], B[c] hold the map so far. */
 __global__ void win_fold_kernel(int reverse, int64_t C, int64_t nruns, const float2 *runs,
                                 float *A, float *Bm, int *open)
 {
-    const int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const int lane = threadIdx.x & 31;
-    if (w >= C) return;   /* whole warps leave together */
-    const int64_t per = (nruns + 31) / 32, k0 = lane * per < nruns ? lane * per : nruns;
-    const int64_t k1 = k0 + per < nruns ? k0 + per : nruns;
-    float2 m = make_float2(1.0f, 0.0f);
-    for (int64_t k = k0; k < k1; k++) {   /* k-th run in flow order */
-        const int64_t j = reverse ? nruns - 1 - k : k;
-        m = after(m, runs[j * C + w]);
-    }
-    for (int d = 1; d < 32; d <<= 1) {   /* lane i: [i, i + 2d) from [i, i + d) and [i + d, i + 2d) */
-        const float2 o = make_float2(__shfl_down_sync(0xffffffffu, m.x, d),
-                                     __shfl_down_sync(0xffffffffu, m.y, d));
-        if (lane + d < 32) m = after(m, o);
-    }
-    if (lane == 0) {
-        const float2 s = after(m, make_float2(A[w], Bm[w]));
-        A[w] = s.x, Bm[w] = s.y;
-        if (s.x != 0.0f) atomicOr(open, 1);
+    const int64_t nwarps = (int64_t)gridDim.x * (blockDim.x / 32);
+    for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; w < C; w += nwarps) {
+        const int64_t per = (nruns + 31) / 32, k0 = lane * per < nruns ? lane * per : nruns;
+        const int64_t k1 = k0 + per < nruns ? k0 + per : nruns;
+        float2 m = make_float2(1.0f, 0.0f);
+        for (int64_t k = k0; k < k1; k++) {   /* k-th run in flow order */
+            const int64_t j = reverse ? nruns - 1 - k : k;
+            m = after(m, runs[j * C + w]);
+        }
+        for (int d = 1; d < 32; d <<= 1) {   /* lane i: [i, i + 2d) from [i, i + d) and [i + d, i + 2d) */
+            const float2 o = make_float2(__shfl_down_sync(0xffffffffu, m.x, d),
+                                         __shfl_down_sync(0xffffffffu, m.y, d));
+            if (lane + d < 32) m = after(m, o);
+        }
+        if (lane == 0) {
+            const float2 s = after(m, make_float2(A[w], Bm[w]));
+            A[w] = s.x, Bm[w] = s.y;
+            if (s.x != 0.0f) atomicOr(open, 1);
+        }
     }
 }
 
@@ -178,7 +181,11 @@ extern "C" logt_status scan_multi_create(int G, scan_multi **out)
     setenv("NCCL_NVLS_ENABLE", "0", 0);   /* NVLink multicast off unless asked for */
     logt_status s = LOGT_OK;
     for (int p = 0; p < G && s == LOGT_OK; p++) {
-        CUDA_TRY(cudaSetDevice(p));
+        cudaError_t e = cudaSetDevice(p);
+        if (e != cudaSuccess) {
+            s = LOGT_FAIL(LOGT_ECUDA, "scan_multi: cudaSetDevice(%d) failed: %s", p, cudaGetErrorString(e));
+            break;
+        }
         s = logt_ctx_create(LOGT_CUDA, &m->ctx[p]);
         for (int k = 0; k < 4 && s == LOGT_OK; k++)
             if (cudaEventCreate(&m->ev[p][k]) != cudaSuccess)
@@ -203,7 +210,9 @@ extern "C" logt_status scan_multi_create(int G, scan_multi **out)
 }
 
 #if HAVE_NCCL
-/* GPU p's map of its piece into m->send[p] (not waiting for it); *more: rounds to go. */
+/* One round of GPU p's summary: the window [off, off + len) of flow distance from the
+ * outflow end composed before the map so far in m->send[p], and m->open[p] raised when some
+ * channel's A is not yet 0 (queued, not waited for). */
 template <typename E>
 static logt_status summary_round(scan_multi *m, int p, int reverse, int64_t T, int64_t C,
                                  const E *a, const E *b, int64_t off, int64_t len)

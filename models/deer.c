@@ -534,6 +534,7 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
     if (m->base.c0.data && m->cell != DEER_LSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          base->cfg.model, cell_names[m->cell]);
+    m->solved = 0;   /* a forward that fails before solving leaves nothing for backward */
     m->x = *x, m->h = *h;
     m->x.owns = m->h.owns = 0;
 #ifdef LOGT_HAVE_CUDA
@@ -567,7 +568,8 @@ static void deer_destroy(logt_model *base)
 const logt_model_ops logt_deer_ops = {
     .name = "deer",
     .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
-               "method (mode = full | quasi | damped); cpu f64 reference, cuda forward (quasi)",
+               "method (mode = full | quasi | damped); cpu f64 reference; cuda quasi and full, "
+               "adjoint backward",
 #ifdef LOGT_HAVE_CUDA
     .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
 #else

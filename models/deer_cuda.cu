@@ -29,10 +29,10 @@
  * Baselines: solver = launch, one kernel per step (thread per sequence, all of its units:
  *   what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
  *   block per sequence, thread per unit, the state in shared memory, a barrier per step.
- * Backward by the adjoint (below, before the host code): the reversed linear recurrence in
+ * Backward by the adjoint (deer_cuda_backward.cu): the reversed linear recurrence in
  * λ solved by iterating a VJP of every step and a reversed scan, then GEMMs.
  * mode = full with a state wider than 1: the whole Jacobians and a chunked matrix scan, in
- * float64 (below, before the backward). Not built here: mode = damped.
+ * float64 (below). Not built here: mode = damped. What the two files share: deer_cuda.cuh.
  */
 #include <math.h>
 #include <stdio.h>
@@ -48,101 +48,7 @@
 #include "../kernels/scan.h"
 #include "deer.h"
 #include "deer_cell.h"
-
-#define BLOCK 256
-
-typedef struct deer_cuda_scratch {
-    logt_tensor wx;          /* [N][G·D] W x (the bias is added by the kernels)          */
-    logt_tensor s, s2;       /* [N][S] the iterate and the next one                      */
-    logt_tensor a, b;        /* [N][S] the scan's gates and inputs                       */
-    logt_tensor s0;          /* [B][S] s_{-1}                                           */
-    logt_tensor res;         /* launches: [1] the residual, as the bits of a non-negative
-                                float; persistent: [max_iter + 1] residuals, then the
-                                iterations made and whether it converged                 */
-    logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
-                                (a, b) and the state before its chunk                     */
-    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ              */
-    logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x), dL/d(R h)                   */
-    logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
-    int wx_valid;            /* wx holds the last forward's W x (else the kernels work it out) */
-    logt_tensor J, rhs;      /* mode = full: [N][S][S] Jacobians, [N][S] right-hand sides (f64) */
-    logt_tensor mc, vc, cc;  /* mode = full: per (chunk, sequence) M [S][S], v [S], carry [S] */
-    logt_tensor rd, bnd;     /* mode = full: R and bn in f64                              */
-} deer_cuda_scratch;
-
-/* ---- the cells, one unit j of one sequence element ------------------------------------------ */
-
-__device__ __forceinline__ float sig(float a) { return 1.0f / (1.0f + expf(-a)); }
-
-__host__ __device__ __forceinline__ int gates_of(deer_cell cell)
-{
-    return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
-}
-
-/* The j-th pre-activation from the recurrent side: Σ_m hp_m R[m][c] for column c. */
-__device__ __forceinline__ float rdot(const float *hp, const float *R, int D, int GD, int c)
-{
-    float s = 0.0f;
-    for (int mm = 0; mm < D; mm++) s += hp[mm] * R[mm * GD + c];
-    return s;
-}
-
-/* f and diag J of unit j: writes f_j (and, lstm, c_j at f[D + j]) and jd likewise. */
-__device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
-                          const float *xa, const float *sp, int j, float *f, float *jd)
-{
-    const float *hp = sp;
-    if (cell == DEER_TANH) {
-        const float v = tanhf(xa[j] + bias[j] + rdot(hp, R, D, D, j));
-        f[j] = v;
-        if (jd) jd[j] = (1.0f - v * v) * R[j * D + j];
-        return;
-    }
-    if (cell == DEER_GRU) {
-        const int GD = 3 * D;
-        const float r = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
-        const float z = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
-        const float rn = rdot(hp, R, D, GD, 2 * D + j) + bn[j];
-        const float n = tanhf(xa[2 * D + j] + bias[2 * D + j] + r * rn);
-        f[j] = (1.0f - z) * n + z * hp[j];
-        if (jd) {
-            const float cn = (1.0f - z) * (1.0f - n * n);
-            const float *Rj = R + j * GD;
-            jd[j] = cn * rn * r * (1.0f - r) * Rj[j] + (hp[j] - n) * z * (1.0f - z) * Rj[D + j] +
-                    cn * r * Rj[2 * D + j] + z;
-        }
-        return;
-    }
-    const int GD = 4 * D;   /* lstm: state [h; c] */
-    const float i = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
-    const float fg = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
-    const float g = tanhf(xa[2 * D + j] + bias[2 * D + j] + rdot(hp, R, D, GD, 2 * D + j));
-    const float o = sig(xa[3 * D + j] + bias[3 * D + j] + rdot(hp, R, D, GD, 3 * D + j));
-    const float cp = sp[D + j], c = fg * cp + i * g, tc = tanhf(c);
-    f[j] = o * tc, f[D + j] = c;
-    if (jd) {
-        const float *Rj = R + j * GD;
-        const float dc = g * i * (1.0f - i) * Rj[j] + cp * fg * (1.0f - fg) * Rj[D + j] +
-                         i * (1.0f - g * g) * Rj[2 * D + j];
-        jd[j] = tc * o * (1.0f - o) * Rj[3 * D + j] + o * (1.0f - tc * tc) * dc;
-        jd[D + j] = fg;
-    }
-}
-
-/* W x_t of sequence element n: WX's row when the GEMM made it, else (a small G·D·I, at most
- * XMAX) worked out here, which saves the GEMM's launch and pass over memory. */
-#define XMAX 256
-__device__ __forceinline__ const float *xa_of(const float *WX, const float *X, const float *W,
-                                              int64_t n, int GD, int I, float *buf)
-{
-    if (WX) return WX + n * GD;
-    for (int c = 0; c < GD; c++) {
-        float s = 0.0f;
-        for (int i = 0; i < I; i++) s += W[c * I + i] * X[n * I + i];
-        buf[c] = s;
-    }
-    return buf;
-}
+#include "deer_cuda.cuh"
 
 /* ---- Newton ------------------------------------------------------------------------------ */
 
@@ -388,12 +294,12 @@ __global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, i
     block_max_into(worst, sh, res);
 }
 
-/* Pass A: chunk blockIdx.x of sequence blockIdx.y. Shared memory: 2 S² + 2 S doubles. */
+/* Pass A: chunk blockIdx.y of sequence blockIdx.x. Shared memory: 2 S² + 2 S doubles. */
 __global__ void deer_full_chunk_kernel(int64_t T, int B, int S, int64_t L, const double *J,
                                        const double *rhs, double *Mc, double *vc)
 {
     extern __shared__ double smem[];
-    const int c = blockIdx.x, b = blockIdx.y, tid = threadIdx.x, bd = blockDim.x;
+    const int c = blockIdx.y, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
     const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
     double *M = smem, *M2 = M + S * S, *v = M2 + S * S, *v2 = v + S;
     for (int e = tid; e < S * S; e += bd) M[e] = e / S == e % S ? 1.0 : 0.0;
@@ -444,12 +350,12 @@ __global__ void deer_full_carry_kernel(int P, int B, int S, const double *Mc, co
     }
 }
 
-/* Pass C: chunk blockIdx.x of sequence blockIdx.y rerun from its carry into the iterate Sy. */
+/* Pass C: chunk blockIdx.y of sequence blockIdx.x rerun from its carry into the iterate Sy. */
 __global__ void deer_full_apply_kernel(int64_t T, int B, int S, int64_t L, const double *J,
                                        const double *rhs, const double *carry, float *Sy)
 {
     __shared__ double ys[2][FULL_SMAX];
-    const int c = blockIdx.x, b = blockIdx.y, i = threadIdx.x;
+    const int c = blockIdx.y, b = blockIdx.x, i = threadIdx.x;
     const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
     double *y = ys[0], *y2 = ys[1];
     if (i < S) y[i] = carry[((int64_t)c * B + b) * S + i];
@@ -465,117 +371,6 @@ __global__ void deer_full_apply_kernel(int64_t T, int B, int S, int64_t L, const
         __syncthreads();
         double *tt = y;
         y = y2, y2 = tt;
-    }
-}
-
-/* ---- backward: the adjoint -------------------------------------------------------------
- * λ_t = dL/ds_t in total solves the reversed linear recurrence λ_t = g_t + J_{t+1}^T λ_{t+1}
- * (g: dL/dh on the h part of the state). With J^T = diag(d) + O it is solved by iterating
- *     λ^{k+1}_t = d_{t+1} λ^{k+1}_{t+1} + (g_t + J_{t+1}^T λ^k_{t+1} − d_{t+1} λ^k_{t+1}),
- * each iteration one VJP of every step's cell (all in parallel) and one reversed element-
- * wise scan; the fixed point is the exact adjoint (BPTT's), and a state of 1 gets it in
- * one scan. Then every step's dL/d(W x), dL/d(R h) and the parameter gradients by GEMMs. */
-
-/* Adds J_t^T λ_t to u [S] for one sequence element (xa = W x_t without b, sp = s_{t-1},
- * lam = λ_t); when dxa is not NULL also writes dL/d(W x_t + b) to dxa and dL/d(R h_{t-1})
- * to dra [G·D]. The pointwise math is the float64 references' (gru_cell.h, lstm_cell.h). */
-__device__ void cell_vjp(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
-                         const float *xa, const float *sp, const float *lam, float *u, float *dxa,
-                         float *dra)
-{
-    const int G = gates_of(cell), GD = G * D;
-    for (int j = 0; j < D; j++) {
-        double a[4], ra[4], da[4] = {0, 0, 0, 0}, dr[4] = {0, 0, 0, 0};
-        for (int q = 0; q < G; q++) {
-            const int c = q * D + j;
-            a[q] = (double)xa[c] + bias[c], ra[q] = rdot(sp, R, D, GD, c);
-        }
-        if (cell == DEER_TANH) {
-            const double f = tanh(a[0] + ra[0]);
-            da[0] = dr[0] = lam[j] * (1.0 - f * f);
-        } else if (cell == DEER_GRU) {
-            double q4[4];
-            ra[2] += bn[j];
-            gru_cell_forward(a, ra, sp[j], 1, q4);
-            u[j] += (float)gru_cell_backward(q4, 1, sp[j], lam[j], da, dr);   /* through z */
-        } else {
-            double pre[4] = {a[0] + ra[0], a[1] + ra[1], a[2] + ra[2], a[3] + ra[3]}, hh;
-            const double c = lstm_cell_forward(pre, 1, sp[D + j], &hh);
-            u[D + j] += (float)lstm_cell_backward(pre, 1, sp[D + j], c, lam[j], lam[D + j], da);
-            for (int q = 0; q < 4; q++) dr[q] = da[q];
-        }
-        for (int q = 0; q < G; q++) {
-            const int c = q * D + j;
-            if (dxa) dxa[c] = (float)da[q], dra[c] = (float)dr[q];
-            for (int mm = 0; mm < D; mm++) u[mm] += R[mm * GD + c] * (float)dr[q];   /* through R */
-        }
-    }
-}
-
-/* Row n = (t, b): the scan's gates A[n] = diag J_{t+1}, inputs Bv[n] = g_t + J_{t+1}^T λ_{t+1}
- * − d_{t+1} λ_{t+1} (λ: the current iterate Lam), and the residual |λ_t − g_t − J_{t+1}^T λ_{t+1}|;
- * the last step has no t+1: A = 0, Bv = g. */
-__global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
-                                    const float *WX, const float *X, const float *W, const float *R,
-                                    const float *bias, const float *bn, const float *St,
-                                    const float *dH, const float *Lam, float *A, float *Bv, float *U,
-                                    unsigned *res)
-{
-    __shared__ float sh[BLOCK / 32];
-    const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    float worst = 0.0f;
-    if (n < N) {
-        float *a = A + n * S, *bv = Bv + n * S, *u = U + n * S;
-        const float *lam = Lam + n * S;
-        if (n + B < N) {
-            const int G = gates_of(cell);
-            const int64_t n1 = n + B;
-            float buf[XMAX];
-            const float *xa = xa_of(WX, X, W, n1, G * D, I, buf);
-            const float *sp = St + n * S, *lam1 = Lam + n1 * S;
-            for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, bv, a);   /* bv: f, scratch */
-            for (int j = 0; j < S; j++) u[j] = 0.0f;
-            cell_vjp(cell, D, R, bias, bn, xa, sp, lam1, u, NULL, NULL);
-            for (int j = 0; j < S; j++) {
-                const float g = j < D ? dH[n * D + j] : 0.0f;
-                worst = worse(worst, fabsf(lam[j] - g - u[j]));
-                bv[j] = g + u[j] - a[j] * lam1[j];
-            }
-        } else {
-            for (int j = 0; j < S; j++) {
-                const float g = j < D ? dH[n * D + j] : 0.0f;
-                worst = worse(worst, fabsf(lam[j] - g));
-                a[j] = 0.0f, bv[j] = g;
-            }
-        }
-    }
-    block_max_into(worst, sh, res);
-}
-
-/* Row n = (t, b) with λ_t: dXA[n], dRA[n]; and, at t = 0, J_0^T λ_0 into U[n] (dL/ds_{-1}). */
-__global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
-                                     const float *WX, const float *X, const float *W, const float *R,
-                                     const float *bias, const float *bn, const float *s0,
-                                     const float *St, const float *Lam, float *U, float *dXA, float *dRA)
-{
-    const int G = gates_of(cell);
-    for (int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; n < N; n += (int64_t)gridDim.x * blockDim.x) {
-        float buf[XMAX], *u = U + n * S;
-        const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
-        const float *sp = n >= B ? St + (n - B) * S : s0 + n * S;
-        for (int j = 0; j < S; j++) u[j] = 0.0f;
-        cell_vjp(cell, D, R, bias, bn, xa, sp, Lam + n * S, u, dXA + n * G * D, dRA + n * G * D);
-    }
-}
-
-/* dh0 [B][D] and dc0 [B][D] (lstm) from U's first B rows (dL/ds_{-1}). */
-__global__ void deer_state_grad_kernel(int B, int D, int S, const float *U, float *dh0, float *dc0)
-{
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t b = i / D, j = i % D;
-        if (dh0) dh0[i] = U[b * S + j];
-        if (dc0 && S > D) dc0[i] = U[b * S + D + j];
     }
 }
 
@@ -598,11 +393,6 @@ static logt_status project(logt_ctx *ctx, deer_cuda_scratch *sc, int64_t N, int6
     LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * GD, NULL));
     return logt_gemm_ex(ctx, 0, 1, N, GD, I, 1.0f, LOGT_F32, X, I, 0, W, I, 0, 0.0f,
                         (float *)sc->wx.data, GD, 0, 1, 0);
-}
-
-static const float *param(deer_model *m, const char *name)
-{
-    return (const float *)logt_model_param(&m->base, &m->base.w, name).data;
 }
 
 /* ---- Newton's two routes -------------------------------------------------------------- */
@@ -805,12 +595,12 @@ static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *
         int done;
         LOGT_TRY(newton_step_done(m, ctx, res, k, &done));
         if (done) return LOGT_OK;
-        deer_full_chunk_kernel<<<dim3((unsigned)P, (unsigned)B), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
+        deer_full_chunk_kernel<<<dim3((unsigned)B, (unsigned)P), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
                                                                                 rhs, Mc, vc);
         LAUNCH_TRY();
         deer_full_carry_kernel<<<(unsigned)B, FULL_SMAX, 0, st>>>((int)P, (int)B, (int)S, Mc, vc, a->s0, cc);
         LAUNCH_TRY();
-        deer_full_apply_kernel<<<dim3((unsigned)P, (unsigned)B), FULL_SMAX, 0, st>>>(T, (int)B, (int)S, L, J,
+        deer_full_apply_kernel<<<dim3((unsigned)B, (unsigned)P), FULL_SMAX, 0, st>>>(T, (int)B, (int)S, L, J,
                                                                                  rhs, cc, Sy);
         LAUNCH_TRY();
         float *tmp = *Sx;
@@ -857,6 +647,10 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         logt_status s = plan_persistent(m->cell, T, B, S, &plan);
         if (s != LOGT_OK && m->newton_kernel == 1) return s;
         persistent = s == LOGT_OK;
+        if (!persistent) {   /* auto: the launches route instead, nothing left of the attempt */
+            logt_errclear();
+            (void)cudaGetLastError();
+        }
     }
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
@@ -878,8 +672,10 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
 
     int sequential = m->solver, warm = 0;
     if (m->solver == 0) {   /* Newton */
-        LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
-        LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        if (!full) {   /* the element-wise routes' gates and inputs (full keeps J and b in f64) */
+            LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
+            LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        }
         if (!persistent || full) LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
         newton_args a;
         memset(&a, 0, sizeof a);
@@ -968,103 +764,6 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
                  m->mode == DEER_QUASI ? "quasi" : "full", warm ? " warm" : "", m->iterations, m->converged,
                  m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
                  m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
-    return LOGT_OK;
-}
-
-static float *grad(deer_model *m, const char *name)
-{
-    return (float *)logt_model_param(&m->base, &m->base.dw, name).data;
-}
-
-extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx,
-                                          logt_ctx *ctx)
-{
-    LOGT_TRY(logt_ctx_require_cuda(ctx, "deer backward"));
-    deer_cuda_scratch *sc = (deer_cuda_scratch *)m->cuda;
-    if (!m->solved || !sc)
-        return LOGT_FAIL(LOGT_EINVAL, "deer backward: the last forward did not give a solution "
-                         "(it failed): run a forward that succeeds first");
-    if (dh->device != LOGT_CUDA || dh->dtype != LOGT_F32 || (dx && (dx->device != LOGT_CUDA || dx->dtype != LOGT_F32)))
-        return LOGT_FAIL(LOGT_EINVAL, "deer backward on cuda takes dh and dx as cuda f32 tensors");
-    const logt_tensor *x = &m->x;
-    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int G = gates_of(m->cell);
-    const int64_t S = deer_state_size(m->cell, D), N = T * B, GD = G * D;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
-    const float *X = (const float *)x->data, *Wt = param(m, "W"), *s0 = (const float *)sc->s0.data;
-    const float *WX = sc->wx_valid ? (const float *)sc->wx.data : NULL, *St = (const float *)sc->s.data;
-    LOGT_TRY(logt_tensor_reserve(&sc->lam, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->lam2, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->u, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
-    float *Lam = (float *)sc->lam.data, *Lam2 = (float *)sc->lam2.data, *U = (float *)sc->u.data;
-    float *A = (float *)sc->a.data, *Bv = (float *)sc->b.data;
-    unsigned *res = (unsigned *)sc->res.data;
-
-    /* 1. the adjoint, from λ = 0. The residual of λ = 0 is max |g|: the stop is relative to
-     * it, tol·max|g|, or where fp32 rounding stops the residual falling (under 1e-4·max|g|
-     * and not halved by the last scan) */
-    CUDA_TRY(cudaMemsetAsync(Lam, 0, (size_t)(N * S) * sizeof(float), st));
-    float r0 = 0.0f, r = 0.0f, last = INFINITY;
-    int k = 0;
-    for (;; k++) {
-        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
-        deer_adjoint_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-            m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, St,
-            (const float *)dh->data, Lam, A, Bv, U, res);
-        LAUNCH_TRY();
-        LOGT_TRY(logt_cuda_read_max(st, res, &r));
-        if (k == 0) r0 = r;
-        if (r0 == 0.0f || r <= m->tol * r0 || (k >= 2 && r > 0.5f * last && r <= 1e-4f * r0)) break;
-        last = r;
-        if (!isfinite(r) || k == m->max_iter)
-            return LOGT_FAIL(LOGT_ENUMERIC, "deer backward on cuda: the adjoint did not converge: "
-                             "residual %.3g after %d iterations (tol %g of %.3g)%s", r, k, m->tol,
-                             r0, isfinite(r) ? "" : "; the iterate is not finite");
-        LOGT_TRY(scan_cuda(ctx, 1, T, B * S, LOGT_F32, A, Bv, NULL, Lam2));
-        float *t = Lam;
-        Lam = Lam2, Lam2 = t;
-    }
-    /* 2. every step's dL/d(W x), dL/d(R h); dL/ds_{-1} from step 0 */
-    LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, LOGT_F32, N * GD, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, LOGT_F32, N * GD, NULL));
-    float *dXA = (float *)sc->dxa.data, *dRA = (float *)sc->dra.data;
-    deer_vjp_rows_kernel<<<logt_cuda_grid(N, BLOCK), BLOCK, 0, st>>>(
-        m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, s0, St, Lam, U, dXA, dRA);
-    LAUNCH_TRY();
-    if (m->base.dh0.data || m->base.dc0.data) {
-        deer_state_grad_kernel<<<logt_cuda_grid(B * D, BLOCK), BLOCK, 0, st>>>(
-            (int)B, (int)D, (int)S, U, (float *)m->base.dh0.data, (float *)m->base.dc0.data);
-        LAUNCH_TRY();
-    }
-    /* 3. parameter gradients and dx, strict fp32 GEMMs over all steps */
-    int fresh = 0;
-    LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
-    if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->ones.data, N, 1.0f));
-    const float *ones = (const float *)sc->ones.data;
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, I, N, 1.0f, LOGT_F32, dXA, GD, 0, X, I, 0, 0.0f,
-                          grad(m, "W"), I, 0, 1, 0));
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, 1, N, 1.0f, LOGT_F32, dXA, GD, 0, ones, 1, 0, 0.0f,
-                          grad(m, "b"), 1, 0, 1, 0));
-    if (m->cell == DEER_GRU)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dRA + 2 * D, GD, 0, ones, 1, 0,
-                              0.0f, grad(m, "bn"), 1, 0, 1, 0));
-    /* dR[m][c] = Σ_n h_{t-1}[m] dRA[n][c]: h_{-1} = s0's h part, the rest the states shifted */
-    float *dR = grad(m, "R");
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, B, 1.0f, LOGT_F32, s0, S, 0, dRA, GD, 0, 0.0f, dR, GD,
-                          0, 1, 0));
-    if (T > 1)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, N - B, 1.0f, LOGT_F32, St, S, 0, dRA + B * GD, GD,
-                              0, 1.0f, dR, GD, 0, 1, 0));
-    if (dx)
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, GD, 1.0f, LOGT_F32, dXA, GD, 0, Wt, I, 0, 0.0f,
-                              (float *)dx->data, I, 0, 1, 0));
-    const size_t len = strlen(m->base.detail);
-    snprintf(m->base.detail + len, sizeof m->base.detail - len, "; adjoint: %d scans, residual %.3g of %.3g",
-             k, r, r0);
     return LOGT_OK;
 }
 

@@ -22,8 +22,9 @@
  *                           exactly diagonal, g' = f + f(1 − f) v_f (c_{t-1} − z), and each
  *                           iteration is one evaluation and one linear scan: exact Newton at
  *                           quasi-DEER's cost. Stops at max |c_t − g(c_{t-1})| <= 1e-12
- *                           (cpu, f64) or 1e-6 (cuda, f32; or where rounding stops the
- *                           residual falling, under 1e-4), at most 64 evaluations (else an
+ *                           (cpu, f64) or 1e-6 of max(1, max |c|) (cuda, f32; or where
+ *                           rounding stops the residual falling, under 1e-4 of it), at most
+ *                           64 evaluations (else an
  *                           error naming the residual); the residual per evaluation is the
  *                           run's newton_residual. The backward is the loop route's, on the
  *                           solved c.

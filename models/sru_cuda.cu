@@ -446,7 +446,8 @@ static logt_status scan_highway(logt_ctx *ctx, int64_t n, int64_t D, const float
 
 /* route = newton: C by Newton from zeros (the residual of each guess kept in m, stopping at
  * 1e-6, or where fp32 rounding stops it falling: under 1e-4 and not halved by the last
- * iteration; at most 64 evaluations, as on the cpu), then h from C. */
+ * iteration, both relative to max(1, the first residual), which is the size of c; at most
+ * 64 evaluations, as on the cpu), then h from C. */
 static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch *s, int64_t T,
                                   int64_t B, int64_t D, int64_t K, const float *G, const float *v,
                                   const float *bias, float alpha, const void *xp, float *C, void *h)
@@ -467,7 +468,7 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
     unsigned *res = (unsigned *)s->res.data;
     const int max_evals = (int)(sizeof m->residual / sizeof m->residual[0]);
     CUDA_TRY(cudaMemsetAsync(C, 0, (size_t)ND * sizeof(float), st));
-    float last = INFINITY;
+    float last = INFINITY, scale = 1.0f;
     for (int k = 0;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         sru_newton_eval_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
@@ -478,7 +479,8 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
         m->residual[k] = r, m->iterations = k;
         m->base.trace = m->residual, m->base.ntrace = k + 1;
         snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
-        if (r <= 1e-6f || (k >= 2 && r > 0.5f * last && r <= 1e-4f)) break;
+        if (k == 0) scale = r > 1.0f ? r : 1.0f;   /* max |g(0)|: the size of c */
+        if (r <= 1e-6f * scale || (k >= 2 && r > 0.5f * last && r <= 1e-4f * scale)) break;
         if (!isfinite(r) || k + 1 == max_evals)
             return LOGT_FAIL(LOGT_ENUMERIC, "%s route = newton did not converge: residual %.3g after "
                              "%d iterations. HINT: route = loop", m->base.cfg.model, r, k);

@@ -45,10 +45,30 @@ static void pick_gpu(logt_mpi *m)
     logt_strlcpy(m->gpu, sizeof m->gpu, pick);
 }
 
+/* The launcher's node-local rank and size (Open MPI's mpirun, MPICH's Hydra), known before
+ * MPI_Init: 1 when found. */
+static int local_rank_from_env(int *rank, int *size)
+{
+    static const char *const pairs[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                                           {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *r = getenv(pairs[i][0]), *n = getenv(pairs[i][1]);
+        if (r && n && *r && *n) {
+            *rank = atoi(r), *size = atoi(n);
+            return *size > 0 && *rank >= 0 && *rank < *size;
+        }
+    }
+    return 0;
+}
+
 logt_status logt_mpi_start(logt_mpi *m)
 {
     memset(m, 0, sizeof *m);
     int provided, len;
+    /* The GPU first where the launcher says the node-local rank: a CUDA-aware MPI may set up
+     * CUDA inside MPI_Init, after which CUDA_VISIBLE_DEVICES is no longer read */
+    const int early = local_rank_from_env(&m->local_rank, &m->local_size);
+    if (early) pick_gpu(m);
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return LOGT_USER_FAIL(LOGT_EUNSUPPORTED, "MPI_Init failed: start logt with mpirun -np N");
     MPI_Comm local;
@@ -61,7 +81,7 @@ logt_status logt_mpi_start(logt_mpi *m)
     char host[MPI_MAX_PROCESSOR_NAME];
     MPI_Get_processor_name(host, &len);
     logt_strlcpy(m->host, sizeof m->host, host);
-    pick_gpu(m);
+    if (!early) pick_gpu(m);
     return LOGT_OK;
 }
 

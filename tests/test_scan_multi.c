@@ -205,6 +205,10 @@ Test(scan_multi, gpus_equal_one_gpu)
         expect_gpus(G, longer, 3, GATES_NEAR1, dts[d]);   /* several summary rounds */
         expect_gpus(G, awkward, 1000, GATES_SMALL, dts[d]);
     }
+    /* more channels than one warp each in a capped grid (65536 blocks of 8 warps) */
+    int64_t few[SCAN_MULTI_MAX];
+    for (int p = 0; p < G; p++) few[p] = 3 + p;
+    expect_gpus(G, few, 600000, GATES_HALF, LOGT_F32);
 }
 
 Test(scan_multi, more_gpus_than_visible_is_an_error)

@@ -1,0 +1,115 @@
+/* deer_cuda.cuh — what the forward (deer_cuda.cu) and the backward (deer_cuda_backward.cu) of
+ * deer on CUDA share: the buffers kept between calls, the cells with the diagonal of their
+ * Jacobian in fp32 (one unit of one sequence element at a time), W x_t, and the parameters. */
+#ifndef LOGT_DEER_CUDA_CUH
+#define LOGT_DEER_CUDA_CUH
+
+#include <math.h>
+#include <stdint.h>
+
+#include "../core/tensor.h"
+#include "deer.h"
+
+#define BLOCK 256
+
+typedef struct deer_cuda_scratch {
+    logt_tensor wx;          /* [N][G·D] W x (the bias is added by the kernels)          */
+    logt_tensor s, s2;       /* [N][S] the iterate and the next one                      */
+    logt_tensor a, b;        /* [N][S] the scan's gates and inputs                       */
+    logt_tensor s0;          /* [B][S] s_{-1}                                           */
+    logt_tensor res;         /* launches: [1] the residual, as the bits of a non-negative
+                                float; persistent: [max_iter + 1] residuals, then the
+                                iterations made and whether it converged                 */
+    logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
+                                (a, b) and the state before its chunk                     */
+    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ              */
+    logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x), dL/d(R h)                   */
+    logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
+    int wx_valid;            /* wx holds the last forward's W x (else the kernels work it out) */
+    logt_tensor J, rhs;      /* mode = full: [N][S][S] Jacobians, [N][S] right-hand sides (f64) */
+    logt_tensor mc, vc, cc;  /* mode = full: per (chunk, sequence) M [S][S], v [S], carry [S] */
+    logt_tensor rd, bnd;     /* mode = full: R and bn in f64                              */
+} deer_cuda_scratch;
+
+/* ---- the cells, one unit j of one sequence element ------------------------------------------ */
+
+__device__ __forceinline__ float sig(float a) { return 1.0f / (1.0f + expf(-a)); }
+
+__host__ __device__ __forceinline__ int gates_of(deer_cell cell)
+{
+    return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
+}
+
+/* The j-th pre-activation from the recurrent side: Σ_m hp_m R[m][c] for column c. */
+__device__ __forceinline__ float rdot(const float *hp, const float *R, int D, int GD, int c)
+{
+    float s = 0.0f;
+    for (int mm = 0; mm < D; mm++) s += hp[mm] * R[mm * GD + c];
+    return s;
+}
+
+/* f and diag J of unit j: writes f_j (and, lstm, c_j at f[D + j]) and jd likewise. */
+__device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
+                          const float *xa, const float *sp, int j, float *f, float *jd)
+{
+    const float *hp = sp;
+    if (cell == DEER_TANH) {
+        const float v = tanhf(xa[j] + bias[j] + rdot(hp, R, D, D, j));
+        f[j] = v;
+        if (jd) jd[j] = (1.0f - v * v) * R[j * D + j];
+        return;
+    }
+    if (cell == DEER_GRU) {
+        const int GD = 3 * D;
+        const float r = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
+        const float z = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
+        const float rn = rdot(hp, R, D, GD, 2 * D + j) + bn[j];
+        const float n = tanhf(xa[2 * D + j] + bias[2 * D + j] + r * rn);
+        f[j] = (1.0f - z) * n + z * hp[j];
+        if (jd) {
+            const float cn = (1.0f - z) * (1.0f - n * n);
+            const float *Rj = R + j * GD;
+            jd[j] = cn * rn * r * (1.0f - r) * Rj[j] + (hp[j] - n) * z * (1.0f - z) * Rj[D + j] +
+                    cn * r * Rj[2 * D + j] + z;
+        }
+        return;
+    }
+    const int GD = 4 * D;   /* lstm: state [h; c] */
+    const float i = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
+    const float fg = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
+    const float g = tanhf(xa[2 * D + j] + bias[2 * D + j] + rdot(hp, R, D, GD, 2 * D + j));
+    const float o = sig(xa[3 * D + j] + bias[3 * D + j] + rdot(hp, R, D, GD, 3 * D + j));
+    const float cp = sp[D + j], c = fg * cp + i * g, tc = tanhf(c);
+    f[j] = o * tc, f[D + j] = c;
+    if (jd) {
+        const float *Rj = R + j * GD;
+        const float dc = g * i * (1.0f - i) * Rj[j] + cp * fg * (1.0f - fg) * Rj[D + j] +
+                         i * (1.0f - g * g) * Rj[2 * D + j];
+        jd[j] = tc * o * (1.0f - o) * Rj[3 * D + j] + o * (1.0f - tc * tc) * dc;
+        jd[D + j] = fg;
+    }
+}
+
+/* W x_t of sequence element n: WX's row when the GEMM made it, else (a small G·D·I, at most
+ * XMAX) worked out here, which saves the GEMM's launch and pass over memory. */
+#define XMAX 256
+__device__ __forceinline__ const float *xa_of(const float *WX, const float *X, const float *W,
+                                              int64_t n, int GD, int I, float *buf)
+{
+    if (WX) return WX + n * GD;
+    for (int c = 0; c < GD; c++) {
+        float s = 0.0f;
+        for (int i = 0; i < I; i++) s += W[c * I + i] * X[n * I + i];
+        buf[c] = s;
+    }
+    return buf;
+}
+
+
+/* The parameter `name` of m in fp32 on the device. */
+static inline const float *param(deer_model *m, const char *name)
+{
+    return (const float *)logt_model_param(&m->base, &m->base.w, name).data;
+}
+
+#endif
