@@ -17,8 +17,9 @@
  *            case, but each iteration is cheap.
  *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
  *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
- *            (solved by the Thomas algorithm, on the cpu only: the GPU would need a
- *            parallel tridiagonal solve, e.g. a Kalman-style scan, which is not built).
+ *            (solved by the Thomas algorithm, on the cpu only; deer_damped_chunked below
+ *            is the same solve in the associative form a GPU version would take, not yet
+ *            ported to CUDA).
  *            λ starts at the knob lambda and halves after an iteration that lowers the
  *            residual, quadruples after one that raises it: stable where Newton diverges.
  * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
@@ -113,6 +114,16 @@ void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, c
                        double *h);
 logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
                                const double *h0, int64_t chunk, double *h);
+
+/* One channel's damped step (mode = damped): minimise Σ_t (h_t − a_t h_{t-1} − b_t)²
+ * + λ Σ_t (h_t − g_t)² with h_{-1} = h0, a tridiagonal system, into out [T]: by the Thomas
+ * algorithm (what deer_forward_cpu does), and in the associative form a parallel solve on
+ * the GPU would use (Thomas's forward sweep as a scan of normalised 2×2 Möbius maps, then two
+ * linear scans), in chunks of `chunk` steps. Equal up to rounding. */
+logt_status deer_damped_thomas(int64_t T, const double *a, const double *b, const double *g,
+                               double h0, double lambda, double *out);
+logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, const double *g,
+                                double h0, double lambda, int64_t chunk, double *out);
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);

@@ -244,6 +244,33 @@ Test(deer_cpu, chunked_matrix_scan_equals_the_loop)
             }
 }
 
+/* The damped step's tridiagonal solve in scan form (2×2 Möbius maps, then two linear scans)
+ * against Thomas: gates up to 1.5 (an expanding recurrence), λ from 1e-3 to 100, every chunk
+ * size from 1 to past T. A wrong composition order or carry is off by order 1. */
+Test(deer_cpu, damped_solve_in_scan_form_equals_thomas)
+{
+    const int64_t Ts[] = {1, 2, 7, 100, 1000}, chunks[] = {1, 3, 64, 5000};
+    const double lambdas[] = {1e-3, 1.0, 100.0};
+    for (size_t i = 0; i < 5; i++)
+        for (size_t k = 0; k < 3; k++)
+            for (size_t c = 0; c < 4; c++) {
+                const int64_t T = Ts[i];
+                double *a = random_array(T, 13, 1, 1.5, LOGT_F64), *b = random_array(T, 13, 2, 1.0, LOGT_F64);
+                double *g = random_array(T, 13, 3, 2.0, LOGT_F64);
+                double *h1 = malloc(sizeof(double) * T), *h2 = malloc(sizeof(double) * T);
+                cr_assert_eq(deer_damped_thomas(T, a, b, g, 0.7, lambdas[k], h1), LOGT_OK);
+                cr_assert_eq(deer_damped_chunked(T, a, b, g, 0.7, lambdas[k], chunks[c], h2), LOGT_OK);
+                char label[80];
+                snprintf(label, sizeof label, "T=%lld lambda=%g chunk=%lld", (long long)T, lambdas[k],
+                         (long long)chunks[c]);
+                expect_same("h", h2, h1, T, 1e-10, label);
+                free(a), free(b), free(g), free(h1), free(h2);
+            }
+    double x = 0;
+    cr_assert_eq(deer_damped_chunked(0, &x, &x, &x, 0, 1, 4, &x), LOGT_EINVAL);
+    cr_assert_eq(deer_damped_chunked(3, &x, &x, &x, 0, 1, 0, &x), LOGT_EINVAL);
+}
+
 /* ---- warm start, failure, memory, configuration -------------------------------------------- */
 
 Test(deer_cpu, warm_start_from_the_previous_solution)
