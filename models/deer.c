@@ -22,6 +22,11 @@ static const char *const newton_kernel_names[] = {"auto", "persistent", "launche
 static const char *const mode_names[] = {"full", "quasi", "damped"};
 static const char *const cell_names[] = {"gru", "tanh", "lstm"};
 
+const char *deer_mode_name(deer_mode mode)
+{
+    return mode >= DEER_FULL && mode <= DEER_DAMPED ? mode_names[mode] : "?";
+}
+
 static int ngates(deer_cell cell) { return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1; }
 
 /* ---- configuration ------------------------------------------------------------------- */
@@ -112,9 +117,6 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
                          "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
                          "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
     if (cfg->device == LOGT_CUDA && o->solver == 0) {
-        if (o->mode == DEER_DAMPED)
-            return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = damped runs on cpu only for now (its "
-                             "parallel Kalman step is not built on cuda): use mode = quasi", cfg->model);
         if (o->mode == DEER_FULL && (deer_state_size(o->cell, cfg->hidden_size) > 64 ||
                                      ngates(o->cell) * cfg->hidden_size > 256))
             return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = full on cuda is built for states of "
@@ -643,7 +645,7 @@ static void deer_destroy(logt_model *base)
 const logt_model_ops logt_deer_ops = {
     .name = "deer",
     .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
-               "method (mode = full | quasi | damped); cpu f64 reference; cuda quasi and full, "
+               "method (mode = full | quasi | damped); cpu f64 reference; cuda every mode, "
                "adjoint backward",
 #ifdef LOGT_HAVE_CUDA
     .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),

@@ -17,9 +17,8 @@
  *            case, but each iteration is cheap.
  *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
  *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
- *            (solved by the Thomas algorithm, on the cpu only; deer_damped_chunked below
- *            is the same solve in the associative form a GPU version would take, not yet
- *            ported to CUDA).
+ *            (on the cpu by the Thomas algorithm; on cuda in the associative form of
+ *            deer_damped_chunked below: a scan of 2×2 maps, then two linear scans).
  *            λ starts at the knob lambda and halves after an iteration that lowers the
  *            residual, quadruples after one that raises it: stable where Newton diverges.
  * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
@@ -47,11 +46,12 @@
  * backward) and cuda (deer_cuda.cu, f32 states): mode = quasi, mode = full (states up to
  * 64: the Jacobians and a chunked matrix scan in float64), the adjoint backward in both (the
  * reversed recurrence in λ by iterating a VJP of every step and a reversed element-wise
- * scan); mode = damped is the cpu's only. Knob newton_kernel: persistent (the whole
- * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4),
- * launches (an evaluation kernel and a kernels/scan call per iteration, any state), auto
- * (the default: persistent where it applies). Knob solver = launch | fused gives the two
- * sequential baselines (one kernel launch per step; one persistent kernel). tol defaults
+ * scan), and mode = damped (deer_cuda_damped.cu: the tridiagonal step as a chunked scan of
+ * 2×2 maps and two kernels/scan calls, in fp32). Knob newton_kernel: persistent (the whole
+ * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4; quasi),
+ * launches (an evaluation kernel and a kernels/scan call, or the damped step, per
+ * iteration, any state), auto (the default: persistent where it applies). Knob solver =
+ * launch | fused gives the two sequential baselines (one kernel launch per step; one persistent kernel). tol defaults
  * to 1e-5 on cuda (f32).
  */
 #ifndef LOGT_DEER_H
@@ -91,6 +91,9 @@ typedef struct deer_model {
     double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
 } deer_model;
 
+/* "full", "quasi" or "damped". */
+const char *deer_mode_name(deer_mode mode);
+
 /* The state's width: D, or 2D for the lstm ([h; c]). */
 int64_t deer_state_size(deer_cell cell, int64_t D);
 
@@ -117,9 +120,9 @@ logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const doub
 
 /* One channel's damped step (mode = damped): minimise Σ_t (h_t − a_t h_{t-1} − b_t)²
  * + λ Σ_t (h_t − g_t)² with h_{-1} = h0, a tridiagonal system, into out [T]: by the Thomas
- * algorithm (what deer_forward_cpu does), and in the associative form a parallel solve on
- * the GPU would use (Thomas's forward sweep as a scan of normalised 2×2 Möbius maps, then two
- * linear scans), in chunks of `chunk` steps. Equal up to rounding. */
+ * algorithm (what deer_forward_cpu does), and in the associative form the GPU's solve takes
+ * (deer_cuda_damped.cu: Thomas's forward sweep as a scan of normalised 2×2 Möbius maps, then
+ * two linear scans), in chunks of `chunk` steps. Equal up to rounding. */
 logt_status deer_damped_thomas(int64_t T, const double *a, const double *b, const double *g,
                                double h0, double lambda, double *out);
 logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, const double *g,
@@ -131,6 +134,11 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 #ifdef LOGT_HAVE_CUDA
 logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
 logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+/* One damped step on the GPU, as deer_damped_thomas for each of C channels: a, b, g, out
+ * are device [T][C] f32 arrays, s0 a device [C] array (NULL: zeros); out overlaps none of
+ * them. Runs on ctx->stream and synchronises it (its buffers are its own): for tests. */
+logt_status deer_damped_step_cuda(logt_ctx *ctx, int64_t T, int64_t C, double lambda, const float *a,
+                                  const float *b, const float *g, const float *s0, float *out);
 void deer_free_cuda(deer_model *m);
 #endif
 

@@ -500,12 +500,15 @@ static logt_status first_guess(cudaStream_t st, const float *init, float *Sx, in
     return LOGT_OK;
 }
 
-/* After evaluation k: read its residual (one small copy and a synchronisation), keep it in the
- * report; 1 when Newton stops there (converged, not finite, or max_iter reached). */
-static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done)
+/* After evaluation k: read its residual (one small copy and a synchronisation) into the
+ * report (and *residual unless NULL); 1 when Newton stops there (converged, not finite, or
+ * max_iter reached). */
+static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done,
+                                    float *residual)
 {
     float r;
     LOGT_TRY(logt_cuda_read_max(ctx->stream, res, &r));
+    if (residual) *residual = r;
     if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
     m->iterations = k;
     if (!isfinite(r)) m->nonfinite++;
@@ -514,8 +517,9 @@ static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned
     return LOGT_OK;
 }
 
-/* Newton, an evaluation kernel and a scan per iteration, the residual checked on the host;
- * *Sx is left pointing at the last iterate (sc->s or sc->s2); the report in m. */
+/* Newton, an evaluation kernel and a scan per iteration (mode = damped: the damped step of
+ * deer_cuda_damped.cu instead of the scan, λ adapted as on the cpu), the residual checked on
+ * the host; *Sx is left pointing at the last iterate (sc->s or sc->s2); the report in m. */
 static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
                                    const newton_args *a, float **Sx)
 {
@@ -525,6 +529,8 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
     float *Sy = (float *)sc->s2.data;
     unsigned *res = (unsigned *)sc->res.data;
     LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
+    double lambda = m->lambda;
+    float last = INFINITY;
     for (int k = 0;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
@@ -532,9 +538,16 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
             a->s0, *Sx, a->A, a->Bv, res);
         LAUNCH_TRY();
         int done;
-        LOGT_TRY(newton_step_done(m, ctx, res, k, &done));
+        float r;
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, &r));
         if (done) return LOGT_OK;
-        LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, a->A, a->Bv, a->s0, Sy));
+        if (m->mode == DEER_DAMPED) {   /* the first step uses the knob's λ */
+            if (k > 0) lambda = r > last ? lambda * 4.0 : lambda * 0.5;
+            last = r;
+            LOGT_TRY(deer_damped_cuda(ctx, sc, T, B * S, (float)lambda, a->A, a->Bv, *Sx, a->s0, Sy));
+        } else {
+            LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, a->A, a->Bv, a->s0, Sy));
+        }
         float *tmp = *Sx;
         *Sx = Sy, Sy = tmp;
     }
@@ -593,7 +606,7 @@ static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *
             *Sx, J, rhs, res);
         LAUNCH_TRY();
         int done;
-        LOGT_TRY(newton_step_done(m, ctx, res, k, &done));
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, NULL));
         if (done) return LOGT_OK;
         deer_full_chunk_kernel<<<dim3((unsigned)B, (unsigned)P), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
                                                                                 rhs, Mc, vc);
@@ -613,7 +626,7 @@ static double scratch_mib(const deer_cuda_scratch *sc)
 {
     const logt_tensor *all[] = {&sc->wx,  &sc->s,  &sc->s2, &sc->a,   &sc->b,  &sc->s0, &sc->res,
                                 &sc->agg, &sc->carry, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc,
-                                &sc->rd, &sc->bnd};
+                                &sc->rd, &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc};
     double bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
@@ -643,7 +656,12 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     memset(&plan, 0, sizeof plan);
     int persistent = 0;
     const int full = m->solver == 0 && m->mode == DEER_FULL && S > 1;   /* the matrix scan */
-    if (m->solver == 0 && m->newton_kernel != 2 && !full) {
+    const int damped = m->solver == 0 && m->mode == DEER_DAMPED;        /* launches only */
+    if (damped && m->newton_kernel == 1)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: mode = damped runs on the launches route "
+                         "(an evaluation kernel and the damped step per iteration), not newton_kernel "
+                         "= persistent: use newton_kernel = launches (or auto)");
+    if (m->solver == 0 && m->newton_kernel != 2 && !full && !damped) {
         logt_status s = plan_persistent(m->cell, T, B, S, &plan);
         if (s != LOGT_OK && m->newton_kernel == 1) return s;
         persistent = s == LOGT_OK;
@@ -700,7 +718,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
                                  "deer on cuda (mode %s) did not converge: residual %.3g after %d "
                                  "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
                                  "on_fail = sequential",
-                                 m->mode == DEER_QUASI ? "quasi" : "full", r, m->iterations, m->tol,
+                                 deer_mode_name(m->mode), r, m->iterations, m->tol,
                                  isfinite(r) ? "" : "; the iterate is not finite");
             sequential = 2, m->fell_back = 1;
         }
@@ -752,7 +770,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
                  "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
                  "steps a block)%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
                  "first=%.3g last=%.3g; buffers %.1f MiB",
-                 m->mode == DEER_QUASI ? "quasi" : "full", plan.grid, plan.nq,
+                 deer_mode_name(m->mode), plan.grid, plan.nq,
                  (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L,
                  warm ? " warm" : "", m->iterations,
                  m->converged, m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
@@ -761,7 +779,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         snprintf(m->base.detail, sizeof m->base.detail,
                  "mode=%s kernel=launches%s iterations=%d converged=%d fell_back=%d nonfinite=%d "
                  "residual first=%.3g last=%.3g; buffers %.1f MiB",
-                 m->mode == DEER_QUASI ? "quasi" : "full", warm ? " warm" : "", m->iterations, m->converged,
+                 deer_mode_name(m->mode), warm ? " warm" : "", m->iterations, m->converged,
                  m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
                  m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
     return LOGT_OK;
@@ -774,7 +792,7 @@ extern "C" void deer_free_cuda(deer_model *m)
     logt_tensor *all[] = {&sc->wx, &sc->s,   &sc->s2, &sc->a,   &sc->b,   &sc->s0, &sc->res,
                           &sc->agg, &sc->carry, &sc->lam, &sc->lam2, &sc->u, &sc->dxa, &sc->dra,
                           &sc->ones, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc, &sc->rd,
-                          &sc->bnd};
+                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;

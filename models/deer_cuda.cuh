@@ -29,7 +29,17 @@ typedef struct deer_cuda_scratch {
     logt_tensor J, rhs;      /* mode = full: [N][S][S] Jacobians, [N][S] right-hand sides (f64) */
     logt_tensor mc, vc, cc;  /* mode = full: per (chunk, sequence) M [S][S], v [S], carry [S] */
     logt_tensor rd, bnd;     /* mode = full: R and bn in f64                              */
+    logt_tensor dmaps, dcarry; /* mode = damped: per (chunk, channel) the sweep's 2×2 map and
+                                the c' entering the chunk                                 */
+    logt_tensor dfb, dnc;    /* mode = damped: [N][S] the forward scan's inputs, then r'; the
+                                reversed scan's gates −c'                                 */
 } deer_cuda_scratch;
+
+/* mode = damped's step (deer_cuda_damped.cu): for each of the C = B·S channels of the [T][C]
+ * arrays, out = argmin Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − g_t)², h_{-1} = s0 [C]
+ * (NULL: zeros); out must not overlap a, b, g. Buffers in sc (dmaps, dcarry, dfb, dnc). */
+logt_status deer_damped_cuda(logt_ctx *ctx, deer_cuda_scratch *sc, int64_t T, int64_t C, float lambda,
+                             const float *a, const float *b, const float *g, const float *s0, float *out);
 
 /* ---- the cells, one unit j of one sequence element ------------------------------------------ */
 

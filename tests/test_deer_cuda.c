@@ -1,6 +1,6 @@
 /* test_deer_cuda.c — deer's CUDA forward (models/deer_cuda.cu): Newton (mode = quasi, and
  * full for a state of 1) by both routes (newton_kernel = persistent, launches), mode = full
- * by the matrix scan, and the two sequential baselines (solver = launch, fused) against
+ * by the matrix scan, mode = damped (its step against Thomas's algorithm, too), and the two sequential baselines (solver = launch, fused) against
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
  * lstm and tanh cells, odd B, T = 1, with an initial state; the adjoint backward's
  * gradients against the reference's (BPTT's); the report of a run that does not converge
@@ -128,6 +128,9 @@ Test(deer_cuda, persistent_route_refuses_what_it_is_not_built_for)
     cr_assert_eq(forward(&cfg, 10, 2, x, NULL, NULL, NULL, &h, NULL, NULL), LOGT_EUNSUPPORTED);
     cr_assert(strstr(logt_errmsg(), "states of 1 to 4") && strstr(logt_errmsg(), "newton_kernel = launches"),
               "%s", logt_errmsg());
+    cfg = cfg_of(LOGT_CUDA, "gru", "mode=damped,newton_kernel=persistent", 3, 2);
+    cr_assert_eq(forward(&cfg, 10, 2, x, NULL, NULL, NULL, &h, NULL, NULL), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "mode = damped runs on the launches route"), "%s", logt_errmsg());
     free(x);
 }
 
@@ -158,7 +161,6 @@ Test(deer_cuda, what_cuda_refuses_says_so)
     SKIP_WITHOUT_GPU("deer on cuda");
     struct { const char *knobs; int D; const char *says; } cases[] = {
         {"mode=full", 65, "mode = full on cuda is built for states of at most 64"},
-        {"mode=damped", 1, "mode = damped runs on cpu only for now"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", cases[i].knobs, 2, cases[i].D);
@@ -317,4 +319,89 @@ Test(deer_cuda, full_newton_matches_the_reference)
               "full %d iterations, quasi %d", full.iterations, quasi.iterations);
     fprintf(stderr, "deer cuda gru T=%d B=%d D=%d: full %d iterations, quasi %d\n", T, B, D,
             full.iterations, quasi.iterations);
+}
+
+/* mode = damped's step on its own (deer_cuda_damped.cu) against Thomas's algorithm in float64
+ * (deer_damped_thomas), channel by channel, on the same f32-rounded a, b, g, s0: T from 1 to
+ * past the chunking's one step a chunk, C from 1 to past the threads of the carry kernel's
+ * block, λ from 1e-3 to 100, gates up to 1.5 (an expanding recurrence) where λ keeps the
+ * system diagonally dominant. Tolerance 1e-4 of max|ref|; a wrong carry is off by order 1. */
+Test(deer_cuda, damped_step_equals_thomas)
+{
+    SKIP_WITHOUT_GPU("deer's damped step on cuda vs Thomas in f64");
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    const struct { int64_t T, C; double lambda, amax; } cases[] = {
+        {1, 1, 1.0, 0.9},      {2, 3, 1e-3, 0.9},    {7, 1, 100.0, 1.5},   {1000, 3, 1.0, 1.5},
+        {1000, 300, 1e-3, 0.9}, {33753, 2, 1.0, 0.9}, {100000, 1, 1e-3, 0.9}, {4096, 1000, 100.0, 1.5},
+        {200000, 16, 1.0, 1.5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const int64_t T = cases[i].T, C = cases[i].C, n = T * C;
+        double *a = random_array(n, 71, 1, cases[i].amax, LOGT_F32), *b = random_array(n, 71, 2, 1.0, LOGT_F32);
+        double *g = random_array(n, 71, 3, 2.0, LOGT_F32), *s0 = random_array(C, 71, 4, 1.0, LOGT_F32);
+        logt_tensor da, db, dg, ds0, dout;
+        logt_tensor *all[] = {&da, &db, &dg, &ds0, &dout};
+        double *host[] = {a, b, g, s0, NULL};
+        for (int k = 0; k < 5; k++) {
+            cr_assert_eq(logt_tensor_new1(all[k], LOGT_CUDA, LOGT_F32, k == 3 ? C : n), LOGT_OK, "%s", logt_errmsg());
+            if (host[k]) cr_assert_eq(logt_tensor_from_f64(all[k], host[k]), LOGT_OK, "%s", logt_errmsg());
+        }
+        cr_assert_eq(deer_damped_step_cuda(ctx, T, C, cases[i].lambda, da.data, db.data, dg.data, ds0.data,
+                                           dout.data), LOGT_OK, "%s", logt_errmsg());
+        double *got = host_copy(&dout), *ref = malloc(sizeof(double) * (size_t)n);
+        double *ca = malloc(sizeof(double) * 4 * (size_t)T), *cb = ca + T, *cg = cb + T, *ch = cg + T;
+        cr_assert(ref && ca, "out of host memory");
+        for (int64_t c = 0; c < C; c++) {   /* channel c as contiguous arrays */
+            for (int64_t t = 0; t < T; t++) ca[t] = a[t * C + c], cb[t] = b[t * C + c], cg[t] = g[t * C + c];
+            cr_assert_eq(deer_damped_thomas(T, ca, cb, cg, s0[c], cases[i].lambda, ch), LOGT_OK);
+            for (int64_t t = 0; t < T; t++) ref[t * C + c] = ch[t];
+        }
+        double scale = 0;
+        for (int64_t k = 0; k < n; k++) scale = fmax(scale, fabs(ref[k]));
+        check_result r = check_close("h", got, ref, n, 1e-4 * scale, 0);
+        cr_expect(r.ok, "T=%lld C=%lld lambda=%g gates up to %g: %s", (long long)T, (long long)C,
+                  cases[i].lambda, cases[i].amax, r.msg);
+        for (int k = 0; k < 5; k++) logt_tensor_free(all[k]);
+        free(a), free(b), free(g), free(s0), free(got), free(ref), free(ca);
+    }
+    float one = 1.0f;
+    cr_assert_eq(deer_damped_step_cuda(ctx, 0, 1, 1.0, &one, &one, &one, NULL, &one), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "T = 0"), "%s", logt_errmsg());
+    logt_ctx_destroy(ctx);
+}
+
+/* mode = damped on cuda (the launches route with the damped step) against the reference's
+ * answer, every cell, odd B, T = 1, an initial state, λ small and large; then the adjoint
+ * after it; and the damped iterations against the cpu's damped iterations, which follow the
+ * same λ schedule (equal up to f32 rounding of the residuals, ±2). */
+Test(deer_cuda, damped_mode_matches_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer mode = damped on cuda vs the f64 CPU reference");
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    for (int c = 0; c < 3; c++) {
+        expect_matches(cells[c], "mode=damped,tol=1e-6", 1, 1, 1);
+        expect_matches(cells[c], "mode=damped,tol=1e-6", 200, 3, 4);
+        expect_matches(cells[c], "mode=damped,tol=1e-6", 1000, 16, 1);
+        expect_matches(cells[c], "mode=damped,tol=1e-6", 77, 5, 33);
+    }
+    expect_matches("gru", "mode=damped,tol=1e-6,lambda=100", 3000, 4, 2);
+    expect_matches("gru", "mode=damped,tol=1e-6,lambda=1e-3", 100000, 2, 1);
+    expect_matches("gru", "mode=damped,tol=1e-6,max_iter=1,on_fail=sequential", 500, 4, 8);
+    expect_gradients("gru", "mode=damped,tol=1e-6", 200, 5, 4);
+    expect_gradients("lstm", "mode=damped,tol=1e-6", 300, 3, 2);
+    const int T = 2000, B = 4, I = 3, D = 8;
+    double *x = random_array((int64_t)T * B * I, 62, 1, 1.0, LOGT_F32), *h, *w;
+    deer_model gpu, cpu;
+    logt_model_cfg cg = cfg_of(LOGT_CUDA, "gru", "mode=damped,tol=1e-5", I, D);
+    logt_model_cfg cc = cfg_of(LOGT_CPU, "gru", "mode=damped,tol=1e-5", I, D);
+    cr_assert_eq(forward(&cg, T, B, x, NULL, NULL, NULL, &h, &w, &gpu), LOGT_OK, "%s", logt_errmsg());
+    free(h);
+    cr_assert_eq(forward(&cc, T, B, x, NULL, NULL, w, &h, NULL, &cpu), LOGT_OK, "%s", logt_errmsg());
+    free(h), free(w), free(x);
+    cr_expect(strstr(gpu.base.detail, "mode=damped kernel=launches"), "%s", gpu.base.detail);
+    cr_expect(abs(gpu.iterations - cpu.iterations) <= 2, "damped iterations: cuda %d, cpu %d",
+              gpu.iterations, cpu.iterations);
+    fprintf(stderr, "deer damped gru T=%d B=%d D=%d: cuda %d iterations, cpu %d\n", T, B, D,
+            gpu.iterations, cpu.iterations);
 }
