@@ -10,6 +10,7 @@
  */
 #include <limits.h>
 
+#include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "gemm.h"
 
@@ -85,5 +86,52 @@ extern "C" logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64
                                           (long long)strideB, A, t, (int)lda, (long long)strideA,
                                           &beta, C, CUDA_R_32F, (int)ldc, (long long)strideC,
                                           (int)batch, ct, CUBLAS_GEMM_DEFAULT));
+    return LOGT_OK;
+}
+
+/* x rounded to the nearest TF32 value (10 explicit mantissa bits, ties to even); inf and NaN
+ * kept. */
+__device__ __forceinline__ float tf32_round(float x)
+{
+    unsigned u = __float_as_uint(x);
+    if ((u & 0x7f800000u) == 0x7f800000u) return x;
+    u += 0xfffu + ((u >> 13) & 1u);
+    return __uint_as_float(u & 0xffffe000u);
+}
+
+__global__ void tf32_split_kernel(int64_t n, const float *x, float *hi, float *lo)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const float v = x[i], h = tf32_round(v);
+        hi[i] = h, lo[i] = tf32_round(v - h);
+    }
+}
+
+extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
+                                            int64_t K, float alpha, const float *A, int64_t strideA,
+                                            const float *B, int64_t strideB, float beta, float *C,
+                                            int64_t strideC, int64_t batch)
+{
+    if (M < 0 || N < 0 || K < 0 || batch < 0 || strideA < 0 || strideB < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "gemm (3xtf32) with a negative size or stride: M=%lld N=%lld "
+                         "K=%lld batch=%lld", (long long)M, (long long)N, (long long)K, (long long)batch);
+    if (M == 0 || N == 0 || batch == 0 || K == 0)   /* nothing to split: the plain path's rules */
+        return logt_gemm_f32_batched(ctx, transA, transB, M, N, K, alpha, A, strideA, B, strideB,
+                                     beta, C, strideC, batch);
+    /* the elements each operand's strides reach */
+    const int64_t na = (batch - 1) * strideA + M * K, nb = (batch - 1) * strideB + K * N;
+    void *ws = NULL;
+    LOGT_TRY(logt_ctx_workspace(ctx, (size_t)(2 * (na + nb)) * sizeof(float), &ws));
+    float *ah = (float *)ws, *al = ah + na, *bh = al + na, *bl = bh + nb;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    tf32_split_kernel<<<logt_cuda_grid(na, 256), 256, 0, st>>>(na, A, ah, al);
+    LAUNCH_TRY();
+    tf32_split_kernel<<<logt_cuda_grid(nb, 256), 256, 0, st>>>(nb, B, bh, bl);
+    LAUNCH_TRY();
+    const int64_t lda = transA ? M : K, ldb = transB ? K : N;
+    const float *as[3] = {ah, al, ah}, *bs[3] = {bl, bh, bh};
+    for (int k = 0; k < 3; k++)
+        LOGT_TRY(logt_gemm_ex(ctx, transA, transB, M, N, K, alpha, LOGT_F32, as[k], lda, strideA, bs[k], ldb,
+                              strideB, k ? 1.0f : beta, C, N, strideC, batch, 1));
     return LOGT_OK;
 }

@@ -37,6 +37,19 @@ logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64
                          float alpha, logt_dtype in, const void *A, int64_t lda, int64_t strideA,
                          const void *B, int64_t ldb, int64_t strideB, float beta, float *C,
                          int64_t ldc, int64_t strideC, int64_t batch, int math_tf32);
+
+/* logt_gemm_f32_batched with fp32's accuracy on TF32 tensor cores (3xTF32): each operand X is
+ * split into X_hi = tf32(X) and X_lo = tf32(X − X_hi) (round to nearest; both exact in TF32,
+ * so the tensor cores' own conversion changes nothing), and
+ *     C = alpha · (A_hi·B_lo + A_lo·B_hi + A_hi·B_hi) + beta · C,
+ * three TF32 products accumulated in fp32, small terms first. What is dropped, A_lo·B_lo and
+ * the rounding of the lo parts, is ~2^-22 of |A||B| a term, against fp32's 2^-24 rounding of
+ * each product and sum: fp32-level error (tests/test_gemm_cuda.c measures it against
+ * cublasSgemm's), at three tensor-core GEMMs plus a pass over each operand. The splits live
+ * in ctx's workspace (2 floats per element of A and of B as the strides lay them out). */
+logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                                 float alpha, const float *A, int64_t strideA, const float *B,
+                                 int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch);
 #endif
 
 #ifdef __cplusplus

@@ -23,6 +23,8 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* ---- knobs and layout ------------------------------------------------------------------- */
 
+const char *const sru_math_names[] = {"fp32", "tf32", "3xtf32"};
+
 static const char *const knobs[] = {"v", "route", "highway_scale", "math", NULL};
 
 logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
@@ -66,18 +68,20 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
                          cfg->model, hs);
 
     const char *mt = logt_cfg_knob(cfg, "math", "fp32");
-    if (!strcmp(mt, "fp32")) out->tf32 = 0;
-    else if (!strcmp(mt, "tf32")) out->tf32 = 1;
-    else
+    out->math = -1;
+    for (int i = SRU_MATH_FP32; i <= SRU_MATH_3XTF32; i++)
+        if (!strcmp(mt, sru_math_names[i])) out->math = i;
+    if (out->math < 0)
         return LOGT_FAIL(LOGT_EINVAL,
-                         "%s: math = '%s' is not a math mode: choose fp32 (strict) or tf32 (the "
-                         "GEMMs on TF32 tensor cores)",
+                         "%s: math = '%s' is not a math mode: choose fp32 (strict), tf32 (the "
+                         "GEMMs on TF32 tensor cores) or 3xtf32 (fp32's accuracy from three TF32 "
+                         "products)",
                          cfg->model, mt);
-    if (out->tf32 && cfg->device != LOGT_CUDA)
+    if (out->math != SRU_MATH_FP32 && cfg->device != LOGT_CUDA)
         return LOGT_FAIL(LOGT_EINVAL,
-                         "%s: math = tf32 sets the cuda GEMMs; on %s the reference computes in "
+                         "%s: math = %s sets the cuda GEMMs; on %s the reference computes in "
                          "f64: leave math unset (fp32) or use the cuda backend",
-                         cfg->model, logt_device_name(cfg->device));
+                         cfg->model, mt, logt_device_name(cfg->device));
     return LOGT_OK;
 }
 
@@ -336,7 +340,7 @@ static logt_status sru_create(const logt_model_cfg *cfg, logt_model **out)
     if (cfg->device == LOGT_CUDA)   /* sru_forward_cuda says more once it knows the shape */
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s, math=%s: one batched input GEMM, then %s; v %s, highway scale %g",
-                 logt_dtype_name(cfg->dtype), m->o.tf32 ? "tf32" : "fp32",
+                 logt_dtype_name(cfg->dtype), sru_math_names[m->o.math],
                  m->o.use_scan ? "the linear scan for c" : "the fused element-wise loop",
                  m->o.v_on ? "on" : "zero", m->o.alpha);
     else

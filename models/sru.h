@@ -37,10 +37,14 @@
  *                           folds it into W_p's initial values. We apply α at run time in
  *                           both cases, as the paper writes it: the same at initialisation,
  *                           one multiply per element, and one formula for both shapes.
- *   math = fp32 | tf32      the GEMMs of the cuda path (the input GEMM forward, the dW and dx
- *                           GEMMs backward): fp32 (default) is strict fp32; tf32 runs them on
- *                           TF32 tensor cores (10-bit mantissa inputs, fp32 accumulation). The
- *                           cpu reference is f64 and refuses tf32.
+ *   math = fp32 | tf32 | 3xtf32
+ *                           the GEMMs of the cuda path (the input GEMM forward, the dW and dx
+ *                           GEMMs backward): fp32 (default) is strict fp32 (cublasSgemm); tf32
+ *                           runs them on TF32 tensor cores (10-bit mantissa inputs, fp32
+ *                           accumulation); 3xtf32 runs each as three TF32 products of the
+ *                           operands split into high and low TF32 parts (kernels/gemm.h:
+ *                           fp32's accuracy on tensor cores). The cpu reference is f64 and
+ *                           takes fp32 only.
  *
  * Parameters, in this order (W and Wp adjacent: [W; Wp] is one [4D][I] matrix, one GEMM):
  *   W  [3D][I]  rows 0..D-1 W (candidate z), D..2D-1 W_f, 2D..3D-1 W_r (the authors' U order)
@@ -72,12 +76,15 @@
 extern "C" {
 #endif
 
+typedef enum sru_math { SRU_MATH_FP32, SRU_MATH_TF32, SRU_MATH_3XTF32 } sru_math;
+extern const char *const sru_math_names[];   /* "fp32", "tf32", "3xtf32" */
+
 typedef struct sru_opts {
     int v_on;       /* 1: v_f, v_r are parameters; 0: v ≡ 0 (the 2017 form)   */
     int use_scan;   /* the route taken for c: 1 scan, 0 loop                  */
     int newton;     /* route = newton: c by Newton over the sequence (cpu)     */
     double alpha;   /* highway scale α                                        */
-    int tf32;       /* math = tf32: the cuda GEMMs on TF32 tensor cores       */
+    int math;       /* the cuda GEMMs: SRU_MATH_FP32, _TF32 or _3XTF32        */
 } sru_opts;
 
 typedef struct sru_model {

@@ -27,7 +27,8 @@
  * bf16: x is converted to an f32 scratch once per forward (kept for backward's dW GEMM), and
  * the f32 GEMMs of kernels/gemm.h run on it: products of bf16 x with f32 W, in fp32 (or TF32).
  * dx is made in an f32 scratch, then rounded to bf16. math = tf32 sets CUBLAS_TF32_TENSOR_OP_MATH
- * on the handle around each of the three GEMMs and restores the handle's mode after.
+ * on the handle around each of the three GEMMs and restores the handle's mode after; math =
+ * 3xtf32 makes each GEMM three TF32 products of split operands (kernels/gemm.h).
  *
  * Bounds (bytes of fp32 4, bf16 2; H200: ~4.3 TB/s copy, ~50 TFLOP/s strict fp32, ~400 TF32).
  *   GEMMs:  forward 2·N·K·D·I flops, backward twice that. At the issue's shape D = I = 768,
@@ -367,21 +368,26 @@ static logt_status check_act(const logt_tensor *t, logt_dtype dt, const char *wh
     return LOGT_OK;
 }
 
-/* A row-major GEMM of kernels/gemm.h under the layer's math: TF32 tensor cores for math =
- * tf32, the handle's mode restored after (also after a failure). */
+/* A row-major GEMM of kernels/gemm.h under the layer's math: strict fp32, TF32 tensor cores
+ * (the handle's mode set around the call and restored after, also after a failure), or
+ * 3xTF32 (logt_gemm_f32_3xtf32). */
 static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int transB, int64_t M,
                         int64_t N, int64_t K, const float *A, int64_t strideA, const float *B,
                         int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch)
 {
+    if (m->o.math == SRU_MATH_3XTF32)
+        return logt_gemm_f32_3xtf32(ctx, transA, transB, M, N, K, 1.0f, A, strideA, B, strideB, beta, C,
+                                    strideC, batch);
+    const int tf32 = m->o.math == SRU_MATH_TF32;
     cublasHandle_t h = (cublasHandle_t)ctx->cublas;
     cublasMath_t old = CUBLAS_DEFAULT_MATH;
-    if (m->o.tf32) {
+    if (tf32) {
         CUBLAS_TRY(cublasGetMathMode(h, &old));
         CUBLAS_TRY(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
     }
     logt_status s = logt_gemm_f32_batched(ctx, transA, transB, M, N, K, 1.0f, A, strideA, B,
                                           strideB, beta, C, strideC, batch);
-    if (m->o.tf32) {
+    if (tf32) {
         cublasStatus_t r = cublasSetMathMode(h, old);
         if (s == LOGT_OK && r != CUBLAS_STATUS_SUCCESS)
             return LOGT_FAIL(LOGT_ECUDA,
@@ -538,14 +544,14 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s, math=%s: 1 GEMM over %d planes + c by Newton (diagonal Jacobian, "
                  "a scan an iteration) + gates; v on, highway %g",
-                 dts, m->o.tf32 ? "tf32" : "fp32", (int)K, m->o.alpha);
+                 dts, sru_math_names[m->o.math], (int)K, m->o.alpha);
         return newton_forward(m, ctx, s, T, B, D, K, G, v, bias, alpha, xp, C, h->data);
     }
     if (!m->o.use_scan) {
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s, math=%s: 1 GEMM over %d planes + fused element-wise loop (thread per "
                  "channel, %d steps in flight); v %s, highway %g",
-                 dts, m->o.tf32 ? "tf32" : "fp32", (int)K, UNROLL, m->o.v_on ? "on" : "zero",
+                 dts, sru_math_names[m->o.math], (int)K, UNROLL, m->o.v_on ? "on" : "zero",
                  m->o.alpha);
         return sru_recurrence_cuda(ctx, T, B, D, dt, G, K == 4, x->data, v, bias, alpha,
                                    m->base.h0.data, C, h->data);
@@ -555,7 +561,7 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     snprintf(m->base.impl, sizeof m->base.impl,
              "cuda %s, math=%s: 1 GEMM over %d planes + linear scan for c (scan_cuda) + "
              "element-wise gates; v zero, highway %g",
-             dts, m->o.tf32 ? "tf32" : "fp32", (int)K, m->o.alpha);
+             dts, sru_math_names[m->o.math], (int)K, m->o.alpha);
     float *F = G + ND;
     sru_scan_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, G, bias, F, C);
     LAUNCH_TRY();

@@ -212,7 +212,7 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
     expect_error("highway_scale=-1", 3, 4, LOGT_EINVAL, "or a positive number");
     expect_error("highway_scale=2x", 3, 4, LOGT_EINVAL, "highway_scale = '2x' is not a scale");
     expect_error("gamma=1", 3, 4, LOGT_EINVAL, "model sru has no setting 'gamma' (it takes: v, route, highway_scale, math)");
-    expect_error("math=fp16", 3, 4, LOGT_EINVAL, "math = 'fp16' is not a math mode: choose fp32 (strict) or tf32");
+    expect_error("math=fp16", 3, 4, LOGT_EINVAL, "math = 'fp16' is not a math mode: choose fp32 (strict), tf32");
     expect_error("math=tf32", 3, 4, LOGT_EINVAL, "math = tf32 sets the cuda GEMMs; on cpu the reference computes in f64");
 
     logt_model_cfg cfg;
@@ -516,6 +516,17 @@ Test(sru_cuda, tf32_matches_cpu_reference)
             cr_expect(strstr(got.impl, "math=tf32"), "impl '%s' should say math=tf32", got.impl);
             free_result(&got), free_result(&ref), free_problem(&p);
         }
+}
+
+/* math = 3xtf32: fp32's accuracy from TF32 tensor cores, so held to the strict-f32 tolerance
+ * on every shape (a 3xTF32 product that dropped its low parts would be off by TF32's 5e-4). */
+Test(sru_cuda, three_tf32_matches_cpu_reference_to_f32_tolerance)
+{
+    SKIP_WITHOUT_GPU("sru on cuda with math = 3xtf32 vs the f64 CPU reference");
+    const char *knobs[] = {"math=3xtf32", "v=zero,math=3xtf32"};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < NSHAPES; i++)
+            expect_matches(knobs[k], LOGT_F32, SHAPES[i], 80 + (uint64_t)(k * NSHAPES + i), TOL_F32);
 }
 
 /* A route on the GPU against the element-wise loop on the same net (knobs, then route = loop),
