@@ -99,12 +99,38 @@ __device__ __forceinline__ float tf32_round(float x)
     return __uint_as_float(u & 0xffffe000u);
 }
 
-__global__ void tf32_split_kernel(int64_t n, const float *x, float *hi, float *lo)
+/* See logt_tf32_split: element (q, r, c) of x goes to o = out + q·out_stride + r·ld + c,
+ * its high part to o[hi], its low part to o[lo], the high part again to o[hi2] unless it is
+ * SPLIT_NONE. */
+#define SPLIT_NONE INT64_MIN
+__global__ void tf32_split_kernel(int64_t batch, int64_t rows, int64_t cols, const float *x, int64_t x_stride,
+                                  float *out, int64_t ld, int64_t out_stride, int64_t hi, int64_t lo,
+                                  int64_t hi2)
 {
+    const int64_t per = rows * cols, n = batch * per;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        const float v = x[i], h = tf32_round(v);
-        hi[i] = h, lo[i] = tf32_round(v - h);
+        const int64_t q = i / per, r = (i % per) / cols, c = i % cols;
+        const float v = x[q * x_stride + r * cols + c], h = tf32_round(v);
+        float *o = out + q * out_stride + r * ld + c;
+        o[hi] = h, o[lo] = tf32_round(v - h);
+        if (hi2 != SPLIT_NONE) o[hi2] = h;
     }
+}
+
+extern "C" logt_status logt_tf32_split(logt_ctx *ctx, int64_t batch, int64_t rows, int64_t cols, const float *x,
+                                       int64_t x_stride, float *out, int64_t ld, int64_t out_stride,
+                                       int64_t hi, int64_t lo, int64_t hi2, int with_hi2)
+{
+    if (batch < 0 || rows < 0 || cols < 0 || ld < cols)
+        return LOGT_FAIL(LOGT_EINVAL, "tf32 split of %lld x [%lld][%lld] with rows %lld apart: sizes must "
+                         "be >= 0 and the rows at least cols apart", (long long)batch, (long long)rows,
+                         (long long)cols, (long long)ld);
+    const int64_t n = batch * rows * cols;
+    if (n == 0) return LOGT_OK;
+    tf32_split_kernel<<<logt_cuda_grid(n, 256), 256, 0, (cudaStream_t)ctx->stream>>>(
+        batch, rows, cols, x, x_stride, out, ld, out_stride, hi, lo, with_hi2 ? hi2 : SPLIT_NONE);
+    LAUNCH_TRY();
+    return LOGT_OK;
 }
 
 extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
@@ -118,20 +144,21 @@ extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int trans
     if (M == 0 || N == 0 || batch == 0 || K == 0)   /* nothing to split: the plain path's rules */
         return logt_gemm_f32_batched(ctx, transA, transB, M, N, K, alpha, A, strideA, B, strideB,
                                      beta, C, strideC, batch);
-    /* the elements each operand's strides reach */
-    const int64_t na = (batch - 1) * strideA + M * K, nb = (batch - 1) * strideB + K * N;
+    /* A' = A's parts (hi, lo, hi) and B' = B's (lo, hi, hi) along the inner dimension, each
+     * operand's batch packed (a shared operand, stride 0, split once) */
+    const int64_t ba = strideA ? batch : 1, bb = strideB ? batch : 1;
     void *ws = NULL;
-    LOGT_TRY(logt_ctx_workspace(ctx, (size_t)(2 * (na + nb)) * sizeof(float), &ws));
-    float *ah = (float *)ws, *al = ah + na, *bh = al + na, *bl = bh + nb;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    tf32_split_kernel<<<logt_cuda_grid(na, 256), 256, 0, st>>>(na, A, ah, al);
-    LAUNCH_TRY();
-    tf32_split_kernel<<<logt_cuda_grid(nb, 256), 256, 0, st>>>(nb, B, bh, bl);
-    LAUNCH_TRY();
-    const int64_t lda = transA ? M : K, ldb = transB ? K : N;
-    const float *as[3] = {ah, al, ah}, *bs[3] = {bl, bh, bh};
-    for (int k = 0; k < 3; k++)
-        LOGT_TRY(logt_gemm_ex(ctx, transA, transB, M, N, K, alpha, LOGT_F32, as[k], lda, strideA, bs[k], ldb,
-                              strideB, k ? 1.0f : beta, C, N, strideC, batch, 1));
-    return LOGT_OK;
+    LOGT_TRY(logt_ctx_workspace(ctx, (size_t)(3 * (ba * M * K + bb * K * N)) * sizeof(float), &ws));
+    float *a3 = (float *)ws, *b3 = a3 + 3 * ba * M * K;
+    if (transA)   /* A^T stored [K][M]: blocks of rows */
+        LOGT_TRY(logt_tf32_split(ctx, ba, K, M, A, strideA, a3, M, 3 * M * K, 0, K * M, 2 * K * M, 1));
+    else          /* [M][K]: blocks of columns */
+        LOGT_TRY(logt_tf32_split(ctx, ba, M, K, A, strideA, a3, 3 * K, 3 * M * K, 0, K, 2 * K, 1));
+    if (transB)   /* B^T stored [N][K]: columns lo, hi, hi */
+        LOGT_TRY(logt_tf32_split(ctx, bb, N, K, B, strideB, b3, 3 * K, 3 * K * N, K, 0, 2 * K, 1));
+    else          /* [K][N]: rows lo, hi, hi */
+        LOGT_TRY(logt_tf32_split(ctx, bb, K, N, B, strideB, b3, N, 3 * K * N, K * N, 0, 2 * K * N, 1));
+    return logt_gemm_ex(ctx, transA, transB, M, N, 3 * K, alpha, LOGT_F32, a3, transA ? M : 3 * K,
+                        strideA ? 3 * M * K : 0, b3, transB ? 3 * K : N, strideB ? 3 * K * N : 0, beta, C, N,
+                        strideC, batch, 1);
 }

@@ -42,14 +42,23 @@ logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64
  * split into X_hi = tf32(X) and X_lo = tf32(X − X_hi) (round to nearest; both exact in TF32,
  * so the tensor cores' own conversion changes nothing), and
  *     C = alpha · (A_hi·B_lo + A_lo·B_hi + A_hi·B_hi) + beta · C,
- * three TF32 products accumulated in fp32, small terms first. What is dropped, A_lo·B_lo and
- * the rounding of the lo parts, is ~2^-22 of |A||B| a term, against fp32's 2^-24 rounding of
- * each product and sum: fp32-level error (tests/test_gemm_cuda.c measures it against
- * cublasSgemm's), at three tensor-core GEMMs plus a pass over each operand. The splits live
- * in ctx's workspace (2 floats per element of A and of B as the strides lay them out). */
+ * as ONE TF32 GEMM of inner dimension 3K over the parts laid side by side (A' = [A_hi A_lo
+ * A_hi], B' = [B_lo; B_hi; B_hi]), accumulated in fp32: C is written once. What is dropped,
+ * A_lo·B_lo and the rounding of the lo parts, is ~2^-22 of |A||B| a term, against fp32's 2^-24
+ * rounding of each product and sum: fp32-level error (tests/test_gemm_cuda.c measures it
+ * against cublasSgemm's), for 3x a TF32 GEMM's flops plus a pass over each operand. The parts
+ * live in ctx's workspace (3 floats per element of A and of B; a stride-0 operand once). */
 logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
                                  float alpha, const float *A, int64_t strideA, const float *B,
                                  int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch);
+
+/* The split itself, for callers that keep the parts (and lay them out) themselves: element
+ * (q, r, c) of x (batch of [rows][cols] packed, x_stride apart) lands at o = out +
+ * q·out_stride + r·ld + c: its TF32 high part at o[hi], its low part at o[lo], and, when
+ * with_hi2, the high part again at o[hi2]. Offsets are in elements and may be negative. */
+logt_status logt_tf32_split(logt_ctx *ctx, int64_t batch, int64_t rows, int64_t cols, const float *x,
+                            int64_t x_stride, float *out, int64_t ld, int64_t out_stride, int64_t hi,
+                            int64_t lo, int64_t hi2, int with_hi2);
 #endif
 
 #ifdef __cplusplus

@@ -75,6 +75,9 @@ typedef struct sru_cuda_scratch {
     logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
     logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
+    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi (backward's dW) */
+    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi             */
+    logt_tensor g2;     /* math = 3xtf32: [2][N][K·D] dG's TF32 parts hi, lo                 */
 } sru_cuda_scratch;
 
 /* ---- element access and math ----------------------------------------------------------- */
@@ -397,6 +400,51 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
     return s;
 }
 
+/* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (x's kept
+ * in s->x3 for backward's dW), then ONE TF32 GEMM of inner dimension 3I per plane:
+ * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). */
+static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
+                                  int K, const float *X, const float *W, float *G)
+{
+    LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->w3, LOGT_CUDA, LOGT_F32, 3 * K * D * I, NULL));
+    float *x3 = (float *)s->x3.data, *w3 = (float *)s->w3.data;
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 3 * I, 0, 0, I, 2 * I, 1));
+    LOGT_TRY(logt_tf32_split(ctx, 1, K * D, I, W, 0, w3, 3 * I, 0, I, 0, 2 * I, 1));
+    return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 3 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
+                        D, N * D, K, 1);
+}
+
+/* math = 3xtf32, backward's two GEMMs: dG split once into planes (s->g2), then
+ *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi     (x's parts from the forward)
+ *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
+ * three TF32 products each (small terms first), the parts read in place with their strides. */
+static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
+                                   int K, const float *dG, const float *W, float *dW, float *dx,
+                                   float beta_dx)
+{
+    const int64_t KD = (int64_t)K * D;
+    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float))
+        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x: "
+                         "call forward first");
+    LOGT_TRY(logt_tensor_reserve(&s->g2, LOGT_CUDA, LOGT_F32, 2 * N * KD, NULL));
+    float *g2 = (float *)s->g2.data, *w3 = (float *)s->w3.data;
+    const float *x3 = (const float *)s->x3.data;
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g2, KD, 0, 0, N * KD, 0, 0));
+    LOGT_TRY(logt_tf32_split(ctx, 1, KD, I, W, 0, w3, 3 * I, 0, I, 0, 2 * I, 1));
+    const float *g_hi = g2, *g_lo = g2 + N * KD;
+    const float *ga[3] = {g_hi, g_lo, g_hi};
+    const float *xb[3] = {x3 + I, x3, x3};   /* x's lo, hi, hi (columns I.., 0.., 0..) */
+    const float *wb[3] = {w3, w3 + I, w3 + I};   /* W's lo, hi, hi */
+    for (int k = 0; k < 3; k++)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, N, 1.0f, LOGT_F32, ga[k], KD, 0, xb[k], 3 * I, 0, k ? 1.0f : 0.0f,
+                              dW, I, 0, 1, 1));
+    for (int k = 0; dx && k < 3; k++)
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, KD, 1.0f, LOGT_F32, ga[k], KD, 0, wb[k], 3 * I, 0,
+                              k ? 1.0f : beta_dx, dx, I, 0, 1, 1));
+    return LOGT_OK;
+}
+
 /* ---- the forward recurrence on its own (sru.h) ------------------------------------------- */
 
 extern "C" logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, int64_t D,
@@ -536,7 +584,8 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
         X = (const float *)s->xf.data;
     }
     /* every gate of every step: plane k = X · (rows kD..kD+D-1 of [W; Wp])^T */
-    LOGT_TRY(gemm(m, ctx, 0, 1, N, D, I, X, 0, W, D * I, 0.0f, G, ND, K));
+    if (m->o.math == SRU_MATH_3XTF32) LOGT_TRY(gemm3x_forward(ctx, s, N, D, I, (int)K, X, W, G));
+    else LOGT_TRY(gemm(m, ctx, 0, 1, N, D, I, X, 0, W, D * I, 0.0f, G, ND, K));
 
     const char *dts = dt == LOGT_BF16 ? "bf16 (f32 x for GEMMs)" : "f32";
     const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;   /* x' */
@@ -715,11 +764,13 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     }
 
     /* the weights over the whole sequence, then the input */
-    LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
-    if (dx) {
-        LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
-        if (dt == LOGT_BF16) LOGT_TRY(convert(ctx, N * I, LOGT_BF16, dx->data, LOGT_F32, dxf));
+    if (m->o.math == SRU_MATH_3XTF32) {
+        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, W, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
+    } else {
+        LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
+        if (dx) LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
     }
+    if (dx && dt == LOGT_BF16) LOGT_TRY(convert(ctx, N * I, LOGT_BF16, dx->data, LOGT_F32, dxf));
     return LOGT_OK;
 }
 
@@ -728,7 +779,7 @@ extern "C" void sru_free_cuda(sru_model *m)
     sru_cuda_scratch *s = (sru_cuda_scratch *)m->cuda;
     if (!s) return;
     logt_tensor *all[] = {&s->res, &s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
-                          &s->da, &s->c0f, &s->dc0f, &s->ones};
+                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->g2};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(s);
     m->cuda = NULL;
