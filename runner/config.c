@@ -65,7 +65,7 @@ static const keydef speed_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, 
 static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
-    {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {NULL, 0}};
+    {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -86,6 +86,8 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"final_loss", "final training loss (mean of last 10 steps)", 0, 0},
     {"final_eval_loss", "final validation loss", 0, 0},
     {"final_eval_acc", "final validation accuracy", 0, 1},
+    {"test_loss", "test loss (the test split, after the last step)", 0, 0},
+    {"test_acc", "test accuracy (the test split, after the last step)", 0, 1},
     {"bytes", "bytes a call moves at the least (inputs read and outputs written once)", 0, 0},
     {"gbps", "effective bandwidth (GB/s: bytes / median time)", 0, 1},
     {"copy_gbps", "device-to-device copy in the same run (GB/s: 2N / median time)", 0, 1},
@@ -889,6 +891,7 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     logt_parse_i64(getv(e, "train", "steps", "200"), &iv), e->steps = (int)iv;
     logt_parse_i64(getv(e, "train", "eval_every", "50"), &iv), e->eval_every = (int)iv;
     logt_parse_i64(getv(e, "train", "eval_batches", "4"), &iv), e->eval_batches = (int)iv;
+    logt_parse_i64(getv(e, "train", "test_batches", "16"), &iv), e->test_batches = (int)iv;
     logt_parse_f64(getv(e, "train", "lr", "0.01"), &e->lr);
     logt_parse_f64(getv(e, "train", "clip", "1.0"), &e->clip);
 
@@ -1084,6 +1087,7 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->steps = e->steps;
         r->eval_every = e->eval_every;
         r->eval_batches = e->eval_batches;
+        r->test_batches = e->test_batches;   /* not in the key: it does not change the training */
         r->lr = e->lr;
         r->clip = e->clip;
         snprintf(r->key, sizeof r->key,

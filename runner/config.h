@@ -74,7 +74,7 @@ typedef struct logt_experiment {
     unsigned zip[LOGT_NKIND];    /* bit a: sweep key a is walked with the other zipped keys */
     int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
     char task[32];
-    int steps, eval_every, eval_batches;
+    int steps, eval_every, eval_batches, test_batches;
     double lr, clip;
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
@@ -93,7 +93,7 @@ typedef struct logt_run_spec {
     char pass[16];           /* "forward", "fwdbwd" (speed); "train"; "" (kernel)  */
     int warmup, repeats;     /* speed, kernel                                      */
     char task[32];           /* train                                              */
-    int steps, eval_every, eval_batches;
+    int steps, eval_every, eval_batches, test_batches;
     double lr, clip;
     char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
     char key[2048];          /* canonical: equal keys mean the same measurement    */

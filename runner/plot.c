@@ -132,6 +132,8 @@ static double measure(const logt_summary_row *r, const char *name)
     if (!strcmp(name, "copy_gbps")) return r->copy_gbps;
     if (!strcmp(name, "pct_of_copy")) return r->pct_of_copy;
     if (!strcmp(name, "iterations")) return r->iterations;
+    if (!strcmp(name, "test_loss")) return r->test_loss;
+    if (!strcmp(name, "test_acc")) return r->test_acc;
     return NAN;
 }
 

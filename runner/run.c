@@ -598,7 +598,7 @@ done:
 }
 
 typedef struct train_result {
-    double final_loss, final_eval_loss, final_eval_acc;
+    double final_loss, final_eval_loss, final_eval_acc, test_loss, test_acc;
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
@@ -711,6 +711,9 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (die_at > 0 && step == die_at) _exit(137);
     }
     if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
+    if (!res->interrupted && tr->step >= r->steps &&   /* finished: the held-out test split */
+        (s = logt_trainer_eval(tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
+        goto done;
     res->peak = (int64_t)logt_mem_peak();
     logt_strlcpy(res->impl, sizeof res->impl, net->layer[0]->impl);
 
@@ -759,6 +762,7 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
     row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
     row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = row->iterations = NAN;
+    row->test_loss = row->test_acc = NAN;
 }
 
 /* The attributes a run group carries from its start; in a shard file also sweep_index,
@@ -803,6 +807,7 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
         LOGT_TRY(logt_store_set_i64(st, id, "", "steps", r->steps));
         LOGT_TRY(logt_store_set_i64(st, id, "", "eval_every", r->eval_every));
         LOGT_TRY(logt_store_set_i64(st, id, "", "eval_batches", r->eval_batches));
+        LOGT_TRY(logt_store_set_i64(st, id, "", "test_batches", r->test_batches));
         LOGT_TRY(logt_store_set_f64(st, id, "", "lr", r->lr));
         LOGT_TRY(logt_store_set_f64(st, id, "", "clip", r->clip));
     }
@@ -869,7 +874,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         free(ms);
     } else {
         inputs_free();   /* the training run's peak memory is its own */
-        train_result tr = {.final_loss = NAN};
+        train_result tr = {.final_loss = NAN, .test_loss = NAN, .test_acc = NAN};
         s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
         row->peak_mem_bytes = tr.peak;
         row->input_size = tr.input_size ? tr.input_size : row->input_size;
@@ -877,13 +882,15 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         row->final_loss = tr.final_loss;
         row->final_eval_loss = tr.final_eval_loss;
         row->final_eval_acc = tr.final_eval_acc;
+        row->test_loss = tr.test_loss;
+        row->test_acc = tr.test_acc;
         if (tr.interrupted) {
             *interrupted = 1;
             return LOGT_OK;
         }
         if (s == LOGT_OK)
-            snprintf(what, sizeof what, "loss %.4g  valid %.4g%s", row->final_loss,
-                     row->final_eval_loss, tr.resumed_at ? "  (resumed)" : "");
+            snprintf(what, sizeof what, "loss %.4g  valid %.4g  test %.4g%s", row->final_loss,
+                     row->final_eval_loss, row->test_loss, tr.resumed_at ? "  (resumed)" : "");
     }
     if (fatal) return s;
     logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : "failed");
@@ -894,6 +901,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         {"final_eval_loss", row->final_eval_loss}, {"final_eval_acc", row->final_eval_acc},
         {"bytes", row->bytes}, {"gbps", row->gbps}, {"copy_gbps", row->copy_gbps},
         {"pct_of_copy", row->pct_of_copy}, {"iterations", row->iterations},
+        {"test_loss", row->test_loss}, {"test_acc", row->test_acc},
     };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
         if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));

@@ -113,6 +113,8 @@ typedef struct logt_summary_row {
     double bytes, gbps, copy_gbps, pct_of_copy;
     /* iterative models (a trace of one residual per evaluation, deer): its length − 1 */
     double iterations;
+    /* training runs that finished: the test split's loss and accuracy after the last step */
+    double test_loss, test_acc;
 } logt_summary_row;
 
 /* Does the file's /summary have this column? Files of an older logt lack the newer

@@ -264,6 +264,10 @@ Test(runner, killed_training_resumes_from_checkpoint)
     cr_assert_eq(ra[0].final_loss, rb[0].final_loss);
     cr_assert_eq(ra[0].final_eval_loss, rb[0].final_eval_loss);
     cr_assert(isfinite(rb[0].final_loss));
+    /* the finished run's test split: evaluated once, after the last step, equal in both */
+    cr_assert(isfinite(ra[0].test_loss) && ra[0].test_loss > 0, "test_loss %g", ra[0].test_loss);
+    cr_assert_eq(ra[0].test_loss, rb[0].test_loss);
+    cr_assert(isnan(ra[0].test_acc), "adding is MSE: no accuracy, not %g", ra[0].test_acc);
     free(ra);
     free(rb);
     logt_store_close(a);
