@@ -227,3 +227,199 @@ Test(deer_multi, cpu_bad_arguments_say_what_is_wrong)
                  LOGT_EINVAL);
     cr_expect(strstr(logt_errmsg(), "piece 1: dh"), "%s", logt_errmsg());
 }
+
+/* ---- GPUs: against the one-GPU deer on CUDA ---------------------------------------------------- */
+#ifdef LOGT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+/* Skips the test unless n GPUs are visible and deer_multi can drive them (CUDA and NCCL). */
+static void need_gpus(int n, const char *what)
+{
+    SKIP_WITHOUT_GPU(what);
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+    if (have < n) cr_skip_test("%d GPU(s) visible, %s needs %d (nvidia-h200-x2)", have, what, n);
+    deer_multi_cfg cfg = {DEER_GRU, 1, 1, 1, 1e-5, 10};
+    deer_multi *m = NULL;
+    const logt_status s = deer_multi_create(n, &cfg, &m);
+    if (s == LOGT_EUNSUPPORTED && strstr(logt_errmsg(), "without NCCL")) cr_skip_test("%s", logt_errmsg());
+    OK(s);
+    deer_multi_destroy(m);
+}
+
+/* A [n] f32 tensor on GPU p holding host (NULL: uninitialised). */
+static logt_tensor on_gpu(int p, int64_t n, const double *host)
+{
+    cr_assert_eq(cudaSetDevice(p), cudaSuccess);
+    logt_tensor t;
+    OK(logt_tensor_new1(&t, LOGT_CUDA, LOGT_F32, n ? n : 1));
+    if (host) OK(logt_tensor_from_f64(&t, host));
+    return t;
+}
+
+static void from_gpu(int p, const logt_tensor *t, double *host)
+{
+    cr_assert_eq(cudaSetDevice(p), cudaSuccess);
+    OK(logt_tensor_to_f64(t, host));
+}
+
+/* deer_multi on G GPUs (pieces Tp) against the one-GPU deer on the whole sequence, same f32
+ * parameters, inputs, h0 (c0) and dh. Tolerances: both stop Newton at 1e-6 with the same
+ * kernels, the scans compose in another order: h within 2e-5 of max|h|; the gradients are
+ * sums over T·B rows split in G partial GEMMs and an all-reduce: 1e-4 of each one's max. */
+static void expect_gpus(const char *cell, int G, const int64_t *Tp, int64_t B, int64_t D, int64_t I)
+{
+    const int lstm = !strcmp(cell, "lstm");
+    int64_t T = 0, start[SCAN_MULTI_MAX];
+    for (int p = 0; p < G; p++) start[p] = T, T += Tp[p];
+    char label[160];
+    snprintf(label, sizeof label, "deer_multi cuda %s G=%d T=%lld (first piece %lld) B=%lld D=%lld I=%lld",
+             cell, G, (long long)T, (long long)Tp[0], (long long)B, (long long)D, (long long)I);
+    double *x = random_array(T * B * I, 81, 1, 1.0, LOGT_F32), *dh = random_array(T * B * D, 81, 2, 1.0, LOGT_F32);
+    double *h0 = random_array(B * D, 81, 3, 0.5, LOGT_F32), *c0 = lstm ? random_array(B * D, 81, 4, 0.5, LOGT_F32) : NULL;
+    cr_assert_eq(cudaSetDevice(0), cudaSuccess);
+    logt_model_cfg mc = cfg_of(LOGT_CUDA, cell, "mode=quasi,tol=1e-6,newton_kernel=launches", (int)I, (int)D);
+    whole ref = run_whole(&mc, T, B, x, h0, c0, dh, NULL);
+
+    deer_multi_cfg cfg = {cell_of(cell), B, I, D, ref.rep.tol, ref.rep.max_iter};
+    deer_multi *m = NULL;
+    OK(deer_multi_create(G, &cfg, &m));
+    logt_tensor tw[SCAN_MULTI_MAX], tx[SCAN_MULTI_MAX], th[SCAN_MULTI_MAX], tdh[SCAN_MULTI_MAX];
+    logt_tensor tdw[SCAN_MULTI_MAX], tdx[SCAN_MULTI_MAX];
+    const float *w[SCAN_MULTI_MAX], *xs[SCAN_MULTI_MAX], *dhs[SCAN_MULTI_MAX];
+    float *hs[SCAN_MULTI_MAX], *dws[SCAN_MULTI_MAX], *dxs[SCAN_MULTI_MAX];
+    for (int p = 0; p < G; p++) {
+        tw[p] = on_gpu(p, ref.nw, ref.w), tx[p] = on_gpu(p, Tp[p] * B * I, x + start[p] * B * I);
+        th[p] = on_gpu(p, Tp[p] * B * D, NULL), tdh[p] = on_gpu(p, Tp[p] * B * D, dh + start[p] * B * D);
+        tdw[p] = on_gpu(p, ref.nw, NULL), tdx[p] = on_gpu(p, Tp[p] * B * I, NULL);
+        w[p] = (const float *)tw[p].data, xs[p] = (const float *)tx[p].data, dhs[p] = (const float *)tdh[p].data;
+        hs[p] = (float *)th[p].data, dws[p] = (float *)tdw[p].data, dxs[p] = (float *)tdx[p].data;
+    }
+    logt_tensor th0 = on_gpu(0, B * D, h0), tc0 = on_gpu(0, B * D, c0), tdh0 = on_gpu(0, B * D, NULL);
+    logt_tensor tdc0 = on_gpu(0, B * D, NULL);
+    deer_multi_report rep;
+    deer_multi_times tf, tb;
+    OK(deer_multi_forward(m, Tp, w, xs, (const float *)th0.data, lstm ? (const float *)tc0.data : NULL, hs, &rep, &tf));
+    OK(deer_multi_backward(m, dhs, dws, dxs, (float *)tdh0.data, lstm ? (float *)tdc0.data : NULL, &rep, &tb));
+
+    double *h = malloc(T * B * D * sizeof(double)), *dx = malloc(T * B * I * sizeof(double));
+    double *dw = malloc(ref.nw * sizeof(double)), *dw0 = malloc(ref.nw * sizeof(double));
+    double *dh0 = malloc(B * D * sizeof(double)), *dc0 = malloc(B * D * sizeof(double));
+    for (int p = 0; p < G; p++) {
+        from_gpu(p, &th[p], h + start[p] * B * D), from_gpu(p, &tdx[p], dx + start[p] * B * I);
+        from_gpu(p, &tdw[p], p ? dw : dw0);
+        if (p) {   /* every GPU holds the same sum */
+            check_result c = check_close("dparams on every GPU", dw, dw0, ref.nw, 0, 0);
+            cr_expect(c.ok, "%s: GPU %d against GPU 0: %s", label, p, c.msg);
+        }
+    }
+    from_gpu(0, &tdh0, dh0), from_gpu(0, &tdc0, dc0);
+    cr_expect(rep.converged && rep.iterations == ref.rep.iterations, "%s: %d iterations, one GPU's %d",
+              label, rep.iterations, ref.rep.iterations);
+    check_result c = check_close("residuals", rep.residual, ref.rep.residual,
+                                 rep.nres < ref.rep.nres ? rep.nres : ref.rep.nres, 1e-6, 1e-3);
+    cr_expect(c.ok, "%s: %s", label, c.msg);
+    expect_close(label, "h", h, ref.h, T * B * D, 2e-5);
+    expect_close(label, "dparams", dw0, ref.dw, ref.nw, 1e-4);
+    expect_close(label, "dx", dx, ref.dx, T * B * I, 1e-4);
+    expect_close(label, "dh0", dh0, ref.dh0, B * D, 1e-4);
+    if (lstm) expect_close(label, "dc0", dc0, ref.dc0, B * D, 1e-4);
+    fprintf(stderr, "%s: %d iterations (one GPU %d), adjoint %d; forward %.3f ms (boundary %.3f, scans "
+            "%.3f), backward %.3f ms (boundary %.3f, scans %.3f, all-reduce %.3f)\n", label, rep.iterations,
+            ref.rep.iterations, rep.adjoint_iterations, tf.wall_ms, tf.boundary_ms, tf.scan_ms, tb.wall_ms,
+            tb.boundary_ms, tb.scan_ms, tb.reduce_ms);
+    for (int p = 0; p < G; p++) {
+        cr_assert_eq(cudaSetDevice(p), cudaSuccess);
+        logt_tensor *all[] = {&tw[p], &tx[p], &th[p], &tdh[p], &tdw[p], &tdx[p]};
+        for (int i = 0; i < 6; i++) logt_tensor_free(all[i]);
+    }
+    cr_assert_eq(cudaSetDevice(0), cudaSuccess);
+    logt_tensor_free(&th0), logt_tensor_free(&tc0), logt_tensor_free(&tdh0), logt_tensor_free(&tdc0);
+    deer_multi_destroy(m);
+    whole_free(&ref);
+    free(x), free(dh), free(h0), free(c0), free(h), free(dx), free(dw), free(dw0), free(dh0), free(dc0);
+}
+
+Test(deer_multi, one_gpu_equals_deer_on_cuda)
+{
+    need_gpus(1, "deer_multi on one GPU");
+    const int64_t T[] = {2001};
+    expect_gpus("gru", 1, T, 5, 4, 3);
+    expect_gpus("lstm", 1, T, 3, 3, 3);
+}
+
+Test(deer_multi, two_gpus_equal_deer_on_one)
+{
+    need_gpus(2, "deer_multi on two GPUs");
+    const int64_t uneven[] = {1201, 800}, ones[] = {1, 1}, short_first[] = {1, 700}, longer[] = {60001, 39998};
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    for (int c = 0; c < 3; c++) {
+        expect_gpus(cells[c], 2, uneven, 5, 4, 3);    /* W x in the kernels (G·D·I <= 256) */
+        expect_gpus(cells[c], 2, uneven, 3, 40, 3);   /* W x by a GEMM, its rows exchanged */
+        expect_gpus(cells[c], 2, ones, 7, 3, 2);
+        expect_gpus(cells[c], 2, short_first, 1, 5, 4);
+    }
+    expect_gpus("gru", 2, longer, 3, 2, 4);
+}
+
+Test(deer_multi, gpu_bad_arguments_say_what_is_wrong)
+{
+    need_gpus(1, "deer_multi's argument checks");
+    deer_multi_cfg cfg = {DEER_GRU, 2, 3, 4, 1e-5, 50};
+    deer_multi *m = NULL;
+    cr_assert_eq(deer_multi_create(0, &cfg, &m), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "G = 0 pieces: 1 to 16"), "%s", logt_errmsg());
+    int have = 0;
+    cr_assert_eq(cudaGetDeviceCount(&have), cudaSuccess);
+    if (have < SCAN_MULTI_MAX) {
+        cr_assert_neq(deer_multi_create(have + 1, &cfg, &m), LOGT_OK);
+        cr_expect(strstr(logt_errmsg(), "visible"), "%s", logt_errmsg());
+    }
+    OK(deer_multi_create(1, &cfg, &m));
+    const int64_t T[] = {6}, T0[] = {0};
+    const int64_t P = deer_multi_layout_of(DEER_GRU, 3, 4).n;
+    logt_tensor tw = on_gpu(0, P, NULL), tx = on_gpu(0, 6 * 2 * 3, NULL), th = on_gpu(0, 6 * 2 * 4, NULL);
+    OK(logt_tensor_zero(&tw));
+    OK(logt_tensor_zero(&tx));
+    const float *w[] = {(const float *)tw.data}, *x[] = {(const float *)tx.data}, *nox[] = {NULL};
+    float *h[] = {(float *)th.data}, *dw[] = {(float *)tw.data};
+    const float *dh[] = {(const float *)th.data};
+    cr_assert_eq(deer_multi_backward(m, dh, dw, NULL, NULL, NULL, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "run a forward that succeeds first"), "%s", logt_errmsg());
+    cr_assert_eq(deer_multi_forward(m, T0, w, x, NULL, NULL, h, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "piece 0 has T = 0 steps"), "%s", logt_errmsg());
+    cr_assert_eq(deer_multi_forward(m, T, w, nox, NULL, NULL, h, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "x[0] is NULL"), "%s", logt_errmsg());
+    cr_assert_eq(deer_multi_forward(m, T, w, x, NULL, (const float *)tx.data, h, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "c0 is the lstm's cell state"), "%s", logt_errmsg());
+    OK(deer_multi_forward(m, T, w, x, NULL, NULL, h, NULL, NULL));   /* zeros: converged at once */
+    cr_assert_eq(deer_multi_backward(m, dh, NULL, NULL, NULL, NULL, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "dw is NULL"), "%s", logt_errmsg());
+    logt_tensor_free(&tw), logt_tensor_free(&tx), logt_tensor_free(&th);
+    deer_multi_destroy(m);
+}
+
+Test(deer_multi, gpu_non_convergence_is_reported)
+{
+    need_gpus(1, "deer_multi's report");
+    const int64_t T[] = {500}, B = 4, I = 3, D = 8;
+    deer_multi_cfg cfg = {DEER_GRU, B, I, D, 1e-7, 1};
+    const int64_t P = deer_multi_layout_of(DEER_GRU, I, D).n;
+    double *wv = random_array(P, 83, 1, 0.5, LOGT_F32), *xv = random_array(T[0] * B * I, 83, 2, 1.0, LOGT_F32);
+    deer_multi *m = NULL;
+    OK(deer_multi_create(1, &cfg, &m));
+    logt_tensor tw = on_gpu(0, P, wv), tx = on_gpu(0, T[0] * B * I, xv), th = on_gpu(0, T[0] * B * D, NULL);
+    const float *w[] = {(const float *)tw.data}, *x[] = {(const float *)tx.data}, *dh[] = {(const float *)th.data};
+    float *h[] = {(float *)th.data}, *dw[] = {(float *)tw.data};
+    deer_multi_report rep;
+    cr_assert_eq(deer_multi_forward(m, T, w, x, NULL, NULL, h, &rep, NULL), LOGT_ENUMERIC);
+    cr_expect(strstr(logt_errmsg(), "did not converge") && strstr(logt_errmsg(), "after 1 iterations"),
+              "%s", logt_errmsg());
+    cr_expect(rep.nres == 2 && !rep.converged, "residuals of iterations 0 and 1, not %d", rep.nres);
+    cr_assert_eq(deer_multi_backward(m, dh, dw, NULL, NULL, NULL, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "run a forward that succeeds first"), "%s", logt_errmsg());
+    logt_tensor_free(&tw), logt_tensor_free(&tx), logt_tensor_free(&th);
+    deer_multi_destroy(m);
+    free(wv), free(xv);
+}
+#endif
