@@ -63,6 +63,22 @@ static logt_status check_arrays(const char *who, const deer_multi_cfg *cfg, int 
     return LOGT_OK;
 }
 
+/* cfg's sizes and where its parameters lie in w. */
+typedef struct dims {
+    int64_t B, I, D, GD, S;
+    deer_multi_layout L;
+    const double *R, *bn;
+} dims;
+
+static dims dims_of(const deer_multi_cfg *cfg, const double *w)
+{
+    dims d;
+    d.B = cfg->B, d.I = cfg->I, d.D = cfg->D, d.GD = ngates(cfg->cell) * cfg->D;
+    d.S = deer_state_size(cfg->cell, cfg->D), d.L = deer_multi_layout_of(cfg->cell, cfg->I, cfg->D);
+    d.R = w + d.L.R, d.bn = cfg->cell == DEER_GRU ? w + d.L.bn : NULL;
+    return d;
+}
+
 /* Per piece: W x + b [N_p][GD], cut from one allocation with the rest of the work arrays. */
 typedef struct pieces {
     double *pool;
@@ -77,8 +93,8 @@ static logt_status pieces_alloc(const deer_multi_cfg *cfg, int G, const int64_t 
                                 const double *const *x, const double *h0, const double *c0,
                                 int backward, pieces *pc)
 {
-    const int64_t B = cfg->B, I = cfg->I, D = cfg->D, GD = ngates(cfg->cell) * D;
-    const int64_t S = deer_state_size(cfg->cell, D), P = deer_multi_layout_of(cfg->cell, I, D).n;
+    const dims d = dims_of(cfg, w);
+    const int64_t B = d.B, I = d.I, D = d.D, GD = d.GD, S = d.S, P = d.L.n;
     int64_t total = 0, most = 0;
     for (int p = 0; p < G; p++) {
         const int64_t N = T[p] * B;
@@ -98,8 +114,7 @@ static logt_status pieces_alloc(const deer_multi_cfg *cfg, int G, const int64_t 
         pc->b[p] = q, q += N * S;
         pc->in[p] = q, q += B * S;
         if (backward) pc->lam[p] = q, q += N * S, pc->xn[p] = q, q += B * GD, pc->lamn[p] = q, q += B * S;
-        const double *bias = w + deer_multi_layout_of(cfg->cell, I, D).b;
-        dense_set_rows_cpu(N, GD, bias, pc->wx[p]);
+        dense_set_rows_cpu(N, GD, w + d.L.b, pc->wx[p]);
         dense_add_cpu(N, GD, I, w, x[p], pc->wx[p]);
     }
     if (backward) pc->dxa = q, q += most * GD, pc->dw = q, q += P;
@@ -135,10 +150,8 @@ logt_status deer_multi_forward_cpu(const deer_multi_cfg *cfg, int G, const int64
     if (!h) return LOGT_FAIL(LOGT_EINVAL, "deer_multi_forward_cpu: h is NULL: pass G arrays [T_p][B][D]");
     for (int p = 0; p < G; p++)
         if (!h[p]) return LOGT_FAIL(LOGT_EINVAL, "deer_multi_forward_cpu: piece %d: h is NULL", p);
-    const int64_t B = cfg->B, I = cfg->I, D = cfg->D, GD = ngates(cfg->cell) * D;
-    const int64_t S = deer_state_size(cfg->cell, D);
-    const deer_multi_layout L = deer_multi_layout_of(cfg->cell, I, D);
-    const double *R = w + L.R, *bn = cfg->cell == DEER_GRU ? w + L.bn : NULL;
+    const dims d = dims_of(cfg, w);
+    const int64_t B = d.B, D = d.D, GD = d.GD, S = d.S;
     deer_multi_report own;
     if (!rep) rep = &own;
     memset(rep, 0, sizeof *rep);
@@ -154,7 +167,7 @@ logt_status deer_multi_forward_cpu(const deer_multi_cfg *cfg, int G, const int64
             for (int64_t n = 0; n < T[p] * B; n++) {
                 const double *sp = n >= B ? st[p] + (n - B) * S : pc.in[p] + (n % B) * S;
                 double *a = pc.a[p] + n * S, *b = pc.b[p] + n * S;
-                deer_cell_eval(cfg->cell, D, R, bn, pc.wx[p] + n * GD, sp, pc.f, NULL, a, pc.work);
+                deer_cell_eval(cfg->cell, D, d.R, d.bn, pc.wx[p] + n * GD, sp, pc.f, NULL, a, pc.work);
                 for (int64_t j = 0; j < S; j++) {
                     const double d = fabs(st[p][n * S + j] - pc.f[j]);
                     res = d > res || isnan(d) ? d : res;
@@ -197,10 +210,10 @@ logt_status deer_multi_backward_cpu(const deer_multi_cfg *cfg, int G, const int6
         if (!dh[p] || (dx && !dx[p]))
             return LOGT_FAIL(LOGT_EINVAL, "deer_multi_backward_cpu: piece %d: dh (and dx when dx is "
                              "given) must be arrays, one is NULL", p);
-    const int64_t B = cfg->B, I = cfg->I, D = cfg->D, GD = ngates(cfg->cell) * D;
-    const int64_t S = deer_state_size(cfg->cell, D);
-    const deer_multi_layout L = deer_multi_layout_of(cfg->cell, I, D);
-    const double *R = w + L.R, *bn = cfg->cell == DEER_GRU ? w + L.bn : NULL;
+    const dims d = dims_of(cfg, w);
+    const int64_t B = d.B, I = d.I, D = d.D, GD = d.GD, S = d.S;
+    const deer_multi_layout L = d.L;
+    const double *R = d.R, *bn = d.bn;
     deer_multi_report own;
     if (!rep) rep = &own;
     rep->adjoint_iterations = 0, rep->adjoint_residual = rep->adjoint_r0 = 0.0;

@@ -185,6 +185,7 @@ static double exchange_ms(deer_multi *m)
     double worst = 0.0;
     for (int p = 0; p < m->G; p++) {
         float ms = 0.0f;
+        cudaSetDevice(p);
         if (cudaEventElapsedTime(&ms, m->ev[p][0], m->ev[p][1]) == cudaSuccess && ms > worst) worst = ms;
     }
     return worst;
@@ -215,6 +216,27 @@ static logt_status sync_all(deer_multi *m)
 }
 
 static float *f32(logt_tensor *t) { return (float *)t->data; }
+
+/* What a loop over the GPUs uses of GPU p: its buffers, rows N = T_p·B, stream, the
+ * parameters (views of the last forward's flat array w[p]) and W x rows (NULL where the
+ * kernels work W x out). use_gpu also makes p the current device. */
+typedef struct gpu_view {
+    piece *q;
+    int64_t N;
+    cudaStream_t st;
+    const float *W, *R, *bias, *bn, *WX;
+} gpu_view;
+
+static logt_status use_gpu(deer_multi *m, int p, gpu_view *g)
+{
+    CUDA_TRY(cudaSetDevice(p));
+    const deer_multi_layout L = deer_multi_layout_of(m->cfg.cell, m->cfg.I, m->cfg.D);
+    g->q = &m->pc[p], g->N = m->T[p] * m->cfg.B, g->st = stream_of(m, p);
+    g->W = m->w[p] + L.W, g->R = m->w[p] + L.R, g->bias = m->w[p] + L.b;
+    g->bn = m->cfg.cell == DEER_GRU ? m->w[p] + L.bn : NULL;
+    g->WX = m->in_kernel ? NULL : f32(&m->pc[p].wx);
+    return LOGT_OK;
+}
 
 /* The linear step over the GPUs: one scan_multi_run of every piece's (a, b), C = B·S channels,
  * forward into the next iterate s2 from s0 on GPU 0, or reversed into λ's next iterate lam2
@@ -266,7 +288,6 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
         return LOGT_FAIL(LOGT_EINVAL, "%s: c0 is the lstm's cell state and this cell has none: pass NULL", who);
     const deer_cell cell = m->cfg.cell;
     const int64_t B = m->cfg.B, I = m->cfg.I, D = m->cfg.D, S = deer_state_size(cell, D), GD = gates_of(cell) * D;
-    const deer_multi_layout L = deer_multi_layout_of(cell, I, D);
     deer_multi_report own;
     if (!rep) rep = &own;
     rep->iterations = 0, rep->converged = 0, rep->nres = 0;
@@ -277,17 +298,18 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
     /* buffers, W x, the first iterate (zeros), s0 = [h0; c0] on GPU 0 */
     for (int p = 0; p < G; p++) {
         m->T[p] = T[p], m->w[p] = w[p], m->x[p] = x[p];
-        CUDA_TRY(cudaSetDevice(p));
-        piece *q = &m->pc[p];
-        const int64_t N = T[p] * B;
-        cudaStream_t st = stream_of(m, p);
+        gpu_view g;
+        LOGT_TRY(use_gpu(m, p, &g));
+        piece *q = g.q;
+        const int64_t N = g.N;
+        cudaStream_t st = g.st;
         logt_tensor *ns[] = {&q->s, &q->s2, &q->a, &q->b};
         for (int i = 0; i < 4; i++) LOGT_TRY(logt_tensor_reserve(ns[i], LOGT_CUDA, LOGT_F32, N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->res, LOGT_CUDA, LOGT_F32, 1, NULL));
         if (!m->in_kernel) {
             LOGT_TRY(logt_tensor_reserve(&q->wx, LOGT_CUDA, LOGT_F32, N * GD, NULL));
-            LOGT_TRY(logt_gemm_ex(ctx_of(m, p), 0, 1, N, GD, I, 1.0f, LOGT_F32, x[p], I, 0, w[p] + L.W, I, 0,
+            LOGT_TRY(logt_gemm_ex(ctx_of(m, p), 0, 1, N, GD, I, 1.0f, LOGT_F32, x[p], I, 0, g.W, I, 0,
                                   0.0f, f32(&q->wx), GD, 0, 1, 0));
         }
         CUDA_TRY(cudaMemsetAsync(q->s.data, 0, (size_t)(N * S) * sizeof(float), st));
@@ -306,15 +328,13 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
         }
         /* 2. every step of every piece: F, a = diag J, b = F − a s_{t-1}, the residual */
         for (int p = 0; p < G; p++) {
-            CUDA_TRY(cudaSetDevice(p));
-            piece *q = &m->pc[p];
-            const int64_t N = T[p] * B;
-            cudaStream_t st = stream_of(m, p);
-            CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), st));
-            deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-                cell, N, (int)B, (int)D, (int)S, (int)I, m->in_kernel ? NULL : f32(&q->wx), x[p], w[p] + L.W,
-                w[p] + L.R, w[p] + L.b, cell == DEER_GRU ? w[p] + L.bn : NULL, f32(&q->s0), f32(&q->s),
-                f32(&q->a), f32(&q->b), (unsigned *)q->res.data);
+            gpu_view g;
+            LOGT_TRY(use_gpu(m, p, &g));
+            piece *q = g.q;
+            CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
+            deer_eval_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
+                cell, g.N, (int)B, (int)D, (int)S, (int)I, g.WX, x[p], g.W, g.R, g.bias, g.bn, f32(&q->s0),
+                f32(&q->s), f32(&q->a), f32(&q->b), (unsigned *)q->res.data);
             LAUNCH_TRY();
         }
         /* 3. the residual over the pieces */
@@ -336,13 +356,12 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
     }
     /* h: the first D of each state */
     for (int p = 0; p < G; p++) {
-        CUDA_TRY(cudaSetDevice(p));
-        const int64_t N = T[p] * B;
-        cudaStream_t st = stream_of(m, p);
+        gpu_view g;
+        LOGT_TRY(use_gpu(m, p, &g));
         if (S == D) {
-            CUDA_TRY(cudaMemcpyAsync(h[p], m->pc[p].s.data, (size_t)(N * D) * sizeof(float), cudaMemcpyDeviceToDevice, st));
+            CUDA_TRY(cudaMemcpyAsync(h[p], g.q->s.data, (size_t)(g.N * D) * sizeof(float), cudaMemcpyDeviceToDevice, g.st));
         } else {
-            deer_h_of_state_kernel<<<logt_cuda_grid(N * D, BLOCK), BLOCK, 0, st>>>(N, (int)D, (int)S, f32(&m->pc[p].s), h[p]);
+            deer_h_of_state_kernel<<<logt_cuda_grid(g.N * D, BLOCK), BLOCK, 0, g.st>>>(g.N, (int)D, (int)S, f32(&g.q->s), h[p]);
             LAUNCH_TRY();
         }
     }
@@ -378,14 +397,14 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
     LOGT_TRY(sync_all(m));
     const double t0 = logt_now();
     for (int p = 0; p < G; p++) {
-        CUDA_TRY(cudaSetDevice(p));
-        piece *q = &m->pc[p];
-        const int64_t N = T[p] * B;
+        gpu_view g;
+        LOGT_TRY(use_gpu(m, p, &g));
+        piece *q = g.q;
         logt_tensor *ns[] = {&q->lam, &q->lam2, &q->u};
-        for (int i = 0; i < 3; i++) LOGT_TRY(logt_tensor_reserve(ns[i], LOGT_CUDA, LOGT_F32, N * S, NULL));
+        for (int i = 0; i < 3; i++) LOGT_TRY(logt_tensor_reserve(ns[i], LOGT_CUDA, LOGT_F32, g.N * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->lamn, LOGT_CUDA, LOGT_F32, B * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->xn, LOGT_CUDA, LOGT_F32, B * (m->in_kernel ? I : GD), NULL));
-        CUDA_TRY(cudaMemsetAsync(q->lam.data, 0, (size_t)(N * S) * sizeof(float), stream_of(m, p)));
+        CUDA_TRY(cudaMemsetAsync(q->lam.data, 0, (size_t)(g.N * S) * sizeof(float), g.st));
     }
     /* the next piece's first W x rows (or x rows, when the kernels work W x out), once */
     if (G > 1) {
@@ -405,16 +424,13 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
             LOGT_TRY(pass_boundary(m, -1, B * S, src, dst));
         }
         for (int p = 0; p < G; p++) {
-            CUDA_TRY(cudaSetDevice(p));
-            piece *q = &m->pc[p];
-            const int64_t N = T[p] * B;
-            const float *const *w = m->w;
-            cudaStream_t st = stream_of(m, p);
-            CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), st));
-            deer_adjoint_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-                cell, N, (int)B, (int)D, (int)S, (int)I, m->in_kernel ? NULL : f32(&q->wx), m->x[p], w[p] + L.W,
-                w[p] + L.R, w[p] + L.b, cell == DEER_GRU ? w[p] + L.bn : NULL, f32(&q->s), dh[p], f32(&q->lam),
-                f32(&q->a), f32(&q->b), f32(&q->u), p + 1 < G ? f32(&q->xn) : NULL,
+            gpu_view g;
+            LOGT_TRY(use_gpu(m, p, &g));
+            piece *q = g.q;
+            CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
+            deer_adjoint_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
+                cell, g.N, (int)B, (int)D, (int)S, (int)I, g.WX, m->x[p], g.W, g.R, g.bias, g.bn, f32(&q->s),
+                dh[p], f32(&q->lam), f32(&q->a), f32(&q->b), f32(&q->u), p + 1 < G ? f32(&q->xn) : NULL,
                 p + 1 < G ? f32(&q->lamn) : NULL, (unsigned *)q->res.data);
             LAUNCH_TRY();
         }
@@ -432,27 +448,26 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
     if (rep) rep->adjoint_iterations = k, rep->adjoint_residual = r, rep->adjoint_r0 = r0;
     /* 2. every step's VJP at λ_t; 3. each GPU's parameter gradients over its piece, and dx */
     for (int p = 0; p < G; p++) {
-        CUDA_TRY(cudaSetDevice(p));
-        piece *q = &m->pc[p];
-        const int64_t N = T[p] * B;
-        const float *const *w = m->w;
-        cudaStream_t st = stream_of(m, p);
+        gpu_view g;
+        LOGT_TRY(use_gpu(m, p, &g));
+        piece *q = g.q;
+        const int64_t N = g.N;
+        cudaStream_t st = g.st;
         LOGT_TRY(logt_tensor_reserve(&q->dxa, LOGT_CUDA, LOGT_F32, N * GD, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->dra, LOGT_CUDA, LOGT_F32, N * GD, NULL));
         int fresh = 0;
         LOGT_TRY(logt_tensor_reserve(&q->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
         if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx_of(m, p), f32(&q->ones), N, 1.0f));
         deer_vjp_rows_kernel<<<logt_cuda_grid(N, BLOCK), BLOCK, 0, st>>>(
-            cell, N, (int)B, (int)D, (int)S, (int)I, m->in_kernel ? NULL : f32(&q->wx), m->x[p], w[p] + L.W,
-            w[p] + L.R, w[p] + L.b, cell == DEER_GRU ? w[p] + L.bn : NULL, f32(&q->s0), f32(&q->s),
-            f32(&q->lam), f32(&q->u), f32(&q->dxa), f32(&q->dra));
+            cell, N, (int)B, (int)D, (int)S, (int)I, g.WX, m->x[p], g.W, g.R, g.bias, g.bn, f32(&q->s0),
+            f32(&q->s), f32(&q->lam), f32(&q->u), f32(&q->dxa), f32(&q->dra));
         LAUNCH_TRY();
         if (p == 0 && (dh0 || dc0)) {
             deer_state_grad_kernel<<<logt_cuda_grid(B * D, BLOCK), BLOCK, 0, st>>>((int)B, (int)D, (int)S,
                                                                                  f32(&q->u), dh0, dc0);
             LAUNCH_TRY();
         }
-        LOGT_TRY(deer_param_grads_cuda(ctx_of(m, p), cell, T[p], B, D, I, m->x[p], w[p] + L.W, f32(&q->s0),
+        LOGT_TRY(deer_param_grads_cuda(ctx_of(m, p), cell, T[p], B, D, I, m->x[p], g.W, f32(&q->s0),
                                        f32(&q->s), f32(&q->dxa), f32(&q->dra), f32(&q->ones), dw[p] + L.W,
                                        dw[p] + L.R, dw[p] + L.b, cell == DEER_GRU ? dw[p] + L.bn : NULL,
                                        dx ? dx[p] : NULL));

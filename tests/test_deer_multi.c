@@ -93,13 +93,7 @@ static whole run_whole(const logt_model_cfg *cfg, int64_t T, int64_t B, const do
 
 static logt_model_cfg cfg_of(logt_device dev, const char *cell, const char *knobs, int I, int D)
 {
-    logt_model_cfg cfg;
-    logt_model_cfg_init(&cfg, "deer", dev, I, D);
-    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
-    cfg.dtype = dev == LOGT_CUDA ? LOGT_F32 : LOGT_F64;
-    cfg.seed = 23;
-    set_knobs(&cfg, knobs);
-    return cfg;
+    return test_cfg("deer", dev, cell, knobs, I, D, 23);
 }
 
 /* ---- CPU: the pieces algorithm against deer's reference --------------------------------------- */
@@ -308,8 +302,9 @@ static void expect_gpus(const char *cell, int G, const int64_t *Tp, int64_t B, i
     for (int p = 0; p < G; p++) {
         from_gpu(p, &th[p], h + start[p] * B * D), from_gpu(p, &tdx[p], dx + start[p] * B * I);
         from_gpu(p, &tdw[p], p ? dw : dw0);
-        if (p) {   /* every GPU holds the same sum */
-            check_result c = check_close("dparams on every GPU", dw, dw0, ref.nw, 0, 0);
+        if (p) {   /* every GPU holds the sum (NCCL's ring and tree hand every rank the same bits;
+                    * allowed: rounding) */
+            check_result c = check_close("dparams on every GPU", dw, dw0, ref.nw, 1e-6 * max_abs(dw0, ref.nw), 0);
             cr_expect(c.ok, "%s: GPU %d against GPU 0: %s", label, p, c.msg);
         }
     }
@@ -355,7 +350,7 @@ Test(deer_multi, two_gpus_equal_deer_on_one)
     const char *cells[] = {"gru", "lstm", "tanh"};
     for (int c = 0; c < 3; c++) {
         expect_gpus(cells[c], 2, uneven, 5, 4, 3);    /* W x in the kernels (G·D·I <= 256) */
-        expect_gpus(cells[c], 2, uneven, 3, 40, 3);   /* W x by a GEMM, its rows exchanged */
+        expect_gpus(cells[c], 2, uneven, 3, 40, 8);   /* W x by a GEMM, its rows exchanged */
         expect_gpus(cells[c], 2, ones, 7, 3, 2);
         expect_gpus(cells[c], 2, short_first, 1, 5, 4);
     }

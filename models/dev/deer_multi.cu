@@ -31,25 +31,8 @@
 #include "../../core/status.h"
 #include "../deer_multi.h"
 
-#define DIE(...) (fprintf(stderr, "deer-multi-dev: " __VA_ARGS__), fputc('\n', stderr), exit(1))
-#define CK(call)                                                                               \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) DIE("%s: %s", #call, cudaGetErrorString(e_));                   \
-    } while (0)
-#define OK(call)                                                                               \
-    do {                                                                                       \
-        if ((call) != LOGT_OK) DIE("%s: %s", #call, logt_errmsg());                            \
-    } while (0)
-
-__device__ __forceinline__ float hash_unit(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (float)(z >> 40) * (1.0f / 16777216.0f);   /* [0, 1) */
-}
+#define WORKBENCH "deer-multi-dev"
+#include "../../kernels/dev/workbench.cuh"
 
 /* x[i] = scale·(2u − 1), u = u(seed, first + i), for i < n, on the current GPU */
 __global__ void fill_kernel(float *x, int64_t n, int64_t first, uint64_t seed, float scale)
@@ -67,17 +50,6 @@ static float *filled(int gpu, int64_t n, int64_t first, uint64_t seed, float sca
     CK(cudaGetLastError());
     CK(cudaDeviceSynchronize());
     return p;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* What one configuration's steps gave: times (medians), report, and for the check the rows
@@ -157,20 +129,7 @@ static double rel_diff(const float *a, const float *b, int64_t n)
 int main(int argc, char **argv)
 {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    int G = 0;
-    CK(cudaGetDeviceCount(&G));
-    if (G < 1) DIE("no GPU");
-    if (G > SCAN_MULTI_MAX) G = SCAN_MULTI_MAX;
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    int rt = 0;
-    CK(cudaRuntimeGetVersion(&rt));
-    const char *commit = getenv("LOGT_COMMIT");
-    time_t now = time(NULL);
-    char date[64];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    printf("# deer-multi-dev: %d x %s, CUDA runtime %d, commit %s, %s\n", G, prop.name, rt,
-           commit ? commit : "unknown", date);
+    const int G = workbench_start(SCAN_MULTI_MAX);
     printf("# one quasi-DEER training step (forward + backward) of a GRU, tol 1e-5, medians of the steps "
            "after a warm-up; T split evenly over G GPUs\n");
     printf("# cell B D I T G | iters adjoint | t1_ms (fwd bwd) | tG_ms (fwd bwd) speedup | exchange_ms "
