@@ -52,7 +52,8 @@
  * launches (an evaluation kernel and a kernels/scan call per iteration, any state), auto
  * (the default: persistent where it applies). Knob solver = launch | fused gives the two
  * sequential baselines (one kernel launch per step; one persistent kernel). tol defaults
- * to 1e-5 on cuda (f32).
+ * to 1e-5 on cuda (f32). Over a sequence split in time across GPUs (mode = quasi, forward
+ * and backward): deer_multi.h.
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H

@@ -12,6 +12,7 @@
 #include "deer_multi.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,11 +265,34 @@ static logt_status linear_step(deer_multi *m, int reverse, deer_multi_times *tm)
 
 /* ---- forward ----------------------------------------------------------------------------------- */
 
+/* ptr (unless NULL) must be memory of GPU p (device or managed memory), else an error naming
+ * `what` and where it is. */
+static logt_status check_on(const char *who, const void *ptr, const char *what, int p)
+{
+    if (!ptr) return LOGT_OK;
+    cudaPointerAttributes at;
+    if (cudaPointerGetAttributes(&at, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return LOGT_FAIL(LOGT_EINVAL, "%s: %s is not memory CUDA knows: pass an array on GPU %d", who, what, p);
+    }
+    if (at.type == cudaMemoryTypeManaged || (at.type == cudaMemoryTypeDevice && at.device == p)) return LOGT_OK;
+    if (at.type == cudaMemoryTypeDevice)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: %s is on GPU %d, not GPU %d: each piece's arrays live on its "
+                         "own GPU (h0, c0, dh0, dc0 on GPU 0)", who, what, at.device, p);
+    return LOGT_FAIL(LOGT_EINVAL, "%s: %s is host memory, not memory of GPU %d: copy it to GPU %d first",
+                     who, what, p, p);
+}
+
+/* a[0 .. G) (a may be NULL when may_be_null): each an array on its GPU. */
 static logt_status check_pieces(const char *who, int G, const void *const *a, const char *what, int may_be_null)
 {
     if (!a) return may_be_null ? LOGT_OK : LOGT_FAIL(LOGT_EINVAL, "%s: %s is NULL: pass %d arrays, one per GPU", who, what, G);
-    for (int p = 0; p < G; p++)
-        if (!a[p]) return LOGT_FAIL(LOGT_EINVAL, "%s: %s[%d] is NULL: pass an array on GPU %d", who, what, p, p);
+    for (int p = 0; p < G; p++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s[%d]", what, p);
+        if (!a[p]) return LOGT_FAIL(LOGT_EINVAL, "%s: %s is NULL: pass an array on GPU %d", who, name, p);
+        LOGT_TRY(check_on(who, a[p], name, p));
+    }
     return LOGT_OK;
 }
 
@@ -286,6 +310,8 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
     LOGT_TRY(check_pieces(who, G, (const void *const *)h, "h", 0));
     if (c0 && m->cfg.cell != DEER_LSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s: c0 is the lstm's cell state and this cell has none: pass NULL", who);
+    LOGT_TRY(check_on(who, h0, "h0", 0));
+    LOGT_TRY(check_on(who, c0, "c0", 0));
     const deer_cell cell = m->cfg.cell;
     const int64_t B = m->cfg.B, I = m->cfg.I, D = m->cfg.D, S = deer_state_size(cell, D), GD = gates_of(cell) * D;
     deer_multi_report own;
@@ -388,6 +414,8 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
     LOGT_TRY(check_pieces(who, G, (const void *const *)dh, "dh", 0));
     LOGT_TRY(check_pieces(who, G, (const void *const *)dw, "dw", 0));
     LOGT_TRY(check_pieces(who, G, (const void *const *)dx, "dx", 1));
+    LOGT_TRY(check_on(who, dh0, "dh0", 0));
+    LOGT_TRY(check_on(who, dc0, "dc0", 0));
     const deer_cell cell = m->cfg.cell;
     const int64_t B = m->cfg.B, I = m->cfg.I, D = m->cfg.D, S = deer_state_size(cell, D), GD = gates_of(cell) * D;
     const deer_multi_layout L = deer_multi_layout_of(cell, I, D);

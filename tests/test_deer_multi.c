@@ -385,13 +385,28 @@ Test(deer_multi, gpu_bad_arguments_say_what_is_wrong)
     cr_expect(strstr(logt_errmsg(), "piece 0 has T = 0 steps"), "%s", logt_errmsg());
     cr_assert_eq(deer_multi_forward(m, T, w, nox, NULL, NULL, h, NULL, NULL), LOGT_EINVAL);
     cr_expect(strstr(logt_errmsg(), "x[0] is NULL"), "%s", logt_errmsg());
+    float host[6 * 2 * 3] = {0};
+    const float *xh[] = {host};
+    cr_assert_eq(deer_multi_forward(m, T, w, xh, NULL, NULL, h, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "x[0] is host memory, not memory of GPU 0"), "%s", logt_errmsg());
+    cr_assert_eq(deer_multi_forward(m, T, w, x, host, NULL, h, NULL, NULL), LOGT_EINVAL);
+    cr_expect(strstr(logt_errmsg(), "h0 is host memory"), "%s", logt_errmsg());
     cr_assert_eq(deer_multi_forward(m, T, w, x, NULL, (const float *)tx.data, h, NULL, NULL), LOGT_EINVAL);
     cr_expect(strstr(logt_errmsg(), "c0 is the lstm's cell state"), "%s", logt_errmsg());
     OK(deer_multi_forward(m, T, w, x, NULL, NULL, h, NULL, NULL));   /* zeros: converged at once */
     cr_assert_eq(deer_multi_backward(m, dh, NULL, NULL, NULL, NULL, NULL, NULL), LOGT_EINVAL);
     cr_expect(strstr(logt_errmsg(), "dw is NULL"), "%s", logt_errmsg());
-    logt_tensor_free(&tw), logt_tensor_free(&tx), logt_tensor_free(&th);
     deer_multi_destroy(m);
+    if (have >= 2) {   /* a piece's array on another GPU */
+        const int64_t T2[] = {3, 3};
+        const float *w2[] = {w[0], w[0]}, *x2[] = {x[0], x[0]};
+        float *h2[] = {h[0], h[0]};
+        OK(deer_multi_create(2, &cfg, &m));
+        cr_assert_eq(deer_multi_forward(m, T2, w2, x2, NULL, NULL, h2, NULL, NULL), LOGT_EINVAL);
+        cr_expect(strstr(logt_errmsg(), "w[1] is on GPU 0, not GPU 1"), "%s", logt_errmsg());
+        deer_multi_destroy(m);
+    }
+    logt_tensor_free(&tw), logt_tensor_free(&tx), logt_tensor_free(&th);
 }
 
 Test(deer_multi, gpu_non_convergence_is_reported)
