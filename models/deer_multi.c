@@ -50,14 +50,14 @@ logt_status deer_multi_check(const deer_multi_cfg *cfg, int G, const int64_t *T)
 /* The arguments both CPU functions share beyond deer_multi_check. */
 static logt_status check_arrays(const char *who, const deer_multi_cfg *cfg, int G, const int64_t *T,
                                 const double *w, const double *const *x, const double *c0,
-                                const void *const *per_piece, const char *what)
+                                const double *const *st)
 {
     LOGT_TRY(deer_multi_check(cfg, G, T));
-    if (!w || !x || !per_piece)
-        return LOGT_FAIL(LOGT_EINVAL, "%s: w, x and %s are required, one is NULL", who, what);
+    if (!w || !x || !st)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: w, x and st are required, one is NULL", who);
     for (int p = 0; p < G; p++)
-        if (!x[p] || !per_piece[p])
-            return LOGT_FAIL(LOGT_EINVAL, "%s: piece %d: x and %s must be arrays, one is NULL", who, p, what);
+        if (!x[p] || !st[p])
+            return LOGT_FAIL(LOGT_EINVAL, "%s: piece %d: x and st must be arrays, one is NULL", who, p);
     if (c0 && cfg->cell != DEER_LSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s: c0 is the lstm's cell state and this cell has none: pass NULL", who);
     return LOGT_OK;
@@ -146,7 +146,7 @@ logt_status deer_multi_forward_cpu(const deer_multi_cfg *cfg, int G, const int64
                                    const double *const *x, const double *h0, const double *c0,
                                    double *const *st, double *const *h, deer_multi_report *rep)
 {
-    LOGT_TRY(check_arrays("deer_multi_forward_cpu", cfg, G, T, w, x, c0, (const void *const *)st, "st"));
+    LOGT_TRY(check_arrays("deer_multi_forward_cpu", cfg, G, T, w, x, c0, (const double *const *)st));
     if (!h) return LOGT_FAIL(LOGT_EINVAL, "deer_multi_forward_cpu: h is NULL: pass G arrays [T_p][B][D]");
     for (int p = 0; p < G; p++)
         if (!h[p]) return LOGT_FAIL(LOGT_EINVAL, "deer_multi_forward_cpu: piece %d: h is NULL", p);
@@ -204,7 +204,7 @@ logt_status deer_multi_backward_cpu(const deer_multi_cfg *cfg, int G, const int6
                                     const double *const *st, const double *const *dh, double *dw,
                                     double *const *dx, double *dh0, double *dc0, deer_multi_report *rep)
 {
-    LOGT_TRY(check_arrays("deer_multi_backward_cpu", cfg, G, T, w, x, c0, (const void *const *)st, "st"));
+    LOGT_TRY(check_arrays("deer_multi_backward_cpu", cfg, G, T, w, x, c0, st));
     if (!dh || !dw) return LOGT_FAIL(LOGT_EINVAL, "deer_multi_backward_cpu: dh and dw are required, one is NULL");
     for (int p = 0; p < G; p++)
         if (!dh[p] || (dx && !dx[p]))
