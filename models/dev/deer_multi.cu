@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../core/status.h"
 #include "../deer_multi.h"
@@ -52,8 +51,8 @@ static float *filled(int gpu, int64_t n, int64_t first, uint64_t seed, float sca
     return p;
 }
 
-/* What one configuration's steps gave: times (medians), report, and for the check the rows
- * `rows` of h ([8 per piece][B][D]) and the gradient, on the host. */
+/* What one configuration's steps gave: times (medians, ms), iterations, and for the check h at
+ * the sampled steps ([ns][B][D]) and the gradient, on the host. */
 typedef struct result {
     double step, fwd, bwd, boundary, gather, reduce;
     int iterations, adjoint;
@@ -75,7 +74,7 @@ static result run(int G, const deer_multi_cfg *cfg, int64_t T, int reps, const i
         w[p] = filled(p, P, 0, 1, 1.0f / sqrtf((float)D));
         x[p] = filled(p, Tp[p] * B * I, start[p] * B * I, 2, 1.0f);
         dh[p] = filled(p, Tp[p] * B * D, start[p] * B * D, 3, 1.0f);
-        h[p] = filled(p, Tp[p] * B * D, 0, 4, 0.0f);
+        h[p] = filled(p, Tp[p] * B * D, 0, 4, 0.0f);   /* outputs: zeros */
         dw[p] = filled(p, P, 0, 5, 0.0f);
         dx[p] = filled(p, Tp[p] * B * I, 0, 6, 0.0f);
     }
