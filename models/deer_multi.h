@@ -38,11 +38,12 @@
  * scan's 2·G·B·S-float exchange, G residual words to the host. Per backward: the same per
  * adjoint iteration, B·(G·D or I) floats once, and one all-reduce of the parameters' size.
  *
- * Results equal the one-GPU deer (mode = quasi, newton_kernel = launches) up to rounding:
- * the same iterations, the residuals to rounding, h and every gradient to fp32 rounding.
- * The float64 CPU version below runs the same pieces algorithm (the exchanges are copies,
- * the linear step is scan_pieces_cpu) and equals deer_forward_cpu / deer_backward_cpu with
- * mode = quasi to rounding.
+ * The kernels and the stop rules are deer's, so the GPUs' results are the one-GPU deer's
+ * (mode = quasi, newton_kernel = launches) up to the scan's order of composition: the same
+ * iterations, h and every gradient to fp32 rounding (tests/test_deer_multi.c holds them to
+ * it). The float64 CPU version below runs the same pieces algorithm (the exchanges are
+ * copies, the linear step is scan_pieces_cpu) and equals deer_forward_cpu /
+ * deer_backward_cpu with mode = quasi to rounding.
  *
  * Parameters: one flat array per device in deer's layout (deer.h): W [G·D][I], R [D][G·D],
  * b [G·D], then bn [D] for the gru (G = 3 gates gru, 4 lstm, 1 tanh); deer_multi_layout_of
