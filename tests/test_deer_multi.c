@@ -9,7 +9,8 @@
  * 1e-10 of its first residual: 1e-8 of each gradient's max.
  * GPUs (NCCL; skipped without CUDA, NCCL or a second GPU): G = 1 and 2 against the one-GPU
  * deer on CUDA (mode = quasi, newton_kernel = launches, the same f32 parameters): iterations
- * equal, residuals, h and every gradient to f32 rounding.
+ * equal (G = 2: one apart only where a residual is within rounding of tol), residuals, h and
+ * every gradient to f32 rounding.
  * Both: bad arguments fail with a message naming the argument and what would be right.
  */
 #include <criterion/criterion.h>
@@ -309,8 +310,15 @@ static void expect_gpus(const char *cell, int G, const int64_t *Tp, int64_t B, i
         }
     }
     from_gpu(0, &tdh0, dh0), from_gpu(0, &tdc0, dc0);
-    cr_expect(rep.converged && rep.iterations == ref.rep.iterations, "%s: %d iterations, one GPU's %d",
-              label, rep.iterations, ref.rep.iterations);
+    /* one GPU runs deer's own kernels and scan: the same iterations. Split, the scans compose in
+     * another order: the same, unless a residual lies within rounding of tol (then one apart,
+     * both residuals where they part within 1.5·tol) */
+    const int fewer = rep.iterations < ref.rep.iterations ? rep.iterations : ref.rep.iterations;
+    const double parting = fewer < ref.rep.nres && fewer < rep.nres
+                               ? fmax(ref.rep.residual[fewer], rep.residual[fewer]) : INFINITY;
+    cr_expect(rep.converged && (rep.iterations == ref.rep.iterations ||
+                                (G > 1 && abs(rep.iterations - ref.rep.iterations) == 1 && parting <= 1.5 * cfg.tol)),
+              "%s: %d iterations, one GPU's %d", label, rep.iterations, ref.rep.iterations);
     check_result c = check_close("residuals", rep.residual, ref.rep.residual,
                                  rep.nres < ref.rep.nres ? rep.nres : ref.rep.nres, 1e-6, 1e-3);
     cr_expect(c.ok, "%s: %s", label, c.msg);
