@@ -3,7 +3,8 @@
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
-#   make dev        kernel workbenches in kernels/dev/ (GPU): build/bin/scan-dev, scan-multi-dev
+#   make dev        workbenches in kernels/dev/, models/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
+#                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
@@ -82,13 +83,15 @@ $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
-# the sequence-parallel scan's workbench calls the library (scan_cuda, scan_multi)
+# workbenches that call the library: the sequence-parallel scan's, and a model's (models/dev/)
 $(B)/bin/scan-multi-dev: kernels/dev/scan_multi.cu $(B)/liblogt.a
+$(B)/bin/deer-multi-dev: models/dev/deer_multi.cu $(B)/liblogt.a
+$(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev:
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< $(B)/liblogt.a -o $@ -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' $(PKG_LIBS) $(LDLIBS)
 
 ifneq ($(NVCC),)
-dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev
+dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev
 else
 dev:
 	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
@@ -111,7 +114,7 @@ bench: deps
 
 bundle: deps
 	$(MAKE) --no-print-directory all dev
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev)
 
 clean:
 	rm -rf $(B) bundle

@@ -141,6 +141,18 @@ static double now_ms(void)
 
 extern "C" int scan_multi_gpus(const scan_multi *m) { return m->G; }
 
+extern "C" logt_ctx *scan_multi_ctx(scan_multi *m, int p) { return p >= 0 && p < m->G ? m->ctx[p] : NULL; }
+
+extern "C" void *scan_multi_comm(scan_multi *m, int p)
+{
+#if HAVE_NCCL
+    return p >= 0 && p < m->G ? (void *)m->comm[p] : NULL;
+#else
+    (void)m, (void)p;
+    return NULL;
+#endif
+}
+
 extern "C" void scan_multi_destroy(scan_multi *m)
 {
     if (!m) return;

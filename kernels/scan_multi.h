@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "../core/ctx.h"
 #include "../core/status.h"
 #include "../core/tensor.h"
 
@@ -68,6 +69,12 @@ int scan_multi_gpus(const scan_multi *m);
 logt_status scan_multi_run(scan_multi *m, int reverse, const int64_t *T, int64_t C, logt_dtype dt,
                            const void *const *a, const void *const *b, const void *h0,
                            void *const *h, scan_multi_times *times);
+/* GPU p's context (its stream and cuBLAS handle) and NCCL communicator (an ncclComm_t of rank
+ * p; NULL in a build without NCCL): for callers that queue their own work before and after
+ * scan_multi_run on the same streams and exchange over the same communicators
+ * (models/deer_multi.cu). */
+logt_ctx *scan_multi_ctx(scan_multi *m, int p);
+void *scan_multi_comm(scan_multi *m, int p);
 void scan_multi_destroy(scan_multi *m);
 
 #ifdef __cplusplus

@@ -173,6 +173,43 @@ void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn
     deer_cell_eval_hd(cell, D, R, bn, xa, sp, f, J, jd, work);
 }
 
+void deer_cell_vjp(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                   const double *sp, const double *lam, double *u, double *dxa, double *dra, double *work)
+{
+    const int64_t G = ngates(cell), S = deer_state_size(cell, D);
+    const double *hp = sp;
+    double *f = work + G * D;
+    deer_cell_eval(cell, D, R, bn, xa, sp, f, NULL, NULL, work);   /* work: hp R (+bn) */
+    for (int64_t j = 0; j < S; j++) u[j] = 0.0;
+    if (cell == DEER_TANH) {
+        for (int64_t j = 0; j < D; j++) dxa[j] = dra[j] = lam[j] * (1.0 - f[j] * f[j]);
+    } else if (cell == DEER_LSTM) {
+        for (int64_t j = 0; j < D; j++) {
+            double a[4] = {xa[j] + work[j], xa[D + j] + work[D + j], xa[2 * D + j] + work[2 * D + j],
+                           xa[3 * D + j] + work[3 * D + j]};
+            double hh, da[4];
+            const double c = lstm_cell_forward(a, 1, sp[D + j], &hh);
+            u[D + j] = lstm_cell_backward(a, 1, sp[D + j], c, lam[j], lam[D + j], da);
+            for (int g = 0; g < 4; g++) dxa[g * D + j] = dra[g * D + j] = da[g];
+        }
+    } else {
+        double q[4];
+        for (int64_t j = 0; j < D; j++) {
+            const double xj[3] = {xa[j], xa[D + j], xa[2 * D + j]};
+            const double rj[3] = {work[j], work[D + j], work[2 * D + j]};
+            double gx[3], gr[3];
+            gru_cell_forward(xj, rj, hp[j], 1, q);
+            u[j] += gru_cell_backward(q, 1, hp[j], lam[j], gx, gr);   /* through z */
+            for (int g = 0; g < 3; g++) dxa[g * D + j] = gx[g], dra[g * D + j] = gr[g];
+        }
+    }
+    for (int64_t mm = 0; mm < D; mm++) {   /* through R: R dra */
+        double acc = 0.0;
+        for (int64_t c = 0; c < G * D; c++) acc += R[mm * G * D + c] * dra[c];
+        u[mm] += acc;
+    }
+}
+
 /* ---- linear recurrences with matrices ------------------------------------------------------ */
 
 void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
@@ -538,12 +575,11 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
     double *dXA = malloc((size_t)(N * G * D) * sizeof *dXA);
     double *carry = calloc((size_t)(B * S), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
     double *lam = malloc((size_t)S * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
-    double *work = malloc((size_t)(G * D + B * S + S) * sizeof *work);
-    if (!dXA || !carry || !lam || !dra || !work) {
-        free(dXA), free(carry), free(lam), free(dra), free(work);
+    double *s0 = malloc((size_t)(B * S) * sizeof *s0), *work = malloc((size_t)(G * D + S) * sizeof *work);
+    if (!dXA || !carry || !lam || !dra || !s0 || !work) {
+        free(dXA), free(carry), free(lam), free(dra), free(s0), free(work);
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
-    double *s0 = work + G * D, *f = s0 + B * S;
     initial_state(m, B, D, s0);
 
     /* λ_t = dL/ds_t + J_{t+1}^T λ_{t+1}, from t = T-1 down (dL/ds_t: dh on the h part);
@@ -551,43 +587,14 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
     for (int64_t t = T - 1; t >= 0; t--)
         for (int64_t b = 0; b < B; b++) {
             const int64_t n = t * B + b;
-            const double *sp = t ? St + (n - B) * S : s0 + b * S, *hp = sp;
-            const double *xa = WX + n * G * D;
+            const double *hp = t ? St + (n - B) * S : s0 + b * S;
             double *dxa = dXA + n * G * D, *cb = carry + b * S;
             for (int64_t j = 0; j < S; j++) lam[j] = (j < D ? dH[n * D + j] : 0.0) + cb[j];
-            deer_cell_eval(m->cell, D, R, bn, xa, sp, f, NULL, NULL, work);   /* work: hp R (+bn) */
-            for (int64_t j = 0; j < S; j++) cb[j] = 0.0;
-            if (m->cell == DEER_TANH) {
-                for (int64_t j = 0; j < D; j++) dxa[j] = dra[j] = lam[j] * (1.0 - f[j] * f[j]);
-            } else if (m->cell == DEER_LSTM) {
-                for (int64_t j = 0; j < D; j++) {
-                    double a[4] = {xa[j] + work[j], xa[D + j] + work[D + j],
-                                   xa[2 * D + j] + work[2 * D + j], xa[3 * D + j] + work[3 * D + j]};
-                    double hh, da[4];
-                    const double c = lstm_cell_forward(a, 1, sp[D + j], &hh);
-                    cb[D + j] = lstm_cell_backward(a, 1, sp[D + j], c, lam[j], lam[D + j], da);
-                    for (int g = 0; g < 4; g++) dxa[g * D + j] = dra[g * D + j] = da[g];
-                }
-            } else {
-                double q[4];
-                for (int64_t j = 0; j < D; j++) {
-                    const double xj[3] = {xa[j], xa[D + j], xa[2 * D + j]};
-                    const double rj[3] = {work[j], work[D + j], work[2 * D + j]};
-                    double gx[3], gr[3];
-                    gru_cell_forward(xj, rj, hp[j], 1, q);
-                    cb[j] += gru_cell_backward(q, 1, hp[j], lam[j], gx, gr);   /* through z */
-                    for (int g = 0; g < 3; g++) dxa[g * D + j] = gx[g], dra[g * D + j] = gr[g];
-                    dbn[j] += gr[2];
-                }
-            }
-            for (int64_t mm = 0; mm < D; mm++) {   /* dR += hp ⊗ dra; through R: R dra */
-                double acc = 0.0;
-                for (int64_t c = 0; c < G * D; c++) {
-                    dR[mm * G * D + c] += hp[mm] * dra[c];
-                    acc += R[mm * G * D + c] * dra[c];
-                }
-                cb[mm] += acc;
-            }
+            deer_cell_vjp(m->cell, D, R, bn, WX + n * G * D, hp, lam, cb, dxa, dra, work);
+            for (int64_t mm = 0; mm < D; mm++)   /* dR += hp ⊗ dra */
+                for (int64_t c = 0; c < G * D; c++) dR[mm * G * D + c] += hp[mm] * dra[c];
+            if (dbn)
+                for (int64_t j = 0; j < D; j++) dbn[j] += dra[2 * D + j];
         }
     dense_add_dw_cpu(N, G * D, I, dXA, x->data, dW, db);
     if (dx) {
@@ -599,7 +606,7 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
             if (m->base.dh0.data) ((double *)m->base.dh0.data)[b * D + j] = carry[b * S + j];
             if (S > D && m->base.dc0.data) ((double *)m->base.dc0.data)[b * D + j] = carry[b * S + D + j];
         }
-    free(dXA), free(carry), free(lam), free(dra), free(work);
+    free(dXA), free(carry), free(lam), free(dra), free(s0), free(work);
     return LOGT_OK;
 }
 

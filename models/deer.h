@@ -51,8 +51,9 @@
  * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4; quasi),
  * launches (an evaluation kernel and a kernels/scan call, or the damped step, per
  * iteration, any state), auto (the default: persistent where it applies). Knob solver =
- * launch | fused gives the two sequential baselines (one kernel launch per step; one persistent kernel). tol defaults
- * to 1e-5 on cuda (f32).
+ * launch | fused gives the two sequential baselines (one kernel launch per step; one
+ * persistent kernel). tol defaults to 1e-5 on cuda (f32). Over a sequence split in time
+ * across GPUs (mode = quasi, forward and backward): deer_multi.h.
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H
@@ -102,6 +103,12 @@ int64_t deer_state_size(deer_cell cell, int64_t D);
  * work: G·D doubles. R, bn as in the layout (bn NULL but for the gru). */
 void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
                     const double *sp, double *f, double *J, double *jd, double *work);
+
+/* The vector-Jacobian product of f at (xa, sp), xa = W x_t + b [G·D], sp = s_{t-1} [S], with
+ * lam = dL/ds_t [S]: u = J^T lam = dL/ds_{t-1} [S] (overwritten), dxa = dL/d(W x_t + b) and
+ * dra = dL/d(h_{t-1} R) [G·D] (the gru's bn gradient is dra's n part). work: G·D + S doubles. */
+void deer_cell_vjp(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                   const double *sp, const double *lam, double *u, double *dxa, double *dra, double *work);
 
 /* Bytes of the Jacobians of mode = full: T·B·D² doubles. */
 double deer_full_bytes(int64_t T, int64_t B, int64_t D);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "../core/ctx.h"
 #include "../core/tensor.h"
 #include "deer.h"
 
@@ -115,6 +116,41 @@ __device__ __forceinline__ const float *xa_of(const float *WX, const float *X, c
     return buf;
 }
 
+/* ---- kernels of deer_cuda.cu and deer_cuda_backward.cu that deer_multi.cu launches too --------
+ * (arguments as at their definitions; N = T·B rows, St [N][S] the states, s0 [B][S] s_{-1}) */
+__global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
+                                 const float *X, const float *W, const float *R, const float *bias,
+                                 const float *bn, const float *s0, const float *St, float *A, float *Bv,
+                                 unsigned *res);
+__global__ void deer_state_kernel(int64_t n, int D, int S, const float *h0, const float *c0, float *s0);
+__global__ void deer_h_of_state_kernel(int64_t N, int D, int S, const float *St, float *h);
+__global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
+                                    const float *WX, const float *X, const float *W, const float *R,
+                                    const float *bias, const float *bn, const float *St,
+                                    const float *dH, const float *Lam, float *A, float *Bv, float *U,
+                                    const float *XAn, const float *Lamn, unsigned *res);
+__global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
+                                     const float *WX, const float *X, const float *W, const float *R,
+                                     const float *bias, const float *bn, const float *s0,
+                                     const float *St, const float *Lam, float *U, float *dXA, float *dRA);
+__global__ void deer_state_grad_kernel(int B, int D, int S, const float *U, float *dh0, float *dc0);
+
+/* The adjoint's stop after its k-th residual r (r0 the first, last the one before): tol·r0,
+ * or where fp32 rounding stops the residual falling (under 1e-4·r0 and not halved by the
+ * last scan); r0 = 0 (dh = 0) at once. */
+static inline int deer_adjoint_stops(int k, float r, float r0, float last, double tol)
+{
+    return r0 == 0.0f || r <= tol * r0 || (k >= 2 && r > 0.5f * last && r <= 1e-4f * r0);
+}
+
+/* The parameter gradients of T·B rows from dXA = dL/d(W x + b) and dRA = dL/d(h_{t-1} R)
+ * [T·B][G·D] (deer_vjp_rows_kernel): dW = dXA^T X, db = dXA^T 1, dbn (gru) = dRA's n part^T 1,
+ * dR = [s0; St]^T dRA (h_{t-1}: s0's h part, then the states shifted), and dx = dXA W unless
+ * dx is NULL; ones [T·B]. Strict fp32 GEMMs on ctx, overwriting (deer_cuda_backward.cu). */
+logt_status deer_param_grads_cuda(logt_ctx *ctx, deer_cell cell, int64_t T, int64_t B, int64_t D,
+                                  int64_t I, const float *X, const float *W, const float *s0,
+                                  const float *St, const float *dXA, const float *dRA, const float *ones,
+                                  float *dW, float *dR, float *db, float *dbn, float *dx);
 
 /* The parameter `name` of m in fp32 on the device. */
 static inline const float *param(deer_model *m, const char *name)

@@ -59,13 +59,15 @@ __device__ void cell_vjp(deer_cell cell, int D, const float *R, const float *bia
 }
 
 /* Row n = (t, b): the scan's gates A[n] = diag J_{t+1}, inputs Bv[n] = g_t + J_{t+1}^T λ_{t+1}
- * − d_{t+1} λ_{t+1} (λ: the current iterate Lam), and the residual |λ_t − g_t − J_{t+1}^T λ_{t+1}|;
- * the last step has no t+1: A = 0, Bv = g. */
+ * − d_{t+1} λ_{t+1} (λ: the current iterate Lam), and the residual |λ_t − g_t − J_{t+1}^T λ_{t+1}|.
+ * The last B rows: when Lamn is NULL they end the sequence, no t+1: A = 0, Bv = g; else (a
+ * piece of deer_multi.cu) step t+1 is the next piece's first, with λ Lamn [B][S] and W x rows
+ * XAn [B][G·D] (or, WX NULL, its x rows [B][I]). */
 __global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
                                     const float *WX, const float *X, const float *W, const float *R,
                                     const float *bias, const float *bn, const float *St,
                                     const float *dH, const float *Lam, float *A, float *Bv, float *U,
-                                    unsigned *res)
+                                    const float *XAn, const float *Lamn, unsigned *res)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -73,12 +75,13 @@ __global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int
     if (n < N) {
         float *a = A + n * S, *bv = Bv + n * S, *u = U + n * S;
         const float *lam = Lam + n * S;
-        if (n + B < N) {
+        if (n + B < N || Lamn) {
             const int G = gates_of(cell);
             const int64_t n1 = n + B;
             float buf[XMAX];
-            const float *xa = xa_of(WX, X, W, n1, G * D, I, buf);
-            const float *sp = St + n * S, *lam1 = Lam + n1 * S;
+            const float *xa = n1 < N ? xa_of(WX, X, W, n1, G * D, I, buf)
+                                     : xa_of(WX ? XAn : NULL, XAn, W, n1 - N, G * D, I, buf);
+            const float *sp = St + n * S, *lam1 = n1 < N ? Lam + n1 * S : Lamn + (n1 - N) * S;
             for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, bv, a);   /* bv: f, scratch */
             for (int j = 0; j < S; j++) u[j] = 0.0f;
             cell_vjp(cell, D, R, bias, bn, xa, sp, lam1, u, NULL, NULL);
@@ -132,6 +135,27 @@ static float *grad(deer_model *m, const char *name)
     return (float *)logt_model_param(&m->base, &m->base.dw, name).data;
 }
 
+logt_status deer_param_grads_cuda(logt_ctx *ctx, deer_cell cell, int64_t T, int64_t B, int64_t D,
+                                  int64_t I, const float *X, const float *W, const float *s0,
+                                  const float *St, const float *dXA, const float *dRA, const float *ones,
+                                  float *dW, float *dR, float *db, float *dbn, float *dx)
+{
+    const int64_t S = deer_state_size(cell, D), GD = gates_of(cell) * D, N = T * B;
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, I, N, 1.0f, LOGT_F32, dXA, GD, 0, X, I, 0, 0.0f, dW, I, 0, 1, 0));
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, 1, N, 1.0f, LOGT_F32, dXA, GD, 0, ones, 1, 0, 0.0f, db, 1, 0, 1, 0));
+    if (dbn)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dRA + 2 * D, GD, 0, ones, 1, 0,
+                              0.0f, dbn, 1, 0, 1, 0));
+    /* dR[m][c] = Σ_n h_{t-1}[m] dRA[n][c]: h_{-1} = s0's h part, the rest the states shifted */
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, B, 1.0f, LOGT_F32, s0, S, 0, dRA, GD, 0, 0.0f, dR, GD, 0, 1, 0));
+    if (T > 1)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, N - B, 1.0f, LOGT_F32, St, S, 0, dRA + B * GD, GD, 0,
+                              1.0f, dR, GD, 0, 1, 0));
+    if (dx)
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, GD, 1.0f, LOGT_F32, dXA, GD, 0, W, I, 0, 0.0f, dx, I, 0, 1, 0));
+    return LOGT_OK;
+}
+
 extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx,
                                           logt_ctx *ctx)
 {
@@ -173,11 +197,11 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_adjoint_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, St,
-            (const float *)dh->data, Lam, A, Bv, U, res);
+            (const float *)dh->data, Lam, A, Bv, U, NULL, NULL, res);
         LAUNCH_TRY();
         LOGT_TRY(logt_cuda_read_max(st, res, &r));
         if (k == 0) r0 = r;
-        if (r0 == 0.0f || r <= m->tol * r0 || (k >= 2 && r > 0.5f * last && r <= 1e-4f * r0)) break;
+        if (deer_adjoint_stops(k, r, r0, last, m->tol)) break;
         last = r;
         if (!isfinite(r) || k == m->max_iter)
             return LOGT_FAIL(LOGT_ENUMERIC, "deer backward on cuda: the adjoint did not converge: "
@@ -203,24 +227,10 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     int fresh = 0;
     LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
     if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->ones.data, N, 1.0f));
-    const float *ones = (const float *)sc->ones.data;
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, I, N, 1.0f, LOGT_F32, dXA, GD, 0, X, I, 0, 0.0f,
-                          grad(m, "W"), I, 0, 1, 0));
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, 1, N, 1.0f, LOGT_F32, dXA, GD, 0, ones, 1, 0, 0.0f,
-                          grad(m, "b"), 1, 0, 1, 0));
-    if (m->cell == DEER_GRU)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dRA + 2 * D, GD, 0, ones, 1, 0,
-                              0.0f, grad(m, "bn"), 1, 0, 1, 0));
-    /* dR[m][c] = Σ_n h_{t-1}[m] dRA[n][c]: h_{-1} = s0's h part, the rest the states shifted */
-    float *dR = grad(m, "R");
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, B, 1.0f, LOGT_F32, s0, S, 0, dRA, GD, 0, 0.0f, dR, GD,
-                          0, 1, 0));
-    if (T > 1)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, N - B, 1.0f, LOGT_F32, St, S, 0, dRA + B * GD, GD,
-                              0, 1.0f, dR, GD, 0, 1, 0));
-    if (dx)
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, GD, 1.0f, LOGT_F32, dXA, GD, 0, Wt, I, 0, 0.0f,
-                              (float *)dx->data, I, 0, 1, 0));
+    LOGT_TRY(deer_param_grads_cuda(ctx, m->cell, T, B, D, I, X, Wt, s0, St, dXA, dRA,
+                                   (const float *)sc->ones.data, grad(m, "W"), grad(m, "R"),
+                                   grad(m, "b"), m->cell == DEER_GRU ? grad(m, "bn") : NULL,
+                                   dx ? (float *)dx->data : NULL));
     const size_t len = strlen(m->base.detail);
     snprintf(m->base.detail + len, sizeof m->base.detail - len, "; adjoint: %d scans, residual %.3g of %.3g",
              k, r, r0);

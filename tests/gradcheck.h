@@ -57,6 +57,19 @@ static inline void set_knobs(logt_model_cfg *cfg, const char *knobs)
     }
 }
 
+/* A one-layer cfg of `model` on dev (f32 on cuda, f64 on cpu) with cell, knobs and seed. */
+static inline logt_model_cfg test_cfg(const char *model, logt_device dev, const char *cell, const char *knobs,
+                                      int I, int D, uint64_t seed)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, model, dev, I, D);
+    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
+    cfg.dtype = dev == LOGT_CUDA ? LOGT_F32 : LOGT_F64;
+    cfg.seed = seed;
+    set_knobs(&cfg, knobs);
+    return cfg;
+}
+
 /* v rounded to what dtype dt holds (f64 unchanged). */
 static inline double round_to(logt_dtype dt, double v)
 {

@@ -23,13 +23,7 @@
 
 static logt_model_cfg cfg_of(logt_device dev, const char *cell, const char *knobs, int I, int D)
 {
-    logt_model_cfg cfg;
-    logt_model_cfg_init(&cfg, "deer", dev, I, D);
-    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
-    cfg.dtype = dev == LOGT_CUDA ? LOGT_F32 : LOGT_F64;
-    cfg.seed = 21;
-    set_knobs(&cfg, knobs);
-    return cfg;
+    return test_cfg("deer", dev, cell, knobs, I, D, 21);
 }
 
 /* Forward of cfg's net on x (and h0, c0): h to the host; w in (NULL: its own) and out. */

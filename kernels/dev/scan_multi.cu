@@ -29,25 +29,8 @@
 #include "../scan.h"
 #include "../scan_multi.h"
 
-#define DIE(...) (fprintf(stderr, "scan-multi-dev: " __VA_ARGS__), fputc('\n', stderr), exit(1))
-#define CK(call)                                                                               \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) DIE("%s: %s", #call, cudaGetErrorString(e_));                   \
-    } while (0)
-#define OK(call)                                                                               \
-    do {                                                                                       \
-        if ((call) != LOGT_OK) DIE("%s: %s", #call, logt_errmsg());                            \
-    } while (0)
-
-__device__ __forceinline__ float hash_unit(uint64_t seed, uint64_t i)
-{
-    uint64_t z = seed * 0x9E3779B97F4A7C15ull + i + 0x632BE59BD9B4E019ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (float)(z >> 40) * (1.0f / 16777216.0f);   /* [0, 1) */
-}
+#define WORKBENCH "scan-multi-dev"
+#include "workbench.cuh"
 
 /* x[i] = lo + (hi - lo)·u(seed, first + i) for i < n */
 template <typename E>
@@ -62,17 +45,6 @@ static void fill(void *x, int bf16, int64_t n, int64_t first, uint64_t seed, flo
     if (bf16) fill_kernel<__nv_bfloat16><<<65536, 256>>>((__nv_bfloat16 *)x, n, first, seed, lo, hi);
     else fill_kernel<float><<<65536, 256>>>((float *)x, n, first, seed, lo, hi);
     CK(cudaGetLastError());
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n)
-{
-    qsort(v, n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static double row_value(const void *row, int bf16, int64_t c)
@@ -94,17 +66,7 @@ typedef struct shape {
 int main(int argc, char **argv)
 {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
-    int G = 0;
-    CK(cudaGetDeviceCount(&G));
-    if (G < 1) DIE("no GPU");
-    if (G > SCAN_MULTI_MAX) G = SCAN_MULTI_MAX;
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, 0));
-    const char *commit = getenv("LOGT_COMMIT");
-    time_t now = time(NULL);
-    char date[64];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    printf("# scan-multi-dev: %d x %s, commit %s, %s\n", G, prop.name, commit ? commit : "unknown", date);
+    const int G = workbench_start(SCAN_MULTI_MAX);
     printf("# case dtype gates C T_per_gpu G | t1_ms copy1_ms 1gpu_pct_copy | weak_ms weak_ratio "
            "exchange_ms exchange_pct summary_ms rounds | strong_ms strong_ratio | check\n");
     const shape shapes[] = {{65536, 32768}, {1024, 2097152}, {32, 33554432}};
