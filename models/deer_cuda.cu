@@ -792,7 +792,7 @@ extern "C" void deer_free_cuda(deer_model *m)
     logt_tensor *all[] = {&sc->wx, &sc->s,   &sc->s2, &sc->a,   &sc->b,   &sc->s0, &sc->res,
                           &sc->agg, &sc->carry, &sc->lam, &sc->lam2, &sc->u, &sc->dxa, &sc->dra,
                           &sc->ones, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc, &sc->rd,
-                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc};
+                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc, &sc->cf};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;

@@ -24,6 +24,7 @@ typedef struct deer_cuda_scratch {
     logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
                                 (a, b) and the state before its chunk                     */
     logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ              */
+    logt_tensor cf;          /* backward: [N][adjoint_ncoef] the coefficients of J_{t+1}^T */
     logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x), dL/d(R h)                   */
     logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
     int wx_valid;            /* wx holds the last forward's W x (else the kernels work it out) */
@@ -59,23 +60,46 @@ __device__ __forceinline__ float rdot(const float *hp, const float *R, int D, in
     return s;
 }
 
+/* Unit j's activated gates from xa (W x_t without b), the bias and sp's h part through R:
+ * gru q = {r, z, n, rn} (rn = (h R)_n + bn), lstm {i, f, g, o}, tanh {f}. */
+__device__ __forceinline__ void unit_gates(deer_cell cell, int D, const float *R, const float *bias,
+                                           const float *bn, const float *xa, const float *sp, int j, float q[4])
+{
+    if (cell == DEER_TANH) {
+        q[0] = tanhf(xa[j] + bias[j] + rdot(sp, R, D, D, j));
+        return;
+    }
+    if (cell == DEER_GRU) {
+        const int GD = 3 * D;
+        q[0] = sig(xa[j] + bias[j] + rdot(sp, R, D, GD, j));
+        q[1] = sig(xa[D + j] + bias[D + j] + rdot(sp, R, D, GD, D + j));
+        q[3] = rdot(sp, R, D, GD, 2 * D + j) + bn[j];
+        q[2] = tanhf(xa[2 * D + j] + bias[2 * D + j] + q[0] * q[3]);
+        return;
+    }
+    const int GD = 4 * D;
+    q[0] = sig(xa[j] + bias[j] + rdot(sp, R, D, GD, j));
+    q[1] = sig(xa[D + j] + bias[D + j] + rdot(sp, R, D, GD, D + j));
+    q[2] = tanhf(xa[2 * D + j] + bias[2 * D + j] + rdot(sp, R, D, GD, 2 * D + j));
+    q[3] = sig(xa[3 * D + j] + bias[3 * D + j] + rdot(sp, R, D, GD, 3 * D + j));
+}
+
 /* f and diag J of unit j: writes f_j (and, lstm, c_j at f[D + j]) and jd likewise. */
 __device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
                           const float *xa, const float *sp, int j, float *f, float *jd)
 {
     const float *hp = sp;
+    float q[4];
+    unit_gates(cell, D, R, bias, bn, xa, sp, j, q);
     if (cell == DEER_TANH) {
-        const float v = tanhf(xa[j] + bias[j] + rdot(hp, R, D, D, j));
+        const float v = q[0];
         f[j] = v;
         if (jd) jd[j] = (1.0f - v * v) * R[j * D + j];
         return;
     }
     if (cell == DEER_GRU) {
         const int GD = 3 * D;
-        const float r = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
-        const float z = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
-        const float rn = rdot(hp, R, D, GD, 2 * D + j) + bn[j];
-        const float n = tanhf(xa[2 * D + j] + bias[2 * D + j] + r * rn);
+        const float r = q[0], z = q[1], n = q[2], rn = q[3];
         f[j] = (1.0f - z) * n + z * hp[j];
         if (jd) {
             const float cn = (1.0f - z) * (1.0f - n * n);
@@ -86,10 +110,7 @@ __device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R,
         return;
     }
     const int GD = 4 * D;   /* lstm: state [h; c] */
-    const float i = sig(xa[j] + bias[j] + rdot(hp, R, D, GD, j));
-    const float fg = sig(xa[D + j] + bias[D + j] + rdot(hp, R, D, GD, D + j));
-    const float g = tanhf(xa[2 * D + j] + bias[2 * D + j] + rdot(hp, R, D, GD, 2 * D + j));
-    const float o = sig(xa[3 * D + j] + bias[3 * D + j] + rdot(hp, R, D, GD, 3 * D + j));
+    const float i = q[0], fg = q[1], g = q[2], o = q[3];
     const float cp = sp[D + j], c = fg * cp + i * g, tc = tanhf(c);
     f[j] = o * tc, f[D + j] = c;
     if (jd) {
@@ -124,11 +145,18 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
                                  unsigned *res);
 __global__ void deer_state_kernel(int64_t n, int D, int S, const float *h0, const float *c0, float *s0);
 __global__ void deer_h_of_state_kernel(int64_t N, int D, int S, const float *St, float *h);
-__global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
-                                    const float *WX, const float *X, const float *W, const float *R,
-                                    const float *bias, const float *bn, const float *St,
-                                    const float *dH, const float *Lam, float *A, float *Bv, float *U,
-                                    const float *XAn, const float *Lamn, unsigned *res);
+__global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
+                                         const float *WX, const float *X, const float *W, const float *R,
+                                         const float *bias, const float *bn, const float *St,
+                                         const float *XAn, float *A, float *Cf);
+__global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
+                                         const float *Cf, const float *A, const float *dH, const float *Lam,
+                                         const float *Lamn, float *Bv, float *U, unsigned *res);
+/* Floats of J_{t+1}^T's coefficients per row (deer_adjoint_coef_kernel). */
+__host__ __device__ inline int adjoint_ncoef(deer_cell cell, int D)
+{
+    return gates_of(cell) * D + (cell == DEER_GRU ? D : cell == DEER_LSTM ? 2 * D : 0);
+}
 __global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
                                      const float *WX, const float *X, const float *W, const float *R,
                                      const float *bias, const float *bn, const float *s0,

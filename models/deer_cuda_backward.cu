@@ -18,9 +18,15 @@
  * λ_t = dL/ds_t in total solves the reversed linear recurrence λ_t = g_t + J_{t+1}^T λ_{t+1}
  * (g: dL/dh on the h part of the state). With J^T = diag(d) + O it is solved by iterating
  *     λ^{k+1}_t = d_{t+1} λ^{k+1}_{t+1} + (g_t + J_{t+1}^T λ^k_{t+1} − d_{t+1} λ^k_{t+1}),
- * each iteration one VJP of every step's cell (all in parallel) and one reversed element-
- * wise scan; the fixed point is the exact adjoint (BPTT's), and a state of 1 gets it in
- * one scan. Then every step's dL/d(W x), dL/d(R h) and the parameter gradients by GEMMs. */
+ * each iteration J^T λ at every step (all in parallel, from coefficients of J worked out
+ * once: below) and one reversed element-wise scan; the fixed point is the exact adjoint
+ * (BPTT's), and a state of 1 gets it in one scan. Then every step's dL/d(W x), dL/d(R h)
+ * (one VJP of the cell at λ_t, in float64) and the parameter gradients by GEMMs.
+ * Per iteration a row reads λ_{t+1}, its coefficients, the diagonal, g and λ_t and writes
+ * J^T λ and the scan's input, (G + 7)·D floats for the gru and tanh ((G + 10)·D, lstm), and
+ * makes G·D² FMAs (R·P). The per-iteration VJP it replaced recomputed the cell's
+ * pre-activations twice and accumulated in float64: about 3·G·D² FMAs a row, a third of them
+ * in float64, every iteration. */
 
 /* Adds J_t^T λ_t to u [S] for one sequence element (xa = W x_t without b, sp = s_{t-1},
  * lam = λ_t); when dxa is not NULL also writes dL/d(W x_t + b) to dxa and dL/d(R h_{t-1})
@@ -58,44 +64,121 @@ __device__ void cell_vjp(deer_cell cell, int D, const float *R, const float *bia
     }
 }
 
-/* Row n = (t, b): the scan's gates A[n] = diag J_{t+1}, inputs Bv[n] = g_t + J_{t+1}^T λ_{t+1}
- * − d_{t+1} λ_{t+1} (λ: the current iterate Lam), and the residual |λ_t − g_t − J_{t+1}^T λ_{t+1}|.
- * The last B rows: when Lamn is NULL they end the sequence, no t+1: A = 0, Bv = g; else (a
- * piece of deer_multi.cu) step t+1 is the next piece's first, with λ Lamn [B][S] and W x rows
- * XAn [B][G·D] (or, WX NULL, its x rows [B][I]). */
-__global__ void deer_adjoint_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
-                                    const float *WX, const float *X, const float *W, const float *R,
-                                    const float *bias, const float *bn, const float *St,
-                                    const float *dH, const float *Lam, float *A, float *Bv, float *U,
-                                    const float *XAn, const float *Lamn, unsigned *res)
+/* ---- the adjoint's linearisation, once per backward -------------------------------------
+ * J_{t+1}^T λ is linear in λ with coefficients that depend on the step only, so they are
+ * worked out once from the converged states (deer_adjoint_coef_kernel) and each adjoint
+ * iteration is u = R·P(λ) + direct(λ) per step (deer_adjoint_step_kernel), P the gradients
+ * of the gates' recurrent pre-activations (adjoint_unit):
+ *   gru   P_r = λ C_r, P_z = λ C_z, P_n = λ C_n; direct z λ, with
+ *         C_r = (1−z)(1−n²) rn r(1−r), C_z = (h−n) z(1−z), C_n = (1−z)(1−n²) r
+ *   lstm  dc = λc + λh a; P_{i,f,g} = dc C_{i,f,g}, P_o = λh C_o; direct (the c part) dc f,
+ *         with a = o(1−tanh²c), C_i = g i(1−i), C_f = c_t f(1−f), C_g = i(1−g²), C_o = tanh(c) o(1−o)
+ *   tanh  P = λ (1−f²)
+ * A row of coefficients: [G][D] gate coefficients, then z (gru) or a and f (lstm). The
+ * diagonal of J_{t+1} (the scan's gates) is the same map applied to unit vectors. */
+/* Unit j of a row: P[q] (q < G) from unit j's λ_{t+1} (lh; lc its c part, lstm) and the row's
+ * coefficients cf; *hdir, *cdir: the direct terms of unit j's own h and c. */
+__device__ __forceinline__ void adjoint_unit(deer_cell cell, int D, const float *cf, int j, float lh, float lc,
+                                             float P[4], float *hdir, float *cdir)
+{
+    const int GD = gates_of(cell) * D;
+    *hdir = *cdir = 0.0f;
+    if (cell == DEER_TANH) {
+        P[0] = lh * cf[j];
+    } else if (cell == DEER_GRU) {
+        for (int q = 0; q < 3; q++) P[q] = lh * cf[q * D + j];
+        *hdir = lh * cf[GD + j];
+    } else {
+        const float dc = lc + lh * cf[GD + j];
+        for (int q = 0; q < 3; q++) P[q] = dc * cf[q * D + j];
+        P[3] = lh * cf[3 * D + j];
+        *cdir = dc * cf[GD + D + j];
+    }
+}
+
+/* Row n = (t, b): the coefficients of J_{t+1} at s_t (Cf [N][adjoint_ncoef]) and its diagonal
+ * (A [N][S], the reversed scan's gates). The last B rows: when XAn is NULL they end the
+ * sequence (A = 0, Cf = 0); else (a piece of deer_multi.cu) step t+1 is the next piece's
+ * first, with W x rows XAn [B][G·D] (or, WX NULL, its x rows [B][I]). */
+__global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
+                                         const float *WX, const float *X, const float *W, const float *R,
+                                         const float *bias, const float *bn, const float *St,
+                                         const float *XAn, float *A, float *Cf)
+{
+    const int G = gates_of(cell), GD = G * D, NC = adjoint_ncoef(cell, D);
+    for (int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; n < N; n += (int64_t)gridDim.x * blockDim.x) {
+        float *a = A + n * S, *cf = Cf + n * NC;
+        if (n + B >= N && !XAn) {
+            for (int j = 0; j < S; j++) a[j] = 0.0f;
+            for (int k = 0; k < NC; k++) cf[k] = 0.0f;
+            continue;
+        }
+        const int64_t n1 = n + B;
+        float buf[XMAX], q[4];
+        const float *xa = n1 < N ? xa_of(WX, X, W, n1, GD, I, buf) : xa_of(WX ? XAn : NULL, XAn, W, n1 - N, GD, I, buf);
+        const float *sp = St + n * S;
+        for (int j = 0; j < D; j++) {
+            unit_gates(cell, D, R, bias, bn, xa, sp, j, q);
+            if (cell == DEER_TANH) {
+                cf[j] = 1.0f - q[0] * q[0];
+            } else if (cell == DEER_GRU) {
+                const float r = q[0], z = q[1], nn = q[2], rn = q[3], cn = (1.0f - z) * (1.0f - nn * nn);
+                cf[j] = cn * rn * r * (1.0f - r), cf[D + j] = (sp[j] - nn) * z * (1.0f - z);
+                cf[2 * D + j] = cn * r, cf[GD + j] = z;
+            } else {
+                const float i = q[0], f = q[1], g = q[2], o = q[3], cp = sp[D + j];
+                const float tc = tanhf(f * cp + i * g);
+                cf[j] = g * i * (1.0f - i), cf[D + j] = cp * f * (1.0f - f), cf[2 * D + j] = i * (1.0f - g * g);
+                cf[3 * D + j] = tc * o * (1.0f - o), cf[GD + j] = o * (1.0f - tc * tc), cf[GD + D + j] = f;
+            }
+        }
+        for (int j = 0; j < D; j++) {   /* the diagonal: the map applied to unit vectors */
+            float P[4], hd, cd;
+            adjoint_unit(cell, D, cf, j, 1.0f, 0.0f, P, &hd, &cd);
+            float v = hd;
+            for (int qq = 0; qq < G; qq++) v += R[j * GD + qq * D + j] * P[qq];
+            a[j] = v;
+            if (S > D) {
+                adjoint_unit(cell, D, cf, j, 0.0f, 1.0f, P, &hd, &cd);
+                a[D + j] = cd;
+            }
+        }
+    }
+}
+
+/* One adjoint iteration at row n = (t, b): u = J_{t+1}^T λ_{t+1} from the coefficients (into
+ * U [N][S]), the reversed scan's inputs Bv[n] = g_t + u − A[n] λ_{t+1} (λ: the current
+ * iterate Lam), and the residual |λ_t − g_t − u|. The last B rows: no t+1 when Lamn is NULL
+ * (Bv = g); else step t+1 is the next piece's first, its λ Lamn [B][S] (deer_multi.cu). */
+__global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
+                                         const float *Cf, const float *A, const float *dH, const float *Lam,
+                                         const float *Lamn, float *Bv, float *U, unsigned *res)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
     if (n < N) {
-        float *a = A + n * S, *bv = Bv + n * S, *u = U + n * S;
-        const float *lam = Lam + n * S;
-        if (n + B < N || Lamn) {
-            const int G = gates_of(cell);
-            const int64_t n1 = n + B;
-            float buf[XMAX];
-            const float *xa = n1 < N ? xa_of(WX, X, W, n1, G * D, I, buf)
-                                     : xa_of(WX ? XAn : NULL, XAn, W, n1 - N, G * D, I, buf);
-            const float *sp = St + n * S, *lam1 = n1 < N ? Lam + n1 * S : Lamn + (n1 - N) * S;
-            for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, bv, a);   /* bv: f, scratch */
-            for (int j = 0; j < S; j++) u[j] = 0.0f;
-            cell_vjp(cell, D, R, bias, bn, xa, sp, lam1, u, NULL, NULL);
-            for (int j = 0; j < S; j++) {
-                const float g = j < D ? dH[n * D + j] : 0.0f;
-                worst = worse(worst, fabsf(lam[j] - g - u[j]));
-                bv[j] = g + u[j] - a[j] * lam1[j];
+        const int G = gates_of(cell), GD = G * D;
+        float *bv = Bv + n * S, *u = U + n * S;
+        const float *lam = Lam + n * S, *a = A + n * S;
+        const int next = n + B < N || Lamn;
+        const float *lam1 = !next ? NULL : n + B < N ? Lam + (n + B) * S : Lamn + (n + B - N) * S;
+        for (int j = 0; j < S; j++) u[j] = 0.0f;
+        if (next) {
+            const float *cf = Cf + n * adjoint_ncoef(cell, D);
+            for (int j = 0; j < D; j++) {
+                float P[4], hd, cd;
+                adjoint_unit(cell, D, cf, j, lam1[j], S > D ? lam1[D + j] : 0.0f, P, &hd, &cd);
+                for (int q = 0; q < G; q++)
+                    for (int mm = 0; mm < D; mm++) u[mm] += R[mm * GD + q * D + j] * P[q];
+                u[j] += hd;
+                if (S > D) u[D + j] += cd;
             }
-        } else {
-            for (int j = 0; j < S; j++) {
-                const float g = j < D ? dH[n * D + j] : 0.0f;
-                worst = worse(worst, fabsf(lam[j] - g));
-                a[j] = 0.0f, bv[j] = g;
-            }
+        }
+        for (int j = 0; j < S; j++) {
+            const float g = j < D ? dH[n * D + j] : 0.0f;
+            worst = worse(worst, fabsf(lam[j] - g - u[j]));
+            bv[j] = g + u[j] - (next ? a[j] * lam1[j] : 0.0f);
         }
     }
     block_max_into(worst, sh, res);
@@ -187,6 +270,12 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     float *A = (float *)sc->a.data, *Bv = (float *)sc->b.data;
     unsigned *res = (unsigned *)sc->res.data;
 
+    /* 0. J_{t+1}^T's coefficients and diagonal at every step, once */
+    LOGT_TRY(logt_tensor_reserve(&sc->cf, LOGT_CUDA, LOGT_F32, N * adjoint_ncoef(m->cell, (int)D), NULL));
+    float *Cf = (float *)sc->cf.data;
+    deer_adjoint_coef_kernel<<<logt_cuda_grid(N, BLOCK), BLOCK, 0, st>>>(
+        m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, St, NULL, A, Cf);
+    LAUNCH_TRY();
     /* 1. the adjoint, from λ = 0. The residual of λ = 0 is max |g|: the stop is relative to
      * it, tol·max|g|, or where fp32 rounding stops the residual falling (under 1e-4·max|g|
      * and not halved by the last scan) */
@@ -195,9 +284,8 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     int k = 0;
     for (;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
-        deer_adjoint_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-            m->cell, N, (int)B, (int)D, (int)S, (int)I, WX, X, Wt, R, bias, bn, St,
-            (const float *)dh->data, Lam, A, Bv, U, NULL, NULL, res);
+        deer_adjoint_step_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
+            m->cell, N, (int)B, (int)D, (int)S, R, Cf, A, (const float *)dh->data, Lam, NULL, Bv, U, res);
         LAUNCH_TRY();
         LOGT_TRY(logt_cuda_read_max(st, res, &r));
         if (k == 0) r0 = r;

@@ -2,8 +2,9 @@
  * reference is deer_multi.c). Per Newton iteration: an NCCL send/recv group passes each
  * piece's last state to the next GPU, deer_eval_kernel runs on every GPU, the host reads each
  * GPU's residual and takes the max, one scan_multi_run solves the linear step across the GPUs.
- * The backward has the same shape (λ of each piece's first step passed back, then
- * deer_adjoint_kernel and the reversed scan), then deer_vjp_rows_kernel and the parameter
+ * The backward has the same shape (J^T's coefficients once, by deer_adjoint_coef_kernel; then
+ * per iteration λ of each piece's first step passed back, deer_adjoint_step_kernel and the
+ * reversed scan), then deer_vjp_rows_kernel and the parameter
  * GEMMs on each GPU and one ncclAllReduce. All of GPU p's work runs on scan_multi's stream
  * for GPU p, so each step follows the last on its GPU with no further synchronisation; the
  * host waits only to read the residuals (and scan_multi_run waits for every GPU).
@@ -41,6 +42,7 @@ typedef struct piece {
     logt_tensor xn, lamn;    /* backward: the next piece's first W x (or x) rows [B][G·D or I]
                                 and its first λ [B][S]                                   */
     logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ             */
+    logt_tensor cf;          /* backward: [N][adjoint_ncoef] the coefficients of J_{t+1}^T */
     logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x + b), dL/d(h_{t-1} R)        */
     logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
 } piece;
@@ -69,7 +71,7 @@ extern "C" void deer_multi_destroy(deer_multi *m)
         cudaSetDevice(p);
         piece *q = &m->pc[p];
         logt_tensor *all[] = {&q->wx, &q->s,    &q->s2,   &q->a,   &q->b,   &q->s0,  &q->res, &q->xn,
-                              &q->lamn, &q->lam, &q->lam2, &q->u,  &q->dxa, &q->dra, &q->ones};
+                              &q->lamn, &q->lam, &q->lam2, &q->u,  &q->dxa, &q->dra, &q->ones, &q->cf};
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
         for (int e = 0; e < 2; e++)
             if (m->ev[p][e]) cudaEventDestroy(m->ev[p][e]);
@@ -441,7 +443,20 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
         for (int p = 0; p < G; p++) src[p] = m->in_kernel ? m->x[p] : f32(&m->pc[p].wx), dst[p] = f32(&m->pc[p].xn);
         LOGT_TRY(pass_boundary(m, -1, B * (m->in_kernel ? I : GD), src, dst));
     }
-    /* 1. the adjoint from λ = 0: VJPs, the residual over the pieces, a reversed scan */
+    /* J_{t+1}^T's coefficients and diagonal at every step of every piece, once (a piece's last
+     * rows from the next piece's first W x rows) */
+    for (int p = 0; p < G; p++) {
+        gpu_view g;
+        LOGT_TRY(use_gpu(m, p, &g));
+        piece *q = g.q;
+        LOGT_TRY(logt_tensor_reserve(&q->cf, LOGT_CUDA, LOGT_F32, g.N * adjoint_ncoef(cell, (int)D), NULL));
+        deer_adjoint_coef_kernel<<<logt_cuda_grid(g.N, BLOCK), BLOCK, 0, g.st>>>(
+            cell, g.N, (int)B, (int)D, (int)S, (int)I, g.WX, m->x[p], g.W, g.R, g.bias, g.bn, f32(&q->s),
+            p + 1 < G ? f32(&q->xn) : NULL, f32(&q->a), f32(&q->cf));
+        LAUNCH_TRY();
+    }
+    /* 1. the adjoint from λ = 0: J^T λ from the coefficients, the residual over the pieces, a
+     * reversed scan */
     float r0 = 0.0f, r = 0.0f, last = INFINITY;
     int k = 0;
     for (;; k++) {
@@ -456,10 +471,9 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
             LOGT_TRY(use_gpu(m, p, &g));
             piece *q = g.q;
             CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
-            deer_adjoint_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
-                cell, g.N, (int)B, (int)D, (int)S, (int)I, g.WX, m->x[p], g.W, g.R, g.bias, g.bn, f32(&q->s),
-                dh[p], f32(&q->lam), f32(&q->a), f32(&q->b), f32(&q->u), p + 1 < G ? f32(&q->xn) : NULL,
-                p + 1 < G ? f32(&q->lamn) : NULL, (unsigned *)q->res.data);
+            deer_adjoint_step_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
+                cell, g.N, (int)B, (int)D, (int)S, g.R, f32(&q->cf), f32(&q->a), dh[p], f32(&q->lam),
+                p + 1 < G ? f32(&q->lamn) : NULL, f32(&q->b), f32(&q->u), (unsigned *)q->res.data);
             LAUNCH_TRY();
         }
         LOGT_TRY(read_residual(m, &r));
