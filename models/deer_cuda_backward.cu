@@ -23,7 +23,7 @@
  * (BPTT's), and a state of 1 gets it in one scan. Then every step's dL/d(W x), dL/d(R h)
  * (one VJP of the cell at λ_t, in float64) and the parameter gradients by GEMMs.
  * Per iteration a row reads λ_{t+1}, its coefficients, the diagonal, g and λ_t and writes
- * J^T λ and the scan's input, (G + 7)·D floats for the gru and tanh ((G + 10)·D, lstm), and
+ * J^T λ and the scan's input, (G + 7)·D floats for the gru, 17·D for the lstm, 7·D for tanh, and
  * makes G·D² FMAs (R·P). The per-iteration VJP it replaced recomputed the cell's
  * pre-activations twice and accumulated in float64: about 3·G·D² FMAs a row, a third of them
  * in float64, every iteration. */
