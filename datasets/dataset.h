@@ -7,6 +7,11 @@
  *            random among blanks in the first T-K steps, then K "go" markers; at the
  *            last K steps the model emits the data tokens in order (cross-entropy).
  *            One-hot input of V+2 symbols (V tokens, blank, go). Needs T >= 2K.
+ *   2b       (Hochreiter & Schmidhuber 1997, problem 2b, as Martin & Cundy 2018 ran it):
+ *            x_0 = ±e_0 in p = V dimensions, then T-1 random one-hot distractors; at the
+ *            last step the class of x_0's sign (0: +, 1: -), cross-entropy, chance 50%.
+ *   parity, modsum  one-hot symbols 0..m-1 (m = V: 2 for parity, 5 for modsum); at the
+ *            last step the class (sum of the symbols) mod m, cross-entropy.
  * Each split (train/valid/test) draws from its own stream of the seed; batch `index`
  * of a split is always the same data: it holds sequences index*B .. index*B + B-1
  * of the split, each made from its own counter-based stream (split * 2^40 + n).
@@ -33,11 +38,12 @@ typedef struct logt_dataset {
     int output_size;   /* regression outputs, or number of classes (xent)   */
     int out_steps;     /* targets sit on the last out_steps steps            */
     logt_loss loss;
-    int K, V;          /* selcopy: tokens to copy, vocabulary size           */
+    int K, V;          /* selcopy: tokens to copy and vocabulary size; 2b: V = p,
+                          the input dimension; parity/modsum: V = m, the modulus */
     uint64_t seed;
 } logt_dataset;
 
-/* name: "adding" or "selcopy"; an unknown name or a T too short is an error. */
+/* name: one of logt_dataset_names; an unknown name or a T the task cannot take is an error. */
 logt_status logt_dataset_open(const char *name, int T, uint64_t seed, logt_dataset *out);
 /* Fill batch `index` of `split`: x [T][B][I] and target [out_steps][B][O] (MSE)
  * or [out_steps][B] class ids stored as doubles (xent). Host f64 buffers. */
@@ -46,11 +52,15 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
 /* Size of one batch's target buffer in doubles. */
 int64_t logt_dataset_target_size(const logt_dataset *ds, int B);
 
-/* selcopy's defaults when opened by name. */
-enum { LOGT_SELCOPY_K = 8, LOGT_SELCOPY_V = 8 };
+/* selcopy's, 2b's and modsum's defaults when opened by name. */
+enum { LOGT_SELCOPY_K = 8, LOGT_SELCOPY_V = 8, LOGT_2B_P = 128, LOGT_MODSUM_M = 5 };
 /* selcopy with K tokens from a vocabulary of V (needs T >= 2K, K >= 1, V >= 1). */
 logt_status logt_dataset_selcopy(int T, int K, int V, uint64_t seed, logt_dataset *out);
-/* "adding, selcopy" into buf. */
+/* 2b with inputs of p dimensions (needs T >= 2, p >= 1). */
+logt_status logt_dataset_2b(int T, int p, uint64_t seed, logt_dataset *out);
+/* Sum of T symbols mod m (needs T >= 1, m >= 2); named "parity" when m = 2. */
+logt_status logt_dataset_modsum(int T, int m, uint64_t seed, logt_dataset *out);
+/* "adding, selcopy, ..." into buf. */
 void logt_dataset_names(char *buf, size_t n);
 
 #ifdef __cplusplus

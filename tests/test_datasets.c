@@ -89,10 +89,11 @@ Test(datasets, adding_baseline_is_one_sixth)
     cr_assert(fabs(mse - 1.0 / 6) < 0.006, "MSE of predicting 1: %g, expected 1/6", mse);
 }
 
+/* Every task by name. */
 Test(datasets, same_index_same_batch_and_splits_differ)
 {
-    const char *names[] = {"adding", "selcopy"};
-    for (int k = 0; k < 2; k++) {
+    const char *names[] = {"adding", "selcopy", "2b", "parity", "modsum"};
+    for (int k = 0; k < 5; k++) {
         logt_dataset ds, other_seed;
         OK(logt_dataset_open(names[k], 32, 1, &ds));
         OK(logt_dataset_open(names[k], 32, 2, &other_seed));
@@ -197,6 +198,133 @@ Test(datasets, selcopy_positions_are_spread)
     drop(&bt);
 }
 
+/* ---- problem 2b -------------------------------------------------------------- */
+
+static void check_2b(const logt_dataset *ds, int B, int *classes)
+{
+    const int T = ds->T, p = ds->V;
+    cr_assert_eq(ds->input_size, p);
+    cr_assert_eq(ds->output_size, 2);
+    cr_assert_eq(ds->out_steps, 1);
+    cr_assert_eq(ds->loss, LOGT_LOSS_XENT);
+    batch bt = make(ds, LOGT_SPLIT_TRAIN, 3, B);
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++) {
+            const double *xt = bt.x + ((int64_t)t * B + b) * p;
+            int nonzero = 0, at = -1;
+            for (int i = 0; i < p; i++)
+                if (xt[i] != 0) nonzero++, at = i;
+            cr_assert_eq(nonzero, 1, "T = %d seq %d step %d: %d non-zeros", T, b, t, nonzero);
+            if (t == 0) cr_assert(at == 0 && (xt[0] == 1 || xt[0] == -1), "x_0 is not ±e_0");
+            else cr_assert_eq(xt[at], 1.0, "a distractor is not one-hot");
+        }
+        const double sign = bt.x[(int64_t)b * p];
+        cr_assert_eq(bt.t[b], sign > 0 ? 0.0 : 1.0, "class %g of a first element %g", bt.t[b], sign);
+        classes[(int)bt.t[b]]++;
+    }
+    drop(&bt);
+}
+
+Test(datasets, b2_class_is_the_sign_of_the_first_element)
+{
+    logt_dataset ds;
+    int classes[2] = {0, 0};
+    OK(logt_dataset_open("2b", 50, 1, &ds));
+    cr_assert_eq(ds.V, 128, "2b by name has Martin & Cundy's p = 128");
+    check_2b(&ds, 7, classes);
+    OK(logt_dataset_2b(2, 5, 4, &ds));   /* the shortest: one distractor */
+    check_2b(&ds, 9, classes);
+    OK(logt_dataset_2b(30, 1, 4, &ds));  /* p = 1: every distractor is e_0 itself */
+    check_2b(&ds, 3, classes);
+    OK(logt_dataset_2b(8, 3, 2, &ds));
+    classes[0] = classes[1] = 0;
+    check_2b(&ds, 400, classes);
+    /* chance is 50%: each class 200 ± 10 (one standard deviation) */
+    cr_assert(classes[0] > 150 && classes[1] > 150, "classes %d / %d of 400", classes[0], classes[1]);
+}
+
+/* Martin & Cundy's longest: T = 2^20 at the cost of writing x (a second here). */
+Test(datasets, b2_a_million_steps, .timeout = 60)
+{
+    logt_dataset ds;
+    OK(logt_dataset_2b(1 << 20, 4, 9, &ds));
+    int classes[2] = {0, 0};
+    check_2b(&ds, 2, classes);
+}
+
+/* ---- parity and modular sum -------------------------------------------------- */
+
+/* Each sequence's symbols read back from its one-hot x: out[t] for t < T. */
+static void symbols(const batch *bt, int T, int B, int m, int b, int *out)
+{
+    for (int t = 0; t < T; t++) {
+        const double *xt = bt->x + ((int64_t)t * B + b) * m;
+        int ones = 0;
+        for (int i = 0; i < m; i++)
+            if (xt[i] == 1) out[t] = i, ones++;
+            else cr_assert_eq(xt[i], 0.0, "input not one-hot");
+        cr_assert_eq(ones, 1, "step %d of seq %d has %d ones", t, b, ones);
+    }
+}
+
+/* Parity by hand: the 16 strings of 4 bits, b0 b1 b2 b3, and their parities. */
+Test(datasets, parity_of_known_bit_strings)
+{
+    static const int parity[16] = {0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 1, 1, 0};
+    logt_dataset ds;
+    OK(logt_dataset_open("parity", 4, 5, &ds));
+    cr_assert_eq(ds.V, 2);
+    cr_assert_eq(ds.input_size, 2);
+    cr_assert_eq(ds.output_size, 2);
+    cr_assert_eq(ds.out_steps, 1);
+    const int B = 200;
+    batch bt = make(&ds, LOGT_SPLIT_VALID, 0, B);
+    int seen[16] = {0};
+    for (int b = 0; b < B; b++) {
+        int bits[4];
+        symbols(&bt, 4, B, 2, b, bits);
+        int code = bits[0] | bits[1] << 1 | bits[2] << 2 | bits[3] << 3;
+        cr_assert_eq(bt.t[b], parity[code], "bits %d%d%d%d: target %g, parity %d", bits[0],
+                     bits[1], bits[2], bits[3], bt.t[b], parity[code]);
+        seen[code]++;
+    }
+    for (int c = 0; c < 16; c++) cr_assert(seen[c] > 0, "string %d never drawn in %d", c, B);
+    drop(&bt);
+}
+
+static void check_modsum(int T, int m, int B)
+{
+    logt_dataset ds;
+    OK(logt_dataset_modsum(T, m, 3, &ds));
+    cr_assert_str_eq(ds.name, m == 2 ? "parity" : "modsum");
+    batch bt = make(&ds, LOGT_SPLIT_TEST, 1, B);
+    int *k = malloc((size_t)T * sizeof *k);
+    for (int b = 0; b < B; b++) {
+        symbols(&bt, T, B, m, b, k);
+        long sum = 0;
+        for (int t = 0; t < T; t++) sum += k[t];
+        cr_assert_eq(bt.t[b], (double)(sum % m), "T = %d m = %d: target %g, sum %ld", T, m, bt.t[b], sum);
+    }
+    free(k);
+    drop(&bt);
+}
+
+Test(datasets, modsum_is_the_sum_mod_m)
+{
+    logt_dataset ds;
+    OK(logt_dataset_open("modsum", 10, 1, &ds));
+    cr_assert_eq(ds.V, 5);
+    cr_assert_eq(ds.input_size, 5);
+    cr_assert_eq(ds.output_size, 5);
+    /* by hand: 4 + 4 + 3 = 11 = 1 mod 5, and 2 + 3 = 5 = 0 mod 5, as the loop computes */
+    cr_assert_eq((4 + 4 + 3) % 5, 1);
+    check_modsum(1, 5, 6);   /* T = 1: the target is the one symbol */
+    check_modsum(3, 5, 50);
+    check_modsum(100, 5, 4);
+    check_modsum(33, 2, 5);
+    check_modsum(9, 7, 5);
+}
+
 /* ---- errors ------------------------------------------------------------------ */
 
 Test(datasets, unknown_name_lists_the_known_ones)
@@ -205,6 +333,8 @@ Test(datasets, unknown_name_lists_the_known_ones)
     cr_assert_eq(logt_dataset_open("addding", 10, 1, &ds), LOGT_EINVAL);
     const char *m = logt_errmsg();
     cr_assert(strstr(m, "'addding'") && strstr(m, "adding") && strstr(m, "selcopy"), "message: %s", m);
+    const char *all[] = {"2b", "parity", "modsum"};
+    for (int k = 0; k < 3; k++) cr_assert(strstr(m, all[k]), "%s is not listed: %s", all[k], m);
 }
 
 Test(datasets, too_short_says_the_minimum)
@@ -218,6 +348,13 @@ Test(datasets, too_short_says_the_minimum)
     cr_assert(strstr(logt_errmsg(), "T >= 2K = 6"), "message: %s", logt_errmsg());
     cr_assert_eq(logt_dataset_selcopy(10, 0, 4, 1, &ds), LOGT_EINVAL);
     cr_assert_eq(logt_dataset_selcopy(10, 2, 0, 1, &ds), LOGT_EINVAL);
+    cr_assert_eq(logt_dataset_open("2b", 1, 1, &ds), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "2b needs T >= 2"), "message: %s", logt_errmsg());
+    cr_assert_eq(logt_dataset_2b(10, 0, 1, &ds), LOGT_EINVAL);
+    cr_assert_eq(logt_dataset_open("parity", 0, 1, &ds), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "parity needs T >= 1"), "message: %s", logt_errmsg());
+    cr_assert_eq(logt_dataset_modsum(10, 1, 1, &ds), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "m = 1"), "message: %s", logt_errmsg());
 }
 
 Test(datasets, bad_split_and_batch)
