@@ -1,7 +1,8 @@
-/* dataset.c — the synthetic tasks of dataset.h, generated on the fly from a seed,
- * and the table of tasks that opening by name goes through.
+/* dataset.c — the tasks of dataset.h: the synthetic generators, the table of every
+ * task, and the calls that dispatch through it (the loaded sets live in digits.c and
+ * charlm.c).
  *
- * Sequence n of split s is drawn from its own counter-based stream,
+ * Synthetic: sequence n of split s is drawn from its own counter-based stream,
  *     stream = s * 2^40 + n,        n = index * B + b,
  * so batch `index` is the same data every time it is asked for, whatever order
  * batches are made in, and the three splits never share a sequence. Shapes:
@@ -12,6 +13,7 @@
 #include "dataset.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/rng.h"
@@ -189,22 +191,55 @@ static logt_status open_modsum(int T, uint64_t seed, logt_dataset *out)
     return logt_dataset_modsum(T, LOGT_MODSUM_M, seed, out);
 }
 
+/* The digits are 8x8 images: one pixel a step, so T is 64 and nothing else. */
+static logt_status open_digits_as(const char *name, int T, int permuted, uint64_t seed,
+                                  logt_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (T != 64)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s shows an 8x8 image one pixel a step: T must be 64, got T = %d", name, T);
+    char path[4096];
+    logt_data_path(path, sizeof path, "digits.csv");
+    return logt_dataset_digits(path, permuted, seed, out);
+}
+static logt_status open_digits(int T, uint64_t seed, logt_dataset *out)
+{
+    return open_digits_as("digits", T, 0, seed, out);
+}
+static logt_status open_digits_perm(int T, uint64_t seed, logt_dataset *out)
+{
+    return open_digits_as("digits-perm", T, 1, seed, out);
+}
+static logt_status open_charlm(int T, uint64_t seed, logt_dataset *out)
+{
+    char path[4096];
+    logt_data_path(path, sizeof path, "fortunes.txt");
+    return logt_dataset_charlm(path, T, seed, out);
+}
+
 /* ---- the table --------------------------------------------------------------- */
 
 typedef void seq_fn(const logt_dataset *, logt_rng *, int64_t B, int64_t b, double *x, double *target);
+typedef logt_status batch_fn(const logt_dataset *, int split, uint64_t index, int B, double *x,
+                             double *target);
 
 typedef struct task {
     const char *name;
     logt_status (*open)(int T, uint64_t seed, logt_dataset *out);
-    seq_fn *seq;       /* one sequence from its own stream */
+    seq_fn *seq;       /* synthetic: one sequence from its own stream */
+    batch_fn *batch;   /* loaded: a whole batch from what the file held */
 } task;
 
 static const task tasks[] = {
-    {"adding", open_adding, adding_seq},
-    {"selcopy", open_selcopy, selcopy_seq},
-    {"2b", open_2b, seq_2b},
-    {"parity", open_parity, modsum_seq},
-    {"modsum", open_modsum, modsum_seq},
+    {"adding", open_adding, adding_seq, NULL},
+    {"selcopy", open_selcopy, selcopy_seq, NULL},
+    {"2b", open_2b, seq_2b, NULL},
+    {"parity", open_parity, modsum_seq, NULL},
+    {"modsum", open_modsum, modsum_seq, NULL},
+    {"digits", open_digits, NULL, logt_digits_batch},
+    {"digits-perm", open_digits_perm, NULL, logt_digits_batch},
+    {"charlm", open_charlm, NULL, logt_charlm_batch},
 };
 #define NTASKS (int)(sizeof tasks / sizeof tasks[0])
 
@@ -228,6 +263,16 @@ logt_status logt_dataset_open(const char *name, int T, uint64_t seed, logt_datas
     return tk->open(T, seed, out);
 }
 
+void logt_dataset_close(logt_dataset *ds)
+{
+    if (!ds || !ds->data) return;
+    free(ds->data->bytes);
+    free(ds->data->labels);
+    free(ds->data->order);
+    free(ds->data);
+    ds->data = NULL;
+}
+
 void logt_dataset_names(char *buf, size_t n)
 {
     size_t used = 0;
@@ -248,6 +293,11 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
         return LOGT_FAIL(LOGT_EINVAL,
                          "batch index %llu of size %d is past the 2^40 sequences of a split",
                          (unsigned long long)index, B);
+    if (tk->batch) {
+        if (!ds->data)
+            return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is closed (or was never opened)", ds->name);
+        return tk->batch(ds, split, index, B, x, target);
+    }
     for (int b = 0; b < B; b++) {
         uint64_t stream = (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b;
         logt_rng r = logt_rng_make(ds->seed, stream);
