@@ -602,7 +602,7 @@ done:
 }
 
 typedef struct train_result {
-    double final_loss, final_eval_loss, final_eval_acc;
+    double final_loss, final_eval_loss, final_eval_acc, final_eval_bpc;
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
@@ -736,8 +736,10 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     free(v), v = NULL;
     STORE(logt_store_read(st, id, "eval_acc", &v, &n));
     res->final_eval_acc = n ? v[n - 1] : NAN;
-    if (ds.report_bpc && n)
-        STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_loss / log(2.0)));
+    if (ds.report_bpc && n) {
+        res->final_eval_bpc = res->final_eval_loss / log(2.0);
+        STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_bpc));
+    }
 done:
     free(v);
     for (int k = 0; k < NSTEP_SETS; k++) free(buf[k]);
@@ -881,7 +883,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         free(ms);
     } else {
         inputs_free();   /* the training run's peak memory is its own */
-        train_result tr = {.final_loss = NAN};
+        train_result tr = {.final_loss = NAN, .final_eval_bpc = NAN};
         s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
         row->peak_mem_bytes = tr.peak;
         row->input_size = tr.input_size ? tr.input_size : row->input_size;
@@ -893,7 +895,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             *interrupted = 1;
             return LOGT_OK;
         }
-        if (s == LOGT_OK)
+        if (s == LOGT_OK && !isnan(tr.final_eval_bpc))
+            snprintf(what, sizeof what, "loss %.4g  valid %.4g bpc%s", row->final_loss,
+                     tr.final_eval_bpc, tr.resumed_at ? "  (resumed)" : "");
+        else if (s == LOGT_OK)
             snprintf(what, sizeof what, "loss %.4g  valid %.4g%s", row->final_loss,
                      row->final_eval_loss, tr.resumed_at ? "  (resumed)" : "");
     }
