@@ -3,6 +3,7 @@
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
+#   make datasets   fetch the digits and charlm files out of Debian packages into datasets/data/
 #   make dev        workbenches in kernels/dev/, models/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
 #                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
@@ -49,14 +50,14 @@ endif
 ifneq ($(MPI_PKG),)
   CFLAGS    += -DLOGT_HAVE_MPI $(shell pkg-config --cflags $(MPI_PKG))
   LDLIBS    += $(shell pkg-config --libs $(MPI_PKG))
-else ifeq ($(filter deps run test bench bundle,$(MAKECMDGOALS)),)
+else ifeq ($(filter deps run test bench bundle datasets,$(MAKECMDGOALS)),)
   $(info Open MPI not found: building without `logt run --mpi` (apt-get install libopenmpi-dev openmpi-bin))
 endif
 RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_C:%.c=$(B)/%.o)
 RPATH    := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all run test bench bundle clean deps dev
+.PHONY: all run test bench bundle clean deps dev datasets
 all: $(B)/bin/logt $(B)/bin/logt-tests
 
 deps: $(B)/.deps
@@ -111,6 +112,13 @@ bench: deps
 	$(MAKE) --no-print-directory all
 	$(B)/bin/logt run experiments/lstm-vs-cudnn --backend cuda
 	$(B)/bin/logt plot experiments/lstm-vs-cudnn
+
+# the loaded datasets' files (a few MB from a Debian mirror; not part of deps, run, test)
+datasets: datasets/data/digits.csv datasets/data/fortunes.txt
+datasets/data/digits.csv: scripts/fetch-datasets.sh
+	scripts/fetch-datasets.sh digits
+datasets/data/fortunes.txt: scripts/fetch-datasets.sh
+	scripts/fetch-datasets.sh fortunes
 
 bundle: deps
 	$(MAKE) --no-print-directory all dev

@@ -1,21 +1,23 @@
-/* dataset.c — the synthetic tasks of dataset.h, generated on the fly from a seed.
+/* dataset.c — the tasks of dataset.h: the synthetic generators, the table of every
+ * task, and the calls that dispatch through it (the loaded sets live in digits.c and
+ * charlm.c).
  *
- * Sequence n of split s is drawn from its own counter-based stream,
+ * Synthetic: sequence n of split s is drawn from its own counter-based stream,
  *     stream = s * 2^40 + n,        n = index * B + b,
  * so batch `index` is the same data every time it is asked for, whatever order
  * batches are made in, and the three splits never share a sequence. Shapes:
  *     x      [T][B][I]                    host f64
  *     target [out_steps][B][O] (MSE)  or  [out_steps][B] class ids (xent)
- * Cost O(T·B·I) per batch: writing x dominates.
+ * Cost O(T·B·I) per batch: writing x dominates (one draw per step at most).
  */
 #include "dataset.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/rng.h"
-
-#define SPLIT_STRIDE (1ull << 40)   /* sequences per split before streams would overlap */
+#include "internal.h"
 
 /* ---- adding problem ---------------------------------------------------------- */
 
@@ -48,8 +50,6 @@ static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t 
     const int n = T - K;   /* steps that hold data tokens and blanks */
     int chosen = 0;
     for (int t = 0; t < T; t++) {
-        double *xt = x + ((int64_t)t * B + b) * I;
-        memset(xt, 0, (size_t)I * sizeof *xt);
         int sym;
         if (t >= n) {
             sym = V + 1;
@@ -60,29 +60,43 @@ static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t 
         } else {
             sym = V;
         }
-        xt[sym] = 1.0;
+        logt_onehot(x + ((int64_t)t * B + b) * I, I, sym);
     }
 }
 
-/* ---- the table --------------------------------------------------------------- */
+/* ---- problem 2b -------------------------------------------------------------- */
 
-typedef struct task {
-    const char *name;
-    void (*seq)(const logt_dataset *, logt_rng *, int64_t B, int64_t b, double *x, double *target);
-} task;
-
-static const task tasks[] = {
-    {"adding", adding_seq},
-    {"selcopy", selcopy_seq},
-};
-#define NTASKS (int)(sizeof tasks / sizeof tasks[0])
-
-static const task *find_task(const char *name)
+/* x_0 = +e_0 (class 0) or -e_0 (class 1); every later step is e_k with k uniform in
+ * [0, p), e_0 included, as Martin & Cundy draw them. One draw per step. */
+static void seq_2b(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, double *x,
+                   double *target)
 {
-    for (int i = 0; i < NTASKS; i++)
-        if (!strcmp(tasks[i].name, name)) return &tasks[i];
-    return NULL;
+    const int T = ds->T, p = ds->V;
+    const int cls = (int)logt_rng_below(r, 2);
+    logt_onehot(x + b * p, p, 0);
+    x[b * p] = cls ? -1.0 : 1.0;
+    for (int t = 1; t < T; t++)
+        logt_onehot(x + ((int64_t)t * B + b) * p, p, (int)logt_rng_below(r, (uint64_t)p));
+    target[b] = cls;   /* [1][B] */
 }
+
+/* ---- parity and modular sum -------------------------------------------------- */
+
+/* x_t one-hot of a symbol k_t uniform in [0, m); target (sum_t k_t) mod m. */
+static void modsum_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, double *x,
+                       double *target)
+{
+    const int T = ds->T, m = ds->V;
+    int sum = 0;   /* kept reduced: no overflow at any T */
+    for (int t = 0; t < T; t++) {
+        int k = (int)logt_rng_below(r, (uint64_t)m);
+        logt_onehot(x + ((int64_t)t * B + b) * m, m, k);
+        sum = (sum + k) % m;
+    }
+    target[b] = sum;   /* [1][B] */
+}
+
+/* ---- opening by name --------------------------------------------------------- */
 
 static void init(logt_dataset *out, const char *name, int T, uint64_t seed)
 {
@@ -90,6 +104,29 @@ static void init(logt_dataset *out, const char *name, int T, uint64_t seed)
     snprintf(out->name, sizeof out->name, "%s", name);
     out->T = T;
     out->seed = seed;
+}
+
+/* A classification with its target at the last step only. */
+static void last_step_classes(logt_dataset *out, int I, int classes)
+{
+    out->input_size = I;
+    out->output_size = classes;
+    out->out_steps = 1;
+    out->loss = LOGT_LOSS_XENT;
+}
+
+static logt_status open_adding(int T, uint64_t seed, logt_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (T < 2)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "adding needs T >= 2 (one marker in each half), got T = %d", T);
+    init(out, "adding", T, seed);
+    out->input_size = 2;
+    out->output_size = 1;
+    out->out_steps = 1;
+    out->loss = LOGT_LOSS_MSE;
+    return LOGT_OK;
 }
 
 logt_status logt_dataset_selcopy(int T, int K, int V, uint64_t seed, logt_dataset *out)
@@ -112,27 +149,128 @@ logt_status logt_dataset_selcopy(int T, int K, int V, uint64_t seed, logt_datase
     return LOGT_OK;
 }
 
+logt_status logt_dataset_2b(int T, int p, uint64_t seed, logt_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p < 1) return LOGT_FAIL(LOGT_EINVAL, "2b: input dimension p = %d; it must be at least 1", p);
+    if (T < 2)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "2b needs T >= 2 (the signed first element and at least one "
+                         "distractor), got T = %d", T);
+    init(out, "2b", T, seed);
+    out->V = p;
+    last_step_classes(out, p, 2);
+    return LOGT_OK;
+}
+
+logt_status logt_dataset_modsum(int T, int m, uint64_t seed, logt_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (m < 2) return LOGT_FAIL(LOGT_EINVAL, "modsum: modulus m = %d; it must be at least 2", m);
+    if (T < 1) return LOGT_FAIL(LOGT_EINVAL, "%s needs T >= 1, got T = %d", m == 2 ? "parity" : "modsum", T);
+    init(out, m == 2 ? "parity" : "modsum", T, seed);
+    out->V = m;
+    last_step_classes(out, m, m);
+    return LOGT_OK;
+}
+
+static logt_status open_selcopy(int T, uint64_t seed, logt_dataset *out)
+{
+    return logt_dataset_selcopy(T, LOGT_SELCOPY_K, LOGT_SELCOPY_V, seed, out);
+}
+static logt_status open_2b(int T, uint64_t seed, logt_dataset *out)
+{
+    return logt_dataset_2b(T, LOGT_2B_P, seed, out);
+}
+static logt_status open_parity(int T, uint64_t seed, logt_dataset *out)
+{
+    return logt_dataset_modsum(T, 2, seed, out);
+}
+static logt_status open_modsum(int T, uint64_t seed, logt_dataset *out)
+{
+    return logt_dataset_modsum(T, LOGT_MODSUM_M, seed, out);
+}
+
+/* The digits are 8x8 images: one pixel a step, so T is 64 and nothing else. */
+static logt_status open_digits_as(const char *name, int T, int permuted, uint64_t seed,
+                                  logt_dataset *out)
+{
+    memset(out, 0, sizeof *out);
+    if (T != 64)
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s shows an 8x8 image one pixel a step: T must be 64, got T = %d", name, T);
+    char path[4096];
+    logt_data_path(path, sizeof path, "digits.csv");
+    return logt_dataset_digits(path, permuted, seed, out);
+}
+static logt_status open_digits(int T, uint64_t seed, logt_dataset *out)
+{
+    return open_digits_as("digits", T, 0, seed, out);
+}
+static logt_status open_digits_perm(int T, uint64_t seed, logt_dataset *out)
+{
+    return open_digits_as("digits-perm", T, 1, seed, out);
+}
+static logt_status open_charlm(int T, uint64_t seed, logt_dataset *out)
+{
+    char path[4096];
+    logt_data_path(path, sizeof path, "fortunes.txt");
+    return logt_dataset_charlm(path, T, seed, out);
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+typedef void seq_fn(const logt_dataset *, logt_rng *, int64_t B, int64_t b, double *x, double *target);
+typedef logt_status batch_fn(const logt_dataset *, int split, uint64_t index, int B, double *x,
+                             double *target);
+
+typedef struct task {
+    const char *name;
+    logt_status (*open)(int T, uint64_t seed, logt_dataset *out);
+    seq_fn *seq;       /* synthetic: one sequence from its own stream */
+    batch_fn *batch;   /* loaded: a whole batch from what the file held */
+} task;
+
+static const task tasks[] = {
+    {"adding", open_adding, adding_seq, NULL},
+    {"selcopy", open_selcopy, selcopy_seq, NULL},
+    {"2b", open_2b, seq_2b, NULL},
+    {"parity", open_parity, modsum_seq, NULL},
+    {"modsum", open_modsum, modsum_seq, NULL},
+    {"digits", open_digits, NULL, logt_digits_batch},
+    {"digits-perm", open_digits_perm, NULL, logt_digits_batch},
+    {"charlm", open_charlm, NULL, logt_charlm_batch},
+};
+#define NTASKS (int)(sizeof tasks / sizeof tasks[0])
+
+static const task *find_task(const char *name)
+{
+    for (int i = 0; i < NTASKS; i++)
+        if (!strcmp(tasks[i].name, name)) return &tasks[i];
+    return NULL;
+}
+
 logt_status logt_dataset_open(const char *name, int T, uint64_t seed, logt_dataset *out)
 {
     memset(out, 0, sizeof *out);
-    if (!name || !find_task(name)) {
-        char names[128];
+    const task *tk = name ? find_task(name) : NULL;
+    if (!tk) {
+        char names[256];
         logt_dataset_names(names, sizeof names);
         return LOGT_FAIL(LOGT_EINVAL, "unknown dataset '%s': the datasets are %s",
                          name ? name : "(null)", names);
     }
-    if (!strcmp(name, "selcopy"))
-        return logt_dataset_selcopy(T, LOGT_SELCOPY_K, LOGT_SELCOPY_V, seed, out);
-    /* adding */
-    if (T < 2)
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "adding needs T >= 2 (one marker in each half), got T = %d", T);
-    init(out, "adding", T, seed);
-    out->input_size = 2;
-    out->output_size = 1;
-    out->out_steps = 1;
-    out->loss = LOGT_LOSS_MSE;
-    return LOGT_OK;
+    return tk->open(T, seed, out);
+}
+
+void logt_dataset_close(logt_dataset *ds)
+{
+    if (!ds || !ds->data) return;
+    free(ds->data->bytes);
+    free(ds->data->labels);
+    free(ds->data->order);
+    free(ds->data);
+    ds->data = NULL;
 }
 
 void logt_dataset_names(char *buf, size_t n)
@@ -151,12 +289,18 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
     if (split < LOGT_SPLIT_TRAIN || split > LOGT_SPLIT_TEST)
         return LOGT_FAIL(LOGT_EINVAL, "split %d: expected 0 (train), 1 (valid) or 2 (test)", split);
     if (B < 1) return LOGT_FAIL(LOGT_EINVAL, "batch size B = %d: it must be at least 1", B);
-    if (index >= SPLIT_STRIDE / (uint64_t)B)
+    if (index >= LOGT_SPLIT_STRIDE / (uint64_t)B)
         return LOGT_FAIL(LOGT_EINVAL,
                          "batch index %llu of size %d is past the 2^40 sequences of a split",
                          (unsigned long long)index, B);
+    if (tk->batch) {
+        if (!ds->data)
+            return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is closed (or was never opened)", ds->name);
+        return tk->batch(ds, split, index, B, x, target);
+    }
     for (int b = 0; b < B; b++) {
-        logt_rng r = logt_rng_make(ds->seed, (uint64_t)split * SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
+        uint64_t stream = (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b;
+        logt_rng r = logt_rng_make(ds->seed, stream);
         tk->seq(ds, &r, B, b, x, target);
     }
     return LOGT_OK;

@@ -98,6 +98,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"newton_iterations", "Newton iterations of the step's forward (first layer)", 1, 0},
     {"eval_loss", "validation loss", 1, 0},
     {"eval_acc", "validation accuracy", 1, 1},
+    {"eval_bpc", "validation bits per character", 1, 0},
     {NULL, NULL, 0, 0}};
 
 static int in_names(const char *const *names, const char *s)

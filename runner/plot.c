@@ -6,7 +6,7 @@
  * set against the matching baseline row's value (same x and same sweep point apart
  * from FIELD and the knobs): baseline / this for times, this / baseline for rates
  * (tokens_per_s, gbps, ...), so a speedup, above 1 when better.
- * Per-step values (loss, grad_norm, eval_loss, eval_acc) are one curve per run
+ * Per-step values (loss, grad_norm, eval_loss, eval_acc, eval_bpc) are one curve per run
  * read from /runs/NNNNNN, against step or training seconds (wall_s).
  * Only the backend of the last `logt run` is plotted unless `where` names one.
  */

@@ -14,8 +14,10 @@
  * Training run: loss, grad_norm, wall_s, newton_iterations grow by one value per step (written in
  * batches: every FLUSH_STEPS steps, every FLUSH_SECONDS, and at each
  * evaluation); eval_step, eval_loss, eval_acc, eval_wall_s by one per
- * evaluation. At each evaluation the training state goes to one of two
- * checkpoint slots, checkpoint/0 and checkpoint/1, and only once it is flushed
+ * evaluation, and eval_bpc (eval_loss in bits: / ln 2) for a task that reports bits
+ * per character (charlm), whose last value is also the run's final_eval_bpc. At each
+ * evaluation the training state goes to one of two checkpoint slots, checkpoint/0 and
+ * checkpoint/1, and only once it is flushed
  * does checkpoint's `latest` attribute point at it: a kill mid-write leaves the
  * previous checkpoint intact. A rerun resumes from `latest`, cutting the
  * per-step datasets back to the checkpoint's step.
@@ -520,7 +522,9 @@ static int ckpt_parts(logt_trainer *tr, ckpt_part *p)
  * length − 1: deer, sru route = newton), NaN for a model without a solver */
 #define NSTEP_SETS 4
 static const char *const step_sets[NSTEP_SETS] = {"loss", "grad_norm", "wall_s", "newton_iterations"};
-static const char *const eval_sets[] = {"eval_step", "eval_loss", "eval_acc", "eval_wall_s"};
+#define NEVAL_SETS 5   /* eval_bpc only for a task that reports bits per character */
+static const char *const eval_sets[NEVAL_SETS] = {"eval_step", "eval_loss", "eval_acc", "eval_wall_s",
+                                                  "eval_bpc"};
 
 static logt_status ckpt_save(logt_store *st, int64_t id, logt_trainer *tr, double wall,
                              int64_t neval, int *fatal)
@@ -598,7 +602,7 @@ done:
 }
 
 typedef struct train_result {
-    double final_loss, final_eval_loss, final_eval_acc, test_loss, test_acc;
+    double final_loss, final_eval_loss, final_eval_acc, final_eval_bpc, test_loss, test_acc;
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
@@ -624,6 +628,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     const int die_at = env_int("LOGT_TEST_DIE_AFTER_STEPS");
     const int fail_at = env_int("LOGT_TEST_FAIL_AFTER_STEPS");
     logt_mem_reset_peak();
+    memset(&ds, 0, sizeof ds);   /* closed at done whatever happens */
 
     if ((s = logt_dataset_open(r->task, r->T, r->cfg.seed, &ds)) != LOGT_OK) goto done;
     logt_model_cfg cfg = r->cfg;
@@ -647,7 +652,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     if (!resume && logt_store_has(st, id, "checkpoint", "latest"))
         STORE(logt_store_set_i64(st, id, "checkpoint", "latest", -1));   /* start afresh */
     for (int k = 0; k < NSTEP_SETS; k++) STORE(logt_store_truncate(st, id, step_sets[k], tr->step));
-    for (int k = 0; k < 4; k++) STORE(logt_store_truncate(st, id, eval_sets[k], neval));
+    for (int k = 0; k < NEVAL_SETS; k++) STORE(logt_store_truncate(st, id, eval_sets[k], neval));
     STORE(logt_store_flush(st));
 
     for (int k = 0; k < NSTEP_SETS; k++)
@@ -694,10 +699,14 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             STORE(logt_store_append(st, id, "eval_loss", &el, 1));
             STORE(logt_store_append(st, id, "eval_acc", &ea, 1));
             STORE(logt_store_append(st, id, "eval_wall_s", &wall, 1));
+            const double bpc = el / log(2.0);
+            if (ds.report_bpc) STORE(logt_store_append(st, id, "eval_bpc", &bpc, 1));
             neval++;
             if ((s = ckpt_save(st, id, tr, wall, neval, fatal)) != LOGT_OK) goto done;
-            if (isnan(ea)) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g",
-                                    (long long)step, r->steps, loss, el);
+            if (ds.report_bpc) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g bpc",
+                                        (long long)step, r->steps, loss, bpc);
+            else if (isnan(ea)) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g",
+                                         (long long)step, r->steps, loss, el);
             else snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g acc %.3f",
                           (long long)step, r->steps, loss, el, ea);
             if (!pr->tty && step < r->steps)
@@ -730,11 +739,16 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     free(v), v = NULL;
     STORE(logt_store_read(st, id, "eval_acc", &v, &n));
     res->final_eval_acc = n ? v[n - 1] : NAN;
+    if (ds.report_bpc && n) {
+        res->final_eval_bpc = res->final_eval_loss / log(2.0);
+        STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_bpc));
+    }
 done:
     free(v);
     for (int k = 0; k < NSTEP_SETS; k++) free(buf[k]);
     logt_trainer_destroy(tr);
     logt_net_destroy(net);
+    logt_dataset_close(&ds);
     return s;
 }
 
@@ -874,7 +888,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         free(ms);
     } else {
         inputs_free();   /* the training run's peak memory is its own */
-        train_result tr = {.final_loss = NAN, .test_loss = NAN, .test_acc = NAN};
+        train_result tr = {.final_loss = NAN, .final_eval_bpc = NAN, .test_loss = NAN, .test_acc = NAN};
         s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
         row->peak_mem_bytes = tr.peak;
         row->input_size = tr.input_size ? tr.input_size : row->input_size;
@@ -888,7 +902,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             *interrupted = 1;
             return LOGT_OK;
         }
-        if (s == LOGT_OK)
+        if (s == LOGT_OK && !isnan(tr.final_eval_bpc))
+            snprintf(what, sizeof what, "loss %.4g  valid %.4g bpc  test %.4g bpc%s", row->final_loss,
+                     tr.final_eval_bpc, row->test_loss / log(2.0), tr.resumed_at ? "  (resumed)" : "");
+        else if (s == LOGT_OK)
             snprintf(what, sizeof what, "loss %.4g  valid %.4g  test %.4g%s", row->final_loss,
                      row->final_eval_loss, row->test_loss, tr.resumed_at ? "  (resumed)" : "");
     }

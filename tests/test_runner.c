@@ -274,6 +274,59 @@ Test(runner, killed_training_resumes_from_checkpoint)
     logt_store_close(b);
 }
 
+static const char *const charlm_ini =
+    "[experiment]\n"
+    "name = tinycharlm\n"
+    "models = lstm\n"
+    "kind = train\n"
+    "[train]\n"
+    "task = charlm\n"
+    "T = 8\n"
+    "B = 2\n"
+    "D = 4\n"
+    "steps = 6\n"
+    "eval_every = 3\n"
+    "eval_batches = 2\n";
+
+/* charlm reports bits per character: at each evaluation eval_bpc = eval_loss / ln 2,
+ * and final_eval_bpc is the last; a task that does not (adding) has neither. The
+ * dataset reads the made-up text of tests/fixtures (the tests run from the root). */
+Test(runner, charlm_records_bits_per_character)
+{
+    char root[512], env[600];
+    cr_assert_not_null(getcwd(root, sizeof root));
+    cr_assert_eq(access("tests/fixtures/fortunes.txt", R_OK), 0, "no tests/fixtures in %s: run from the root", root);
+    snprintf(env, sizeof env, "LOGT_DATA_DIR='%s/tests/fixtures'", root);
+    write_at("exp/experiment.ini", charlm_ini);
+    cr_assert_eq(logt(env, "run exp --backend cpu --out c.h5"), 0, "%s", err);
+    EXPECT_ERR("bpc");
+    logt_store *st = open_results("c.h5");
+    double *loss, *bpc, final;
+    int64_t nl, nb;
+    cr_assert_eq(logt_store_read(st, 0, "eval_loss", &loss, &nl), LOGT_OK);
+    cr_assert_eq(logt_store_read(st, 0, "eval_bpc", &bpc, &nb), LOGT_OK);
+    cr_assert_eq(nl, 2, "evaluations at steps 3 and 6");
+    cr_assert_eq(nb, nl);
+    for (int64_t i = 0; i < nl; i++) {
+        cr_assert_float_eq(bpc[i], loss[i] / log(2.0), 1e-12, "evaluation %lld", (long long)i);
+        /* a few steps from a random start: near log2 96 = 6.58 bits, uniform guessing */
+        cr_assert(bpc[i] > 5 && bpc[i] < 8, "bpc %g after %lld steps", bpc[i], (long long)(3 * i + 3));
+    }
+    cr_assert_eq(logt_store_get_f64(st, 0, "", "final_eval_bpc", &final), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_float_eq(final, bpc[nb - 1], 1e-12);
+    free(loss), free(bpc);
+    logt_store_close(st);
+
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out a.h5"), 0, "%s", err);
+    st = open_results("a.h5");
+    cr_assert_eq(logt_store_read(st, 0, "eval_bpc", &bpc, &nb), LOGT_OK);
+    cr_assert_eq(nb, 0, "adding has no eval_bpc");
+    free(bpc);
+    cr_assert(!logt_store_has(st, 0, "", "final_eval_bpc"));
+    logt_store_close(st);
+}
+
 /* A run that failed after a checkpoint, retried, and killed before the retry's first
  * checkpoint, then run again: it starts afresh (no stale checkpoint) and ends like an
  * uninterrupted run. */

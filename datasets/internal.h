@@ -1,0 +1,44 @@
+/* internal.h — shared inside datasets/ only: the streams' split stride, the one-hot
+ * writer, and what the loaded sets (digits.c, charlm.c) keep from their file, the
+ * helpers they share and their batch functions.
+ */
+#ifndef LOGT_DATASETS_INTERNAL_H
+#define LOGT_DATASETS_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "dataset.h"
+
+#define LOGT_SPLIT_STRIDE (1ull << 40)   /* sequences per split before streams would overlap */
+
+struct logt_dataset_data {
+    int64_t n;          /* digits: images; charlm: characters of text                      */
+    uint8_t *bytes;     /* digits: [n][64] pixels 0..16; charlm: [n] symbols 0..95          */
+    uint8_t *labels;    /* digits: [n] the digit 0..9; charlm: NULL                         */
+    int64_t split[4];   /* split s: digits: order[split[s] .. split[s+1]-1];
+                           charlm: text positions split[s] .. split[s+1]-1                 */
+    int *order;         /* digits: every image once, in the fixed shuffle that splits them  */
+    int pixel[64];      /* digits: step t shows pixel pixel[t] (raster order, or permuted)  */
+};
+
+/* x_t of one sequence: all zeros but a one at k. */
+static inline void logt_onehot(double *xt, int I, int k)
+{
+    memset(xt, 0, (size_t)I * sizeof *xt);
+    xt[k] = 1.0;
+}
+
+/* Where a dataset's file lives: $LOGT_DATA_DIR/file, else datasets/data/file. */
+void logt_data_path(char *buf, size_t n, const char *file);
+/* The whole file at path into *text (NUL-terminated, free it). A file that cannot be
+ * opened is an error naming the Debian package it comes from and `make datasets`. */
+logt_status logt_data_read(const char *task, const char *path, const char *package, char **text,
+                           int64_t *n);
+
+logt_status logt_digits_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+                              double *target);
+logt_status logt_charlm_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+                              double *target);
+
+#endif
