@@ -281,6 +281,30 @@ Test(deer_cuda, warm_start_from_the_last_solution)
     }
 }
 
+/* expect_matches for gru, lstm and tanh at four (T, B, D). */
+static void expect_every_cell(const char *knobs, const int shapes[4][3])
+{
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    for (int c = 0; c < 3; c++)
+        for (int k = 0; k < 4; k++) expect_matches(cells[c], knobs, shapes[k][0], shapes[k][1], shapes[k][2]);
+}
+
+/* A gru (T = 2000, B = 4, I = 3, D = 8, input from `seed`) solved twice on the same weights, on
+ * device da with knobs ka and on db with kb: the two reports, and a line of their iterations. */
+static void two_solves(logt_device da, const char *ka, logt_device db, const char *kb, uint64_t seed,
+                       deer_model *ra, deer_model *rb)
+{
+    const int T = 2000, B = 4, I = 3, D = 8;
+    double *x = random_array((int64_t)T * B * I, seed, 1, 1.0, LOGT_F32), *h, *w;
+    logt_model_cfg ca = cfg_of(da, "gru", ka, I, D), cb = cfg_of(db, "gru", kb, I, D);
+    cr_assert_eq(forward(&ca, T, B, x, NULL, NULL, NULL, &h, &w, ra), LOGT_OK, "%s", logt_errmsg());
+    free(h);
+    cr_assert_eq(forward(&cb, T, B, x, NULL, NULL, w, &h, NULL, rb), LOGT_OK, "%s", logt_errmsg());
+    free(h), free(w), free(x);
+    fprintf(stderr, "deer gru T=%d B=%d D=%d: [%s] %d iterations, [%s] %d\n", T, B, D, ka, ra->iterations,
+            kb, rb->iterations);
+}
+
 /* mode = full with a state wider than 1: the whole Jacobians and the chunked matrix scan in
  * float64, against the reference; full Newton converges quadratically, so in a few
  * iterations (the CPU's deer-convergence: 3-25). The widest state built, 64 (gru D = 64,
@@ -288,31 +312,17 @@ Test(deer_cuda, warm_start_from_the_last_solution)
 Test(deer_cuda, full_newton_matches_the_reference)
 {
     SKIP_WITHOUT_GPU("deer mode = full on cuda vs the f64 CPU reference");
-    const char *cells[] = {"gru", "lstm", "tanh"};
-    for (int c = 0; c < 3; c++) {
-        expect_matches(cells[c], "mode=full,tol=1e-6", 1, 1, 2);
-        expect_matches(cells[c], "mode=full,tol=1e-6", 200, 3, 4);
-        expect_matches(cells[c], "mode=full,tol=1e-6", 1000, 16, 8);
-        expect_matches(cells[c], "mode=full,tol=1e-6", 77, 5, 16);
-    }
+    const int shapes[4][3] = {{1, 1, 2}, {200, 3, 4}, {1000, 16, 8}, {77, 5, 16}};
+    expect_every_cell("mode=full,tol=1e-6", shapes);
     expect_matches("gru", "mode=full,tol=1e-6", 300, 2, 64);
     expect_matches("lstm", "mode=full,tol=1e-6", 300, 2, 32);
     expect_matches("gru", "mode=full,tol=1e-6,warm=on", 500, 4, 6);
     expect_gradients("gru", "mode=full,tol=1e-6", 200, 5, 4);   /* the adjoint after full Newton */
     /* full Newton's few iterations against quasi's */
-    const int T = 2000, B = 4, I = 3, D = 8;
-    double *x = random_array((int64_t)T * B * I, 61, 1, 1.0, LOGT_F32), *h;
     deer_model full, quasi;
-    logt_model_cfg cf = cfg_of(LOGT_CUDA, "gru", "mode=full,tol=1e-6", I, D);
-    logt_model_cfg cq = cfg_of(LOGT_CUDA, "gru", "mode=quasi,tol=1e-6", I, D);
-    cr_assert_eq(forward(&cf, T, B, x, NULL, NULL, NULL, &h, NULL, &full), LOGT_OK, "%s", logt_errmsg());
-    free(h);
-    cr_assert_eq(forward(&cq, T, B, x, NULL, NULL, NULL, &h, NULL, &quasi), LOGT_OK, "%s", logt_errmsg());
-    free(h), free(x);
+    two_solves(LOGT_CUDA, "mode=full,tol=1e-6", LOGT_CUDA, "mode=quasi,tol=1e-6", 61, &full, &quasi);
     cr_expect(full.iterations <= 25 && full.iterations <= quasi.iterations,
               "full %d iterations, quasi %d", full.iterations, quasi.iterations);
-    fprintf(stderr, "deer cuda gru T=%d B=%d D=%d: full %d iterations, quasi %d\n", T, B, D,
-            full.iterations, quasi.iterations);
 }
 
 /* mode = damped's step on its own (deer_cuda_damped.cu) against Thomas's algorithm in float64
@@ -372,30 +382,16 @@ Test(deer_cuda, damped_step_equals_thomas)
 Test(deer_cuda, damped_mode_matches_the_reference)
 {
     SKIP_WITHOUT_GPU("deer mode = damped on cuda vs the f64 CPU reference");
-    const char *cells[] = {"gru", "lstm", "tanh"};
-    for (int c = 0; c < 3; c++) {
-        expect_matches(cells[c], "mode=damped,tol=1e-6", 1, 1, 1);
-        expect_matches(cells[c], "mode=damped,tol=1e-6", 200, 3, 4);
-        expect_matches(cells[c], "mode=damped,tol=1e-6", 1000, 16, 1);
-        expect_matches(cells[c], "mode=damped,tol=1e-6", 77, 5, 33);
-    }
+    const int shapes[4][3] = {{1, 1, 1}, {200, 3, 4}, {1000, 16, 1}, {77, 5, 33}};
+    expect_every_cell("mode=damped,tol=1e-6", shapes);
     expect_matches("gru", "mode=damped,tol=1e-6,lambda=100", 3000, 4, 2);
     expect_matches("gru", "mode=damped,tol=1e-6,lambda=1e-3", 100000, 2, 1);
     expect_matches("gru", "mode=damped,tol=1e-6,max_iter=1,on_fail=sequential", 500, 4, 8);
     expect_gradients("gru", "mode=damped,tol=1e-6", 200, 5, 4);
     expect_gradients("lstm", "mode=damped,tol=1e-6", 300, 3, 2);
-    const int T = 2000, B = 4, I = 3, D = 8;
-    double *x = random_array((int64_t)T * B * I, 62, 1, 1.0, LOGT_F32), *h, *w;
     deer_model gpu, cpu;
-    logt_model_cfg cg = cfg_of(LOGT_CUDA, "gru", "mode=damped,tol=1e-5", I, D);
-    logt_model_cfg cc = cfg_of(LOGT_CPU, "gru", "mode=damped,tol=1e-5", I, D);
-    cr_assert_eq(forward(&cg, T, B, x, NULL, NULL, NULL, &h, &w, &gpu), LOGT_OK, "%s", logt_errmsg());
-    free(h);
-    cr_assert_eq(forward(&cc, T, B, x, NULL, NULL, w, &h, NULL, &cpu), LOGT_OK, "%s", logt_errmsg());
-    free(h), free(w), free(x);
+    two_solves(LOGT_CUDA, "mode=damped,tol=1e-5", LOGT_CPU, "mode=damped,tol=1e-5", 62, &gpu, &cpu);
     cr_expect(strstr(gpu.base.detail, "mode=damped kernel=launches"), "%s", gpu.base.detail);
     cr_expect(abs(gpu.iterations - cpu.iterations) <= 2, "damped iterations: cuda %d, cpu %d",
               gpu.iterations, cpu.iterations);
-    fprintf(stderr, "deer damped gru T=%d B=%d D=%d: cuda %d iterations, cpu %d\n", T, B, D,
-            gpu.iterations, cpu.iterations);
 }
