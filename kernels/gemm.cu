@@ -162,3 +162,53 @@ extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int trans
                         strideA ? 3 * M * K : 0, b3, transB ? 3 * K : N, strideB ? 3 * K * N : 0, beta, C, N,
                         strideC, batch, 1);
 }
+
+/* Long K: chunks of at least LONG_ROWS rows, at most LONG_CHUNKS of them, when C has fewer than
+ * LONG_MAX_C elements (below that cuBLAS has too few tiles to spread) and K at least
+ * LONG_MIN_K rows. */
+#define LONG_ROWS 256
+#define LONG_CHUNKS 1024
+#define LONG_MAX_C 16384
+#define LONG_MIN_K 8192
+#define SUM_THREADS 256
+
+/* C[i] = alpha · Σ_q part[q][i] + beta · C[i] (beta 0: C not read): a block per i, the chunks
+ * summed in a fixed tree order. */
+__global__ void __launch_bounds__(SUM_THREADS)
+sum_partials_kernel(int64_t n, int64_t nchunks, const float *part, float alpha, float beta, float *C)
+{
+    __shared__ float sh[SUM_THREADS];
+    const int64_t i = blockIdx.x;
+    float acc = 0.0f;
+    for (int64_t q = threadIdx.x; q < nchunks; q += blockDim.x) acc += part[q * n + i];
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
+        if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) C[i] = alpha * sh[0] + (beta != 0.0f ? beta * C[i] : 0.0f);
+}
+
+extern "C" logt_status logt_gemm_f32_tn_long(logt_ctx *ctx, int64_t M, int64_t N, int64_t K, float alpha,
+                                             const float *A, int64_t lda, const float *B, int64_t ldb,
+                                             float beta, float *C)
+{
+    if (M * N >= LONG_MAX_C || K < LONG_MIN_K)
+        return logt_gemm_ex(ctx, 1, 0, M, N, K, alpha, LOGT_F32, A, lda, 0, B, ldb, 0, beta, C, N, 0, 1, 0);
+    int64_t L = (K + LONG_CHUNKS - 1) / LONG_CHUNKS;
+    L = L < LONG_ROWS ? LONG_ROWS : L;
+    const int64_t nchunks = K / L, rest = K - nchunks * L, n = M * N;
+    void *ws = NULL;
+    LOGT_TRY(logt_ctx_workspace(ctx, (size_t)(nchunks * n) * sizeof(float), &ws));
+    float *part = (float *)ws;
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, M, N, L, 1.0f, LOGT_F32, A, lda, L * lda, B, ldb, L * ldb, 0.0f, part, N,
+                          n, nchunks, 0));
+    sum_partials_kernel<<<(unsigned)n, SUM_THREADS, 0, (cudaStream_t)ctx->stream>>>(n, nchunks, part, alpha,
+                                                                                    beta, C);
+    LAUNCH_TRY();
+    if (rest)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, M, N, rest, alpha, LOGT_F32, A + nchunks * L * lda, lda, 0,
+                              B + nchunks * L * ldb, ldb, 0, 1.0f, C, N, 0, 1, 0));
+    return LOGT_OK;
+}

@@ -224,16 +224,12 @@ logt_status deer_param_grads_cuda(logt_ctx *ctx, deer_cell cell, int64_t T, int6
                                   float *dW, float *dR, float *db, float *dbn, float *dx)
 {
     const int64_t S = deer_state_size(cell, D), GD = gates_of(cell) * D, N = T * B;
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, I, N, 1.0f, LOGT_F32, dXA, GD, 0, X, I, 0, 0.0f, dW, I, 0, 1, 0));
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, GD, 1, N, 1.0f, LOGT_F32, dXA, GD, 0, ones, 1, 0, 0.0f, db, 1, 0, 1, 0));
-    if (dbn)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, N, 1.0f, LOGT_F32, dRA + 2 * D, GD, 0, ones, 1, 0,
-                              0.0f, dbn, 1, 0, 1, 0));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, I, N, 1.0f, dXA, GD, X, I, 0.0f, dW));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, 1, N, 1.0f, dXA, GD, ones, 1, 0.0f, db));
+    if (dbn) LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, 1, N, 1.0f, dRA + 2 * D, GD, ones, 1, 0.0f, dbn));
     /* dR[m][c] = Σ_n h_{t-1}[m] dRA[n][c]: h_{-1} = s0's h part, the rest the states shifted */
-    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, B, 1.0f, LOGT_F32, s0, S, 0, dRA, GD, 0, 0.0f, dR, GD, 0, 1, 0));
-    if (T > 1)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, GD, N - B, 1.0f, LOGT_F32, St, S, 0, dRA + B * GD, GD, 0,
-                              1.0f, dR, GD, 0, 1, 0));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, GD, B, 1.0f, s0, S, dRA, GD, 0.0f, dR));
+    if (T > 1) LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, GD, N - B, 1.0f, St, S, dRA + B * GD, GD, 1.0f, dR));
     if (dx)
         LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, GD, 1.0f, LOGT_F32, dXA, GD, 0, W, I, 0, 0.0f, dx, I, 0, 1, 0));
     return LOGT_OK;

@@ -76,7 +76,6 @@ typedef struct gilr_cuda_scratch {
     logt_tensor dhs;    /* gilr-lstm: [T+1][B][D] dL/dh̃ through U, row t is dL/dh̃_{t-1}    */
     logt_tensor st;     /* [4][B·D] f32 h0, c0, dh0, dc0 (bf16 states; the gradients always) */
     logt_tensor part;   /* column-sum partials                                               */
-    logt_tensor wpart;  /* [K][S][D·I] wgrad's per-chunk partial products (small I)          */
 } gilr_cuda_scratch;
 
 enum { ST_H0, ST_C0, ST_DH0, ST_DC0 };
@@ -333,27 +332,13 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
 
 /* dW_k [D][I] = dP_k^T · X over the K planes dP [K][N][D], X [N][I]: a sum over all N = T·B
  * rows. When I is small (Martin & Cundy's first layer reads I = 4 features) the product has
- * only D·I outputs, which cuBLAS spreads over few SMs however long N is; then the rows are
- * split into chunks of WG_ROWS, one batched product per plane makes a partial per chunk, and
- * colsum adds the chunks (a remainder of rows is added by one more product). */
-#define WG_ROWS 256
-static logt_status wgrad(logt_ctx *ctx, gilr_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
-                         int64_t K, const float *dP, const float *X, float *dW)
+ * only D·I outputs, which cuBLAS alone spreads over few SMs however long N is:
+ * logt_gemm_f32_tn_long cuts the rows into chunks then. */
+static logt_status wgrad(logt_ctx *ctx, int64_t N, int64_t D, int64_t I, int64_t K, const float *dP,
+                         const float *X, float *dW)
 {
-    const int64_t S = N / WG_ROWS;
-    if (I >= 32 || S < 16)
-        return logt_gemm_f32_batched(ctx, 1, 0, D, I, N, 1.0f, dP, N * D, X, 0, 0.0f, dW, D * I, K);
-    LOGT_TRY(logt_tensor_reserve(&s->wpart, LOGT_CUDA, LOGT_F32, K * S * D * I, NULL));
-    float *part = (float *)s->wpart.data;
     for (int64_t k = 0; k < K; k++)
-        LOGT_TRY(logt_gemm_f32_batched(ctx, 1, 0, D, I, WG_ROWS, 1.0f, dP + k * N * D,
-                                       WG_ROWS * D, X, WG_ROWS * I, 0.0f, part + k * S * D * I,
-                                       D * I, S));
-    LOGT_TRY(colsum(ctx, s, part, S * D * I, S, D * I, K, dW));
-    const int64_t done = S * WG_ROWS;
-    if (done < N)   /* the rows past the last whole chunk */
-        LOGT_TRY(logt_gemm_f32_batched(ctx, 1, 0, D, I, N - done, 1.0f, dP + done * D, N * D,
-                                       X + done * I, 0, 1.0f, dW, D * I, K));
+        LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, I, N, 1.0f, dP + k * N * D, D, X, I, 0.0f, dW + k * D * I));
     return LOGT_OK;
 }
 
@@ -491,7 +476,7 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
                                                                           dP + ND);
     LAUNCH_TRY();
 
-    LOGT_TRY(wgrad(ctx, s, N, D, I, 2, dP, X, dW));
+    LOGT_TRY(wgrad(ctx, N, D, I, 2, dP, X, dW));
     LOGT_TRY(colsum(ctx, s, dP, ND, N, D, 2, db));
     if (dx) {
         float *dX = (float *)dx->data;
@@ -605,7 +590,7 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
         LOGT_TRY(logt_gemm_f32(ctx, 0, 0, N, D, D, 1.0f, dA + k * ND, U + k * D * D,
                                k ? 1.0f : 0.0f, dHs));
     CUDA_TRY(cudaMemsetAsync(dHs + ND, 0, (size_t)BD * sizeof(float), st));
-    LOGT_TRY(wgrad(ctx, s, N, D, I, 4, dA, X, dW));
+    LOGT_TRY(wgrad(ctx, N, D, I, 4, dA, X, dW));
     LOGT_TRY(logt_gemm_f32_batched(ctx, 1, 0, D, D, N, 1.0f, dA, ND, Hs, 0, 0.0f, dU, D * D, 4));
     LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 4, db));
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 4, dA, W, 0.0f, dX));
@@ -615,7 +600,7 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     gilr_act_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, S, S + ND, dA,
                                                                           dA + ND);
     LAUNCH_TRY();
-    LOGT_TRY(wgrad(ctx, s, N, D, I, 2, dA, X, dWs));
+    LOGT_TRY(wgrad(ctx, N, D, I, 2, dA, X, dWs));
     LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 2, dbs));
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 2, dA, Ws, 1.0f, dX));
 
@@ -640,7 +625,6 @@ extern "C" void gilr_free_cuda(gilr_model *m)
     logt_tensor_free(&s->dhs);
     logt_tensor_free(&s->st);
     logt_tensor_free(&s->part);
-    logt_tensor_free(&s->wpart);
     free(s);
     m->cuda = NULL;
 }

@@ -1,4 +1,5 @@
-/* test_gemm_cuda.c — kernels/gemm.h's 3xTF32 product (logt_gemm_f32_3xtf32): equal to a
+/* test_gemm_cuda.c — kernels/gemm.h beyond the plain product: the long-K product
+ * (logt_gemm_f32_tn_long) against a float64 loop, and the 3xTF32 product (logt_gemm_f32_3xtf32): equal to a
  * float64 loop on every transpose, batch and stride layout within fp32's tolerance, and as
  * accurate as strict fp32 (cublasSgemm) on a long inner dimension, where a single TF32
  * product is ~100 times worse. */
@@ -126,6 +127,44 @@ Test(gemm_cuda, three_tf32_is_as_accurate_as_fp32)
     cr_expect(err[2] >= 20 * err[1], "tf32 error %.3g is not well above 3xtf32's %.3g", err[2], err[1]);
     free(A), free(B), free(ref);
     logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* logt_gemm_f32_tn_long: C = alpha A^T B + beta C over a long K, with row strides wider than
+ * the operands (A and B read from inside wider rows), on both paths: chunks plus a remainder
+ * (K = 100003, C 12 x 4) and one cuBLAS call (K = 5000; C 128 x 128). */
+Test(gemm_cuda, long_inner_dimension_matches_a_loop)
+{
+    SKIP_WITHOUT_GPU("the long-K GEMM");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    static const int64_t cases[][5] = {{12, 4, 100003, 15, 7}, {128, 128, 5000, 130, 128}};
+    for (int c = 0; c < 2; c++) {
+        const int64_t M = cases[c][0], N = cases[c][1], K = cases[c][2], lda = cases[c][3], ldb = cases[c][4];
+        double *A = f32_values(K * lda, 6), *B = f32_values(K * ldb, 7), *C = f32_values(M * N, 8);
+        double *ref = malloc(sizeof(double) * (size_t)(M * N));
+        cr_assert(ref);
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) {
+                double sum = 0;
+                for (int64_t k = 0; k < K; k++) sum += A[k * lda + i] * B[k * ldb + j];
+                ref[i * N + j] = 0.5 * sum + 0.25 * C[i * N + j];
+            }
+        logt_tensor dA = on_device(A, K * lda), dB = on_device(B, K * ldb), dC = on_device(C, M * N);
+        cr_assert_eq(logt_gemm_f32_tn_long(ctx, M, N, K, 0.5f, dA.data, lda, dB.data, ldb, 0.25f, dC.data),
+                     LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+        double *got = on_host(&dC), scale = 0;
+        for (int64_t i = 0; i < M * N; i++) scale = fmax(scale, fabs(ref[i]));
+        char what[64];
+        snprintf(what, sizeof what, "tn_long %lldx%lld K=%lld", (long long)M, (long long)N, (long long)K);
+        check_result r = check_close(what, got, ref, M * N, 1e-5 * scale + 1e-4, 1e-5);
+        cr_expect(r.ok, "%s", r.msg);
+        free(A), free(B), free(C), free(ref), free(got);
+        logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
+    }
     logt_ctx_destroy(ctx);
 #endif
 }
