@@ -23,7 +23,7 @@ typedef struct deer_cuda_scratch {
                                 iterations made and whether it converged                 */
     logt_tensor agg, carry;  /* persistent: per block and channel, the block's composed
                                 (a, b) and the state before its chunk                     */
-    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ              */
+    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates); [B][S] J_0^T λ_0      */
     logt_tensor cf;          /* backward: [N][adjoint_ncoef] the coefficients of J_{t+1}^T */
     logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x), dL/d(R h)                   */
     logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
@@ -151,7 +151,7 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
                                          const float *XAn, float *A, float *Cf);
 __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
                                          const float *Cf, const float *A, const float *dH, const float *Lam,
-                                         const float *Lamn, float *Bv, float *U, unsigned *res);
+                                         const float *Lamn, float *Bv, unsigned *res);
 /* Floats of J_{t+1}^T's coefficients per row (deer_adjoint_coef_kernel). */
 __host__ __device__ inline int adjoint_ncoef(deer_cell cell, int D)
 {

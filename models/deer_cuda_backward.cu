@@ -22,15 +22,15 @@
  * once: below) and one reversed element-wise scan; the fixed point is the exact adjoint
  * (BPTT's), and a state of 1 gets it in one scan. Then every step's dL/d(W x), dL/d(R h)
  * (one VJP of the cell at λ_t, in float64) and the parameter gradients by GEMMs.
- * Per iteration a row reads λ_{t+1}, its coefficients, the diagonal, g and λ_t and writes
- * J^T λ and the scan's input, (G + 7)·D floats for the gru, 17·D for the lstm, 7·D for tanh, and
- * makes G·D² FMAs (R·P). The per-iteration VJP it replaced recomputed the cell's
- * pre-activations twice and accumulated in float64: about 3·G·D² FMAs a row, a third of them
- * in float64, every iteration. */
+ * Per iteration a row reads λ_{t+1}, its coefficients, the diagonal, g and λ_t and writes the
+ * scan's input, (G + 6)·D floats for the gru (16·D lstm, 6·D tanh), and makes about
+ * 2·G·D² flops (R·P, P recomputed for each element of u, which is summed in a register). The
+ * per-iteration VJP it replaced recomputed the cell's pre-activations twice, partly in
+ * float64, and accumulated J^T λ in memory: G·D² read-modify-writes of global memory a row. */
 
-/* Adds J_t^T λ_t to u [S] for one sequence element (xa = W x_t without b, sp = s_{t-1},
- * lam = λ_t); when dxa is not NULL also writes dL/d(W x_t + b) to dxa and dL/d(R h_{t-1})
- * to dra [G·D]. The pointwise math is the float64 references' (gru_cell.h, lstm_cell.h). */
+/* Adds J_t^T λ_t to u [S] (unless u is NULL) for one sequence element (xa = W x_t without b,
+ * sp = s_{t-1}, lam = λ_t); when dxa is not NULL also writes dL/d(W x_t + b) to dxa and
+ * dL/d(R h_{t-1}) to dra [G·D]. The pointwise math is the float64 references' (gru_cell.h, lstm_cell.h). */
 __device__ void cell_vjp(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
                          const float *xa, const float *sp, const float *lam, float *u, float *dxa,
                          float *dra)
@@ -49,17 +49,19 @@ __device__ void cell_vjp(deer_cell cell, int D, const float *R, const float *bia
             double q4[4];
             ra[2] += bn[j];
             gru_cell_forward(a, ra, sp[j], 1, q4);
-            u[j] += (float)gru_cell_backward(q4, 1, sp[j], lam[j], da, dr);   /* through z */
+            const float uz = (float)gru_cell_backward(q4, 1, sp[j], lam[j], da, dr);   /* through z */
+            if (u) u[j] += uz;
         } else {
             double pre[4] = {a[0] + ra[0], a[1] + ra[1], a[2] + ra[2], a[3] + ra[3]}, hh;
             const double c = lstm_cell_forward(pre, 1, sp[D + j], &hh);
-            u[D + j] += (float)lstm_cell_backward(pre, 1, sp[D + j], c, lam[j], lam[D + j], da);
+            const float uc = (float)lstm_cell_backward(pre, 1, sp[D + j], c, lam[j], lam[D + j], da);
+            if (u) u[D + j] += uc;
             for (int q = 0; q < 4; q++) dr[q] = da[q];
         }
         for (int q = 0; q < G; q++) {
             const int c = q * D + j;
             if (dxa) dxa[c] = (float)da[q], dra[c] = (float)dr[q];
-            for (int mm = 0; mm < D; mm++) u[mm] += R[mm * GD + c] * (float)dr[q];   /* through R */
+            for (int mm = 0; u && mm < D; mm++) u[mm] += R[mm * GD + c] * (float)dr[q];   /* through R */
         }
     }
 }
@@ -146,45 +148,47 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
     }
 }
 
-/* One adjoint iteration at row n = (t, b): u = J_{t+1}^T λ_{t+1} from the coefficients (into
- * U [N][S]), the reversed scan's inputs Bv[n] = g_t + u − A[n] λ_{t+1} (λ: the current
- * iterate Lam), and the residual |λ_t − g_t − u|. The last B rows: no t+1 when Lamn is NULL
- * (Bv = g); else step t+1 is the next piece's first, its λ Lamn [B][S] (deer_multi.cu). */
+/* One adjoint iteration at row n = (t, b): u = J_{t+1}^T λ_{t+1} from the coefficients, the
+ * reversed scan's inputs Bv[n] = g_t + u − A[n] λ_{t+1} (λ: the current iterate Lam), and the
+ * residual |λ_t − g_t − u|. Each element of u is summed in a register (the gates' P of every
+ * unit recomputed for it: cheaper than accumulating in memory). The last B rows: no t+1 when
+ * Lamn is NULL (Bv = g); else step t+1 is the next piece's first, its λ Lamn [B][S]
+ * (deer_multi.cu). */
 __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
                                          const float *Cf, const float *A, const float *dH, const float *Lam,
-                                         const float *Lamn, float *Bv, float *U, unsigned *res)
+                                         const float *Lamn, float *Bv, unsigned *res)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
     if (n < N) {
         const int G = gates_of(cell), GD = G * D;
-        float *bv = Bv + n * S, *u = U + n * S;
+        float *bv = Bv + n * S;
         const float *lam = Lam + n * S, *a = A + n * S;
         const int next = n + B < N || Lamn;
         const float *lam1 = !next ? NULL : n + B < N ? Lam + (n + B) * S : Lamn + (n + B - N) * S;
-        for (int j = 0; j < S; j++) u[j] = 0.0f;
-        if (next) {
-            const float *cf = Cf + n * adjoint_ncoef(cell, D);
-            for (int j = 0; j < D; j++) {
-                float P[4], hd, cd;
-                adjoint_unit(cell, D, cf, j, lam1[j], S > D ? lam1[D + j] : 0.0f, P, &hd, &cd);
-                for (int q = 0; q < G; q++)
-                    for (int mm = 0; mm < D; mm++) u[mm] += R[mm * GD + q * D + j] * P[q];
-                u[j] += hd;
-                if (S > D) u[D + j] += cd;
+        const float *cf = Cf + n * adjoint_ncoef(cell, D);
+        for (int k = 0; k < S; k++) {   /* element k of u: h part k < D, c part (lstm) k >= D */
+            float u = 0.0f, P[4], hd, cd;
+            if (next && k < D) {
+                for (int j = 0; j < D; j++) {
+                    adjoint_unit(cell, D, cf, j, lam1[j], S > D ? lam1[D + j] : 0.0f, P, &hd, &cd);
+                    for (int q = 0; q < G; q++) u += R[k * GD + q * D + j] * P[q];
+                    if (j == k) u += hd;
+                }
+            } else if (next) {
+                adjoint_unit(cell, D, cf, k - D, lam1[k - D], lam1[k], P, &hd, &cd);
+                u = cd;
             }
-        }
-        for (int j = 0; j < S; j++) {
-            const float g = j < D ? dH[n * D + j] : 0.0f;
-            worst = worse(worst, fabsf(lam[j] - g - u[j]));
-            bv[j] = g + u[j] - (next ? a[j] * lam1[j] : 0.0f);
+            const float g = k < D ? dH[n * D + k] : 0.0f;
+            worst = worse(worst, fabsf(lam[k] - g - u));
+            bv[k] = g + u - (next ? a[k] * lam1[k] : 0.0f);
         }
     }
     block_max_into(worst, sh, res);
 }
 
-/* Row n = (t, b) with λ_t: dXA[n], dRA[n]; and, at t = 0, J_0^T λ_0 into U[n] (dL/ds_{-1}). */
+/* Row n = (t, b) with λ_t: dXA[n], dRA[n]; and, at t = 0 only, J_0^T λ_0 into U[n] (dL/ds_{-1}). */
 __global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
                                      const float *WX, const float *X, const float *W, const float *R,
                                      const float *bias, const float *bn, const float *s0,
@@ -192,10 +196,10 @@ __global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, in
 {
     const int G = gates_of(cell);
     for (int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; n < N; n += (int64_t)gridDim.x * blockDim.x) {
-        float buf[XMAX], *u = U + n * S;
+        float buf[XMAX], *u = n < B ? U + n * S : NULL;
         const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
         const float *sp = n >= B ? St + (n - B) * S : s0 + n * S;
-        for (int j = 0; j < S; j++) u[j] = 0.0f;
+        for (int j = 0; u && j < S; j++) u[j] = 0.0f;
         cell_vjp(cell, D, R, bias, bn, xa, sp, Lam + n * S, u, dXA + n * G * D, dRA + n * G * D);
     }
 }
@@ -258,7 +262,7 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     const float *WX = sc->wx_valid ? (const float *)sc->wx.data : NULL, *St = (const float *)sc->s.data;
     LOGT_TRY(logt_tensor_reserve(&sc->lam, LOGT_CUDA, LOGT_F32, N * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->lam2, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->u, LOGT_CUDA, LOGT_F32, N * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->u, LOGT_CUDA, LOGT_F32, B * S, NULL));   /* dL/ds_{-1} */
     LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
@@ -281,7 +285,7 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     for (;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_adjoint_step_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-            m->cell, N, (int)B, (int)D, (int)S, R, Cf, A, (const float *)dh->data, Lam, NULL, Bv, U, res);
+            m->cell, N, (int)B, (int)D, (int)S, R, Cf, A, (const float *)dh->data, Lam, NULL, Bv, res);
         LAUNCH_TRY();
         LOGT_TRY(logt_cuda_read_max(st, res, &r));
         if (k == 0) r0 = r;

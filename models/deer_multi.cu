@@ -41,7 +41,7 @@ typedef struct piece {
     logt_tensor res;         /* [1] the residual, as the bits of a non-negative float    */
     logt_tensor xn, lamn;    /* backward: the next piece's first W x (or x) rows [B][G·D or I]
                                 and its first λ [B][S]                                   */
-    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates) and J^T λ             */
+    logt_tensor lam, lam2, u; /* backward: [N][S] λ (two iterates); [B][S] J_0^T λ_0      */
     logt_tensor cf;          /* backward: [N][adjoint_ncoef] the coefficients of J_{t+1}^T */
     logt_tensor dxa, dra;    /* backward: [N][G·D] dL/d(W x + b), dL/d(h_{t-1} R)        */
     logt_tensor ones;        /* backward: [N] ones (bias gradients as products)          */
@@ -430,8 +430,9 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
         gpu_view g;
         LOGT_TRY(use_gpu(m, p, &g));
         piece *q = g.q;
-        logt_tensor *ns[] = {&q->lam, &q->lam2, &q->u};
-        for (int i = 0; i < 3; i++) LOGT_TRY(logt_tensor_reserve(ns[i], LOGT_CUDA, LOGT_F32, g.N * S, NULL));
+        logt_tensor *ns[] = {&q->lam, &q->lam2};
+        for (int i = 0; i < 2; i++) LOGT_TRY(logt_tensor_reserve(ns[i], LOGT_CUDA, LOGT_F32, g.N * S, NULL));
+        LOGT_TRY(logt_tensor_reserve(&q->u, LOGT_CUDA, LOGT_F32, B * S, NULL));   /* J_0^T λ_0 */
         LOGT_TRY(logt_tensor_reserve(&q->lamn, LOGT_CUDA, LOGT_F32, B * S, NULL));
         LOGT_TRY(logt_tensor_reserve(&q->xn, LOGT_CUDA, LOGT_F32, B * (m->in_kernel ? I : GD), NULL));
         CUDA_TRY(cudaMemsetAsync(q->lam.data, 0, (size_t)(g.N * S) * sizeof(float), g.st));
@@ -473,7 +474,7 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
             CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
             deer_adjoint_step_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
                 cell, g.N, (int)B, (int)D, (int)S, g.R, f32(&q->cf), f32(&q->a), dh[p], f32(&q->lam),
-                p + 1 < G ? f32(&q->lamn) : NULL, f32(&q->b), f32(&q->u), (unsigned *)q->res.data);
+                p + 1 < G ? f32(&q->lamn) : NULL, f32(&q->b), (unsigned *)q->res.data);
             LAUNCH_TRY();
         }
         LOGT_TRY(read_residual(m, &r));
