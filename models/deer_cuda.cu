@@ -63,7 +63,8 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
     float worst = 0.0f;
     if (n < N) {
         const int G = gates_of(cell);
-        const float *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
+        float row[ROW_MAX];
+        const float *sp = row_local(n >= B ? St + (n - B) * S : s0 + (n % B) * S, S, row);
         float *f = Bv + n * S, *jd = A + n * S;   /* f first, then b = f − a·s_{t-1} in place */
         float buf[XMAX];
         const float *xa = xa_of(WX, X, W, n, G * D, I, buf);

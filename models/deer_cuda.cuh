@@ -52,6 +52,18 @@ __host__ __device__ __forceinline__ int gates_of(deer_cell cell)
     return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1;
 }
 
+/* A thread's row of S floats (a state) for inner loops that read it D·G·D times: copied to
+ * buf in the thread's local memory when S <= ROW_MAX, else the row itself. Local memory
+ * interleaves a warp's threads word by word, so the loops then read it in one transaction a
+ * warp, where 32 rows S floats apart take up to 32. */
+#define ROW_MAX 64
+__device__ __forceinline__ const float *row_local(const float *row, int S, float *buf)
+{
+    if (S > ROW_MAX) return row;
+    for (int k = 0; k < S; k++) buf[k] = row[k];
+    return buf;
+}
+
 /* The j-th pre-activation from the recurrent side: Σ_m hp_m R[m][c] for column c. */
 __device__ __forceinline__ float rdot(const float *hp, const float *R, int D, int GD, int c)
 {

@@ -116,9 +116,9 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
             continue;
         }
         const int64_t n1 = n + B;
-        float buf[XMAX], q[4];
+        float buf[XMAX], q[4], row[ROW_MAX];
         const float *xa = n1 < N ? xa_of(WX, X, W, n1, GD, I, buf) : xa_of(WX ? XAn : NULL, XAn, W, n1 - N, GD, I, buf);
-        const float *sp = St + n * S;
+        const float *sp = row_local(St + n * S, S, row);
         for (int j = 0; j < D; j++) {
             unit_gates(cell, D, R, bias, bn, xa, sp, j, q);
             if (cell == DEER_TANH) {
@@ -148,10 +148,13 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
     }
 }
 
+#define P_MAX 256   /* G·D up to which a row's P is kept in local memory (and D <= ROW_MAX) */
+
 /* One adjoint iteration at row n = (t, b): u = J_{t+1}^T λ_{t+1} from the coefficients, the
  * reversed scan's inputs Bv[n] = g_t + u − A[n] λ_{t+1} (λ: the current iterate Lam), and the
- * residual |λ_t − g_t − u|. Each element of u is summed in a register (the gates' P of every
- * unit recomputed for it: cheaper than accumulating in memory). The last B rows: no t+1 when
+ * residual |λ_t − g_t − u|. Each element of u is summed in a register from the gates' P of
+ * every unit: worked out once into local memory (G·D <= P_MAX), or recomputed for each
+ * element (wider states). The last B rows: no t+1 when
  * Lamn is NULL (Bv = g); else step t+1 is the next piece's first, its λ Lamn [B][S]
  * (deer_multi.cu). */
 __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
@@ -168,9 +171,24 @@ __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D
         const int next = n + B < N || Lamn;
         const float *lam1 = !next ? NULL : n + B < N ? Lam + (n + B) * S : Lamn + (n + B - N) * S;
         const float *cf = Cf + n * adjoint_ncoef(cell, D);
+        /* every unit's P and direct terms once, in local memory, when they fit */
+        float Pl[P_MAX], hdl[ROW_MAX], cdl[ROW_MAX];
+        const int cached = next && GD <= P_MAX && D <= ROW_MAX;
+        for (int j = 0; cached && j < D; j++) {
+            float P[4];
+            adjoint_unit(cell, D, cf, j, lam1[j], S > D ? lam1[D + j] : 0.0f, P, &hdl[j], &cdl[j]);
+            for (int q = 0; q < G; q++) Pl[q * D + j] = P[q];
+        }
         for (int k = 0; k < S; k++) {   /* element k of u: h part k < D, c part (lstm) k >= D */
             float u = 0.0f, P[4], hd, cd;
-            if (next && k < D) {
+            if (cached) {
+                if (k < D) {
+                    for (int c = 0; c < GD; c++) u += R[k * GD + c] * Pl[c];
+                    u += hdl[k];
+                } else {
+                    u = cdl[k - D];
+                }
+            } else if (next && k < D) {
                 for (int j = 0; j < D; j++) {
                     adjoint_unit(cell, D, cf, j, lam1[j], S > D ? lam1[D + j] : 0.0f, P, &hd, &cd);
                     for (int q = 0; q < G; q++) u += R[k * GD + q * D + j] * P[q];
@@ -196,9 +214,9 @@ __global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, in
 {
     const int G = gates_of(cell);
     for (int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; n < N; n += (int64_t)gridDim.x * blockDim.x) {
-        float buf[XMAX], *u = n < B ? U + n * S : NULL;
+        float buf[XMAX], row[ROW_MAX], *u = n < B ? U + n * S : NULL;
         const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
-        const float *sp = n >= B ? St + (n - B) * S : s0 + n * S;
+        const float *sp = row_local(n >= B ? St + (n - B) * S : s0 + n * S, S, row);
         for (int j = 0; u && j < S; j++) u[j] = 0.0f;
         cell_vjp(cell, D, R, bias, bn, xa, sp, Lam + n * S, u, dXA + n * G * D, dRA + n * G * D);
     }
