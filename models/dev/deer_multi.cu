@@ -18,7 +18,9 @@
  * so each piece is exactly its slice of the whole sequence; the parameters are uniform in
  * ±1/sqrt(D), the same on every GPU; dh uniform in ±1.
  *
- *   build/bin/deer-multi-dev [--quick]     (LOGT_COMMIT is echoed in the provenance line)
+ *   build/bin/deer-multi-dev [--quick | --beyond]   (LOGT_COMMIT is echoed in the provenance line)
+ *
+ * --beyond runs one step at a length one GPU cannot hold (see beyond()).
  */
 #include <cuda_runtime.h>
 #include <math.h>
@@ -55,6 +57,7 @@ static float *filled(int gpu, int64_t n, int64_t first, uint64_t seed, float sca
  * the sampled steps ([ns][B][D]) and the gradient, on the host. */
 typedef struct result {
     double step, fwd, bwd, boundary, gather, reduce;
+    double gib;   /* device memory in use after the steps, the most on any GPU, GiB */
     int iterations, adjoint;
     float *h, *dw;
 } result;
@@ -102,6 +105,14 @@ static result run(int G, const deer_multi_cfg *cfg, int64_t T, int reps, const i
         CK(cudaMemcpy(res.h + k * B * D, h[p] + (sample[k] - start[p]) * B * D, (size_t)(B * D) * sizeof(float),
                       cudaMemcpyDeviceToHost));
     }
+    res.gib = 0;
+    for (int p = 0; p < G; p++) {
+        size_t free_b, total_b;
+        CK(cudaSetDevice(p));
+        CK(cudaMemGetInfo(&free_b, &total_b));
+        const double used = (double)(total_b - free_b) / 1073741824.0;
+        res.gib = used > res.gib ? used : res.gib;
+    }
     CK(cudaSetDevice(0));
     CK(cudaMemcpy(res.dw, dw[0], (size_t)P * sizeof(float), cudaMemcpyDeviceToHost));
     for (int p = 0; p < G; p++) {
@@ -125,10 +136,55 @@ static double rel_diff(const float *a, const float *b, int64_t n)
     return worst / (scale > 0 ? scale : 1);
 }
 
+/* --beyond: a step at a length one GPU cannot hold (GRU, B = 16, D = 16, T = 2^23: about
+ * 1.2 KB of buffers a row, 160 GB in all): one GPU is asked first and must refuse with its
+ * error; then the step over every GPU, which checks itself (Newton and the adjoint converge,
+ * or deer_multi fails), with each GPU's memory in use. */
+static int beyond(int G)
+{
+    const int64_t T = (int64_t)1 << 23;
+    const deer_multi_cfg cfg = {DEER_GRU, 16, 4, 16, 1e-5, 200};
+    size_t free_b, total_b;
+    CK(cudaSetDevice(0));
+    CK(cudaMemGetInfo(&free_b, &total_b));
+    printf("# beyond one GPU: gru B=16 D=16 I=4 T=%lld; one GPU has %.1f GiB\n", (long long)T,
+           (double)total_b / 1073741824.0);
+    {
+        const int64_t P = deer_multi_layout_of(cfg.cell, cfg.I, cfg.D).n, Tp[1] = {T};
+        deer_multi *m = NULL;
+        OK(deer_multi_create(1, &cfg, &m));
+        const float *w[1] = {filled(0, P, 0, 1, 0.25f)}, *x[1] = {filled(0, T * cfg.B * cfg.I, 0, 2, 1.0f)};
+        const float *dh[1] = {filled(0, T * cfg.B * cfg.D, 0, 3, 1.0f)};
+        float *h[1] = {filled(0, T * cfg.B * cfg.D, 0, 4, 0.0f)}, *dw[1] = {filled(0, P, 0, 5, 0.0f)};
+        float *dx[1] = {filled(0, T * cfg.B * cfg.I, 0, 6, 0.0f)};
+        logt_status s = deer_multi_forward(m, Tp, w, x, NULL, NULL, h, NULL, NULL);
+        if (s == LOGT_OK) s = deer_multi_backward(m, dh, dw, dx, NULL, NULL, NULL, NULL);
+        printf("# 1 GPU: %s%s\n", s == LOGT_OK ? "ran (no refusal: the case is not beyond one GPU)" : "refused: ",
+               s == LOGT_OK ? "" : logt_errmsg());
+        const void *all[] = {w[0], x[0], dh[0], h[0], dw[0], dx[0]};
+        for (int i = 0; i < 6; i++) CK(cudaFree((void *)all[i]));
+        deer_multi_destroy(m);
+        if (s == LOGT_OK) return 1;
+    }
+    if (G < 2) {
+        printf("# fewer than 2 GPUs: nothing more to run\n");
+        return 1;
+    }
+    int64_t sample[1] = {0};
+    const result r = run(G, &cfg, T, 2, sample, 1);
+    printf("gru %lld %lld %lld %lld %d | %d adjoint %d | step %.1f ms (fwd %.1f bwd %.1f), median of 2 | exchange "
+           "%.1f ms | %.1f GiB in use on the fullest GPU\n",
+           (long long)cfg.B, (long long)cfg.D, (long long)cfg.I, (long long)T, G, r.iterations, r.adjoint, r.step,
+           r.fwd, r.bwd, r.boundary + r.gather + r.reduce, r.gib);
+    free(r.h), free(r.dw);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const int quick = argc > 1 && !strcmp(argv[1], "--quick");
     const int G = workbench_start(SCAN_MULTI_MAX);
+    if (argc > 1 && !strcmp(argv[1], "--beyond")) return beyond(G);
     printf("# one quasi-DEER training step (forward + backward) of a GRU, tol 1e-5, medians of the steps "
            "after a warm-up; T split evenly over G GPUs\n");
     printf("# cell B D I T G | iters adjoint | t1_ms (fwd bwd) | tG_ms (fwd bwd) speedup | exchange_ms "
