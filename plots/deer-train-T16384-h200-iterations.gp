@@ -1,5 +1,5 @@
 # plots/deer-train-T16384-h200-iterations.gp: figure 'iterations' of experiment deer-train, written by `logt plot experiments/deer-train`
-# from results/deer-train-T16384-h200.h5 (commit 053f2bf); y = newton_iterations against x = step, one curve per run (model,T,D,knobs
+# from results/deer-train-T16384-h200.h5 (commit d06df5e); y = newton_iterations against x = step, one curve per run (model,T,D,knobs
 # Re-render without logt: gnuplot plots/deer-train-T16384-h200-iterations.gp  (writes the .png and .svg beside it)
 
 $data << EOD
@@ -96,7 +96,7 @@ $data << EOD
 90 15
 91 15
 92 15
-93 14
+93 15
 94 14
 95 14
 96 14
