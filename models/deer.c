@@ -16,7 +16,8 @@
 #include "deer_cell.h"
 
 static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fail", "lambda",
-                                    "warm",   "solver",  "newton_kernel", "r_scale", NULL};
+                                    "warm",   "solver",  "newton_kernel", "r_scale", "forget_init",
+                                    NULL};
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
@@ -138,6 +139,8 @@ static logt_status deer_layout(const logt_model_cfg *cfg, logt_layout *out)
     logt_layout_add(out, "R", k * o.r_scale, 3, 1, D, G * D);
     logt_layout_add(out, "b", k, 1, G * D, 0, 0);
     if (o.cell == DEER_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
+    if (o.cell != DEER_TANH)   /* as flashrnn: lstm's f (i gets -f, chrono), gru's z */
+        logt_layout_memory_gate(out, "b", D, D, o.cell == DEER_LSTM ? 0 : -1);
     return LOGT_OK;
 }
 

@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -95,6 +95,8 @@ logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out)
     logt_layout_add(out, "R", kr, 3, H, dh, G * dh);
     logt_layout_add(out, "b", k, 1, G * D, 0, 0);
     if (cell == FLASHRNN_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
+    /* the gate that keeps the state: lstm [i f g o] f (i gets -f, chrono); gru [r z n] z */
+    logt_layout_memory_gate(out, "b", D, D, cell == FLASHRNN_LSTM ? 0 : -1);
     return LOGT_OK;
 }
 

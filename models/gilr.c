@@ -92,6 +92,7 @@ logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out)
     double k = 1.0 / sqrt((double)D);   /* as lstm */
     logt_layout_add(out, "W", k, 2, 2 * D, I, 0);
     logt_layout_add(out, "b", k, 1, 2 * D, 0, 0);
+    logt_layout_memory_gate(out, "b", 0, D, -1);   /* [g i]: g keeps h */
     return LOGT_OK;
 }
 
@@ -105,6 +106,8 @@ logt_status logt_gilr_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
     logt_layout_add(out, "W", k, 2, 4 * D, I, 0);
     logt_layout_add(out, "U", k, 2, 4 * D, D, 0);
     logt_layout_add(out, "b", k, 1, 4 * D, 0, 0);
+    logt_layout_memory_gate(out, "bs", 0, D, -1);   /* the surrogate's g */
+    logt_layout_memory_gate(out, "b", D, D, 0);     /* [i f z o]: f (i gets -f, chrono) */
     return LOGT_OK;
 }
 
@@ -356,7 +359,7 @@ static void gilr_destroy(logt_model *base)
 
 /* scan = parallel | serial: the linear recurrences by scan_cuda, or by the serial kernel that
  * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is a loop either way). */
-static const char *const gilr_knobs[] = {"scan", NULL};
+static const char *const gilr_knobs[] = {"scan", "forget_init", NULL};
 
 const logt_model_ops logt_gilr_ops = {
     .name = "gilr",

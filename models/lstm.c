@@ -27,6 +27,7 @@ logt_status logt_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
     logt_layout_add(out, "W", k, 2, 4 * D, I, 0);
     logt_layout_add(out, "R", k, 2, 4 * D, D, 0);
     logt_layout_add(out, "b", k, 1, 4 * D, 0, 0);
+    logt_layout_memory_gate(out, "b", D, D, 0);   /* [i f g o]: f keeps, i gets -f (chrono) */
     return LOGT_OK;
 }
 
@@ -163,6 +164,8 @@ static void lstm_destroy(logt_model *base)
     free(m);
 }
 
+static const char *const lstm_knobs[] = {"forget_init", NULL};
+
 const logt_model_ops logt_lstm_ops = {
     .name = "lstm",
     .summary = "sequential LSTM: one input GEMM, then per step a cuBLAS GEMM and a fused pointwise kernel",
@@ -172,7 +175,7 @@ const logt_model_ops logt_lstm_ops = {
     .devices = (1u << LOGT_CPU),
 #endif
     .nstate = 2,
-    .knobs = NULL,
+    .knobs = lstm_knobs,
     .layout = logt_lstm_layout,
     .create = lstm_create,
     .forward = lstm_forward,

@@ -20,7 +20,7 @@
 
 static const char *const algo_names[] = {"auto", "standard", "persist_static",
                                          "persist_static_small_h", NULL};
-static const char *const knobs[] = {"algo", "math", NULL};
+static const char *const knobs[] = {"algo", "math", "forget_init", NULL};
 
 static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo, int *tf32)
 {

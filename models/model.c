@@ -66,7 +66,14 @@ void logt_layout_add(logt_layout *l, const char *name, double init_bound, int nd
     s->shape[2] = ndim > 2 ? c : 1;
     s->numel = s->shape[0] * s->shape[1] * s->shape[2];
     s->offset = l->numel;
+    s->keep = s->nkeep = 0, s->neg = -1;
     l->numel += s->numel;
+}
+
+void logt_layout_memory_gate(logt_layout *l, const char *name, int64_t keep, int64_t n, int64_t neg)
+{
+    for (int i = 0; i < l->n; i++)
+        if (!strcmp(l->s[i].name, name)) l->s[i].keep = keep, l->s[i].nkeep = n, l->s[i].neg = neg;
 }
 
 const logt_slice *logt_layout_find(const logt_layout *l, const char *name)

@@ -68,6 +68,9 @@ typedef struct logt_slice {
     int ndim;
     int64_t shape[3];
     double init_bound;     /* initialised uniform in [-b, b]; 0 means zeros */
+    /* a memory gate's bias (logt_layout_memory_gate): elements [keep, keep + nkeep) keep
+     * the state when large; [neg, neg + nkeep) (neg >= 0) are set to their negatives */
+    int64_t keep, nkeep, neg;
 } logt_slice;
 
 typedef struct logt_layout {
@@ -80,6 +83,15 @@ typedef struct logt_layout {
 void logt_layout_add(logt_layout *l, const char *name, double init_bound, int ndim, int64_t a,
                      int64_t b, int64_t c);
 const logt_slice *logt_layout_find(const logt_layout *l, const char *name);
+/* Mark elements [keep, keep + n) of slice `name` as the bias of a memory gate (lstm's forget
+ * gate, gru's update gate z, a linear recurrence's gate), and [neg, neg + n) (neg >= 0; -1:
+ * none) as the bias to set to their negatives (lstm's input gate), for the knob forget_init
+ * that every gated model takes (net.c):
+ *   default       the uniform initialisation of the slice, nothing more
+ *   <number> c    keep = c (Gers et al.'s forget-gate bias, c = 1 .. 5)
+ *   chrono:<Tm>   keep = log(u), u uniform in [1, Tm - 1] per unit, neg = -keep (Tallec &
+ *                 Ollivier's chrono initialisation: time constants spread up to Tm steps) */
+void logt_layout_memory_gate(logt_layout *l, const char *name, int64_t keep, int64_t n, int64_t neg);
 
 typedef struct logt_model logt_model;
 

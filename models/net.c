@@ -126,8 +126,38 @@ void logt_net_destroy(logt_net *net)
     free(net);
 }
 
+/* The knob forget_init (model.h, logt_layout_memory_gate): *mode 0 default, 1 a constant
+ * *value, 2 chrono up to *value steps; an error naming the forms when it is none of them, or
+ * when the model marked no memory gate. */
+static logt_status forget_init_of(const logt_net *net, int *mode, double *value)
+{
+    const char *v = logt_cfg_knob(&net->cfg, "forget_init", "default");
+    char *end = NULL;
+    *mode = 0, *value = 0;
+    if (!strcmp(v, "default")) return LOGT_OK;
+    int gated = 0;
+    for (int i = 0; i < net->layout[0].n; i++) gated |= net->layout[0].s[i].nkeep > 0;
+    if (!gated)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: forget_init = '%s', but this model (cell '%s') has no "
+                         "gate that keeps its state: leave forget_init unset", net->cfg.model, v,
+                         net->cfg.cell);
+    if (!strncmp(v, "chrono:", 7)) {
+        *mode = 2, *value = strtod(v + 7, &end);
+        if (end != v + 7 && !*end && *value > 2 && isfinite(*value)) return LOGT_OK;
+    } else {
+        *mode = 1, *value = strtod(v, &end);
+        if (end != v && !*end && isfinite(*value)) return LOGT_OK;
+    }
+    return LOGT_FAIL(LOGT_EINVAL, "%s: forget_init = '%s' is not an initialisation: default, a "
+                     "number (the forget gate's bias, e.g. 1), or chrono:TMAX with TMAX > 2 (biases "
+                     "log(u), u uniform in [1, TMAX - 1])", net->cfg.model, v);
+}
+
 logt_status logt_net_init_params(logt_net *net)
 {
+    int mode;
+    double value;
+    LOGT_TRY(forget_init_of(net, &mode, &value));
     double *host = malloc((size_t)(net->w.numel ? net->w.numel : 1) * sizeof *host);
     if (!host) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory for parameters");
     for (int l = 0; l < net->L; l++)
@@ -136,6 +166,12 @@ logt_status logt_net_init_params(logt_net *net)
             double *p = host + net->layer_offset[l] + sl->offset;
             uint64_t stream = (uint64_t)l * LOGT_MAX_SLICES + (uint64_t)i;
             logt_uniform_fill(net->cfg.seed, stream, p, sl->numel, -sl->init_bound, sl->init_bound);
+            for (int64_t e = 0; mode && e < sl->nkeep; e++) {   /* forget_init: the memory gate */
+                const double u = 1 + (value - 2) * logt_uniform(net->cfg.seed, stream + 1000 * LOGT_MAX_SLICES, (uint64_t)e);
+                const double b = mode == 1 ? value : log(u);
+                p[sl->keep + e] = b;
+                if (sl->neg >= 0 && mode == 2) p[sl->neg + e] = -b;
+            }
         }
     logt_status s = logt_tensor_from_f64(&net->w, host);
     free(host);

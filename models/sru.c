@@ -25,7 +25,7 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 const char *const sru_math_names[] = {"fp32", "tf32", "3xtf32"};
 
-static const char *const knobs[] = {"v", "route", "highway_scale", "math", NULL};
+static const char *const knobs[] = {"v", "route", "highway_scale", "math", "forget_init", NULL};
 
 logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
 {
@@ -106,6 +106,7 @@ logt_status logt_sru_layout(const logt_model_cfg *cfg, logt_layout *out)
     if (I != D) logt_layout_add(out, "Wp", k, 2, D, I, 0);
     if (o.v_on) logt_layout_add(out, "v", sqrt(1.5), 1, 2 * D, 0, 0);
     logt_layout_add(out, "b", k, 1, 2 * D, 0, 0);
+    logt_layout_memory_gate(out, "b", 0, D, -1);   /* [b_f b_r]: f keeps c */
     return LOGT_OK;
 }
 

@@ -621,3 +621,69 @@ Test(train_cuda, step_matches_cpu)
     cr_expect(r.ok, "%s", r.msg);
     free(w[0]), free(w[1]);
 }
+
+/* ---- forget_init: the memory gates' biases ------------------------------------------- */
+
+/* A one-layer cpu net of `model` (cell, D = 6, I = 3) with forget_init = fi; NULL on error. */
+static logt_net *gated_net(const char *model, const char *cell, const char *fi)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, model, LOGT_CPU, 3, 6);
+    snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);
+    cfg.seed = 5;
+    if (fi) cr_assert_eq(logt_cfg_set_knob(&cfg, "forget_init", fi), LOGT_OK, "%s", logt_errmsg());
+    logt_net *net = NULL;
+    return logt_net_create(&cfg, &net) == LOGT_OK ? net : NULL;
+}
+
+/* For each gated model: forget_init = 3 sets exactly the keeping gate's biases to 3 and
+ * leaves every other parameter as the default draws them; chrono:100 draws them in
+ * [0, log 99] and sets lstm's input-gate biases to their negatives. */
+Test(train, forget_init_sets_the_memory_gates)
+{
+    static const struct { const char *model, *cell, *slice; int keep, neg, gates; } cases[] = {
+        {"lstm", "", "b", 1, 0, 4},       {"sru", "", "b", 0, -1, 2},       {"gilr", "", "b", 0, -1, 2},
+        {"gilr-lstm", "", "bs", 0, -1, 2}, {"gilr-lstm", "", "b", 1, 0, 4}, {"flashrnn", "lstm", "b", 1, 0, 4},
+        {"flashrnn", "gru", "b", 1, -1, 3}, {"deer", "gru", "b", 1, -1, 3},  {"deer", "lstm", "b", 1, 0, 4},
+    };
+    const int64_t D = 6;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        logt_net *def = gated_net(cases[c].model, cases[c].cell, NULL);
+        logt_net *con = gated_net(cases[c].model, cases[c].cell, "3");
+        logt_net *chr = gated_net(cases[c].model, cases[c].cell, "chrono:100");
+        cr_assert(def && con && chr, "%s %s: %s", cases[c].model, cases[c].cell, logt_errmsg());
+        const logt_slice *sl = logt_layout_find(&def->layout[0], cases[c].slice);
+        cr_assert(sl, "%s has a slice %s", cases[c].model, cases[c].slice);
+        const double *w0 = def->w.data, *w1 = con->w.data, *w2 = chr->w.data;
+        for (int64_t i = 0; i < def->w.numel; i++) {
+            const int64_t e = i - sl->offset;
+            const int keep = e >= cases[c].keep * D && e < (cases[c].keep + 1) * D;
+            int marked = 0;   /* inside any slice's memory gate (gilr-lstm has two) */
+            for (int k = 0; k < def->layout[0].n; k++) {
+                const logt_slice *o = &def->layout[0].s[k];
+                marked |= i >= o->offset + o->keep && i < o->offset + o->keep + o->nkeep;
+            }
+            cr_assert_eq(marked || !keep, 1, "%s %s: element %lld is not marked", cases[c].model, cases[c].cell,
+                         (long long)i);
+            if (!marked) cr_assert_eq(w1[i], w0[i], "%s %s: forget_init = 3 changed parameter %lld",
+                                      cases[c].model, cases[c].cell, (long long)i);
+            else cr_assert_eq(w1[i], 3.0, "%s %s: keep bias %lld = %g", cases[c].model, cases[c].cell,
+                              (long long)e, w1[i]);
+            if (keep) {
+                cr_assert(w2[i] >= 0 && w2[i] <= log(99.0), "%s: chrono bias %g", cases[c].model, w2[i]);
+                if (cases[c].neg >= 0)
+                    cr_assert_eq(w2[sl->offset + cases[c].neg * D + (e - cases[c].keep * D)], -w2[i],
+                                 "%s %s: the input gate is not -f", cases[c].model, cases[c].cell);
+            }
+        }
+        logt_net_destroy(def), logt_net_destroy(con), logt_net_destroy(chr);
+    }
+    /* what is refused, saying why */
+    cr_assert_null(gated_net("deer", "tanh", "3"));
+    cr_assert(strstr(logt_errmsg(), "no gate that keeps its state"), "%s", logt_errmsg());
+    const char *bad[] = {"chrono:2", "chrono:", "fast", "1e999"};
+    for (int k = 0; k < 4; k++) {
+        cr_assert_null(gated_net("lstm", "", bad[k]), "%s accepted", bad[k]);
+        cr_assert(strstr(logt_errmsg(), "is not an initialisation"), "%s: %s", bad[k], logt_errmsg());
+    }
+}
