@@ -125,6 +125,6 @@ bundle: deps
 	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev)
 
 clean:
-	rm -rf $(B) bundle
+	rm -rf $(B) bundle bundle.tar.xz
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -3,7 +3,8 @@
 # driver and the CUDA 13 libraries (cuBLAS, cuDNN): the binaries in DIR/bin, every
 # shared library they load that such a machine may lack in DIR/lib (found with
 # ldd; the binaries carry rpath $ORIGIN/../lib), and DIR/run, a wrapper that finds
-# the machine's CUDA libraries and runs one of the binaries:
+# the machine's CUDA libraries and runs one of the binaries; and DIR.tar.xz, the same
+# compressed (a quarter of the size), for copies with a size limit:
 #     DIR/run logt info        DIR/run logt-tests --jobs 1
 # Not bundled: the C runtime (glibc, libstdc++, libgcc_s: the target's are newer)
 # and the NVIDIA libraries (driver, CUDA runtime, cuBLAS, cuDNN, cuRAND, NCCL).
@@ -47,4 +48,6 @@ prog=$1; shift
 exec "$here/bin/$prog" "$@"
 WRAP
 chmod +x "$dir/run"
-echo "bundle: $dir ($(du -sh "$dir" | cut -f1)); libraries: $(ls "$dir/lib" | tr '\n' ' ')"
+# and one compressed file of it, a quarter of its size, for copies with a size limit
+tar cJf "$dir.tar.xz" "$dir"
+echo "bundle: $dir ($(du -sh "$dir" | cut -f1); $dir.tar.xz $(du -sh "$dir.tar.xz" | cut -f1)); libraries: $(ls "$dir/lib" | tr '\n' ' ')"
