@@ -371,16 +371,13 @@ static logt_status check_act(const logt_tensor *t, logt_dtype dt, const char *wh
     return LOGT_OK;
 }
 
-/* A row-major GEMM of kernels/gemm.h under the layer's math: strict fp32, TF32 tensor cores
- * (the handle's mode set around the call and restored after, also after a failure), or
- * 3xTF32 (logt_gemm_f32_3xtf32). */
+/* A row-major GEMM of kernels/gemm.h under the layer's math, strict fp32 or TF32 tensor cores
+ * (the handle's mode set around the call and restored after, also after a failure); math =
+ * 3xtf32 has its own two functions below, which keep the split operands. */
 static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int transB, int64_t M,
                         int64_t N, int64_t K, const float *A, int64_t strideA, const float *B,
                         int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch)
 {
-    if (m->o.math == SRU_MATH_3XTF32)
-        return logt_gemm_f32_3xtf32(ctx, transA, transB, M, N, K, 1.0f, A, strideA, B, strideB, beta, C,
-                                    strideC, batch);
     const int tf32 = m->o.math == SRU_MATH_TF32;
     cublasHandle_t h = (cublasHandle_t)ctx->cublas;
     cublasMath_t old = CUBLAS_DEFAULT_MATH;
