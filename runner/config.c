@@ -65,7 +65,8 @@ static const keydef speed_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, 
 static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
-    {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT}, {NULL, 0}};
+    {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT},
+    {"solve_acc", V_NNNUM}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -88,6 +89,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"final_eval_acc", "final validation accuracy", 0, 1},
     {"test_loss", "test loss (the test split, after the last step)", 0, 0},
     {"test_acc", "test accuracy (the test split, after the last step)", 0, 1},
+    {"solve_s", "time to solve: training seconds until validation accuracy >= solve_acc", 0, 0},
     {"bytes", "bytes a call moves at the least (inputs read and outputs written once)", 0, 0},
     {"gbps", "effective bandwidth (GB/s: bytes / median time)", 0, 1},
     {"copy_gbps", "device-to-device copy in the same run (GB/s: 2N / median time)", 0, 1},
@@ -895,6 +897,10 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     logt_parse_i64(getv(e, "train", "test_batches", "16"), &iv), e->test_batches = (int)iv;
     logt_parse_f64(getv(e, "train", "lr", "0.01"), &e->lr);
     logt_parse_f64(getv(e, "train", "clip", "1.0"), &e->clip);
+    logt_parse_f64(getv(e, "train", "solve_acc", "0"), &e->solve_acc);
+    if (e->solve_acc > 1)
+        return LOGT_FAIL(LOGT_EINVAL, "[train] solve_acc = %g: a validation accuracy in (0, 1] at which "
+                         "a run counts as solved and stops, or 0 (off)", e->solve_acc);
 
     /* knob axes: the keys of [model.M] and [model.M.BACKEND], in file order */
     e->nknob = e->nonly = 0;
@@ -1091,13 +1097,16 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->test_batches = e->test_batches;   /* not in the key: it does not change the training */
         r->lr = e->lr;
         r->clip = e->clip;
+        r->solve_acc = e->solve_acc;
+        char solve[48] = "";   /* in the key only when set: keys of earlier runs stay as they were */
+        if (r->solve_acc > 0) snprintf(solve, sizeof solve, " solve_acc=%.17g", r->solve_acc);
         snprintf(r->key, sizeof r->key,
                  "train model=%s backend=%s task=%s T=%d B=%d D=%d head_dim=%d layers=%d dtype=%s "
                  "seed=%llu cell=%s knobs=%s steps=%d lr=%.17g clip=%.17g eval_every=%d "
-                 "eval_batches=%d",
+                 "eval_batches=%d%s",
                  model, e->backend, r->task, r->T, r->B, (int)D, (int)H, (int)L, dtype,
                  (unsigned long long)seed, r->cfg.cell, r->knobs, r->steps, r->lr, r->clip,
-                 r->eval_every, r->eval_batches);
+                 r->eval_every, r->eval_batches, solve);
         snprintf(r->label, sizeof r->label, "%s train %s T=%d B=%d D=%d%.150s", model, r->task, r->T,
                  r->B, (int)D, extra);
         r->cost = (double)T * (double)B * per_token *

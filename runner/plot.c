@@ -134,6 +134,7 @@ static double measure(const logt_summary_row *r, const char *name)
     if (!strcmp(name, "iterations")) return r->iterations;
     if (!strcmp(name, "test_loss")) return r->test_loss;
     if (!strcmp(name, "test_acc")) return r->test_acc;
+    if (!strcmp(name, "solve_s")) return r->solve_s;
     return NAN;
 }
 

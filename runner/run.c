@@ -603,6 +603,8 @@ done:
 
 typedef struct train_result {
     double final_loss, final_eval_loss, final_eval_acc, final_eval_bpc, test_loss, test_acc;
+    double solve_s;          /* solve_acc: the training time at the evaluation that reached it */
+    int64_t solve_step;      /* and its step; -1 not solved (or solve_acc off)               */
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
@@ -662,7 +664,24 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         }
     double last_flush = logt_now(), loss = NAN;
     char what[160];
-    while (tr->step < r->steps) {
+    /* solve_acc: a run stops at the first evaluation that reaches it (also one resumed after
+     * reaching it: its evaluations so far are in the file) */
+    res->solve_step = -1, res->solve_s = NAN;
+    if (r->solve_acc > 0 && neval > 0) {
+        double *acc = NULL, *at = NULL, *when = NULL;
+        int64_t na, nt, nw;
+        STORE(logt_store_read(st, id, "eval_acc", &acc, &na));
+        s = logt_store_read(st, id, "eval_step", &at, &nt);
+        if (s == LOGT_OK) s = logt_store_read(st, id, "eval_wall_s", &when, &nw);
+        for (int64_t k = 0; s == LOGT_OK && res->solve_step < 0 && k < na && k < nt && k < nw; k++)
+            if (acc[k] >= r->solve_acc) res->solve_step = (int64_t)at[k], res->solve_s = when[k];
+        free(acc), free(at), free(when);
+        if (s != LOGT_OK) {
+            *fatal = 1;
+            goto done;
+        }
+    }
+    while (tr->step < r->steps && res->solve_step < 0) {
         if (stop_requested) {
             res->interrupted = 1;
             break;
@@ -702,6 +721,8 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             const double bpc = el / log(2.0);
             if (ds.report_bpc) STORE(logt_store_append(st, id, "eval_bpc", &bpc, 1));
             neval++;
+            if (r->solve_acc > 0 && res->solve_step < 0 && ea >= r->solve_acc)
+                res->solve_step = step, res->solve_s = wall;
             if ((s = ckpt_save(st, id, tr, wall, neval, fatal)) != LOGT_OK) goto done;
             if (ds.report_bpc) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g bpc",
                                         (long long)step, r->steps, loss, bpc);
@@ -720,7 +741,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (die_at > 0 && step == die_at) _exit(137);
     }
     if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
-    if (!res->interrupted && tr->step >= r->steps &&   /* finished: the held-out test split */
+    if (!res->interrupted && (tr->step >= r->steps || res->solve_step >= 0) &&   /* finished: the test split */
         (s = logt_trainer_eval(tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
         goto done;
     res->peak = (int64_t)logt_mem_peak();
@@ -776,7 +797,7 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
     row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
     row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = row->iterations = NAN;
-    row->test_loss = row->test_acc = NAN;
+    row->test_loss = row->test_acc = row->solve_s = NAN;
 }
 
 /* The attributes a run group carries from its start; in a shard file also sweep_index,
@@ -888,7 +909,8 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         free(ms);
     } else {
         inputs_free();   /* the training run's peak memory is its own */
-        train_result tr = {.final_loss = NAN, .final_eval_bpc = NAN, .test_loss = NAN, .test_acc = NAN};
+        train_result tr = {.final_loss = NAN, .final_eval_bpc = NAN, .test_loss = NAN, .test_acc = NAN,
+                           .solve_s = NAN, .solve_step = -1};
         s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
         row->peak_mem_bytes = tr.peak;
         row->input_size = tr.input_size ? tr.input_size : row->input_size;
@@ -898,6 +920,9 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         row->final_eval_acc = tr.final_eval_acc;
         row->test_loss = tr.test_loss;
         row->test_acc = tr.test_acc;
+        row->solve_s = tr.solve_s;
+        if (r->solve_acc > 0 && !tr.interrupted)
+            LOGT_TRY(logt_store_set_i64(st, id, "", "solve_step", tr.solve_step));
         if (tr.interrupted) {
             *interrupted = 1;
             return LOGT_OK;
@@ -908,6 +933,11 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         else if (s == LOGT_OK)
             snprintf(what, sizeof what, "loss %.4g  valid %.4g  test %.4g%s", row->final_loss,
                      row->final_eval_loss, row->test_loss, tr.resumed_at ? "  (resumed)" : "");
+        if (s == LOGT_OK && tr.solve_step >= 0) {
+            const size_t len = strlen(what);
+            snprintf(what + len, sizeof what - len, "  solved at step %lld (%.3g s)", (long long)tr.solve_step,
+                     tr.solve_s);
+        }
     }
     if (fatal) return s;
     logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : "failed");
@@ -918,7 +948,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         {"final_eval_loss", row->final_eval_loss}, {"final_eval_acc", row->final_eval_acc},
         {"bytes", row->bytes}, {"gbps", row->gbps}, {"copy_gbps", row->copy_gbps},
         {"pct_of_copy", row->pct_of_copy}, {"iterations", row->iterations},
-        {"test_loss", row->test_loss}, {"test_acc", row->test_acc},
+        {"test_loss", row->test_loss}, {"test_acc", row->test_acc}, {"solve_s", row->solve_s},
     };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
         if (!isnan(vals[i].v)) LOGT_TRY(logt_store_set_f64(st, id, "", vals[i].name, vals[i].v));

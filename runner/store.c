@@ -245,7 +245,7 @@ done:
 /* The columns of /summary: the fields of logt_summary_row, by name. Types: 'i' int64,
  * 'u' uint64, 'd' double, 's' fixed-length UTF-8. A file written by an older logt lacks
  * the columns added since (bytes, gbps, copy_gbps, pct_of_copy, iterations, test_loss,
- * test_acc): it is read and written
+ * test_acc, solve_s): it is read and written
  * through the columns it has (HDF5 matches compound members by name). */
 typedef struct column {
     const char *name;
@@ -261,7 +261,7 @@ static const column columns[] = {
     COL(tokens_per_s, 'd'), COL(peak_mem_bytes, 'i'), COL(final_loss, 'd'),
     COL(final_eval_loss, 'd'), COL(final_eval_acc, 'd'), COL(bytes, 'd'), COL(gbps, 'd'),
     COL(copy_gbps, 'd'), COL(pct_of_copy, 'd'), COL(iterations, 'd'), COL(test_loss, 'd'),
-    COL(test_acc, 'd'),
+    COL(test_acc, 'd'), COL(solve_s, 'd'),
 };
 #undef COL
 enum { NCOLUMNS = sizeof columns / sizeof columns[0] };

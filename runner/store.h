@@ -115,6 +115,8 @@ typedef struct logt_summary_row {
     double iterations;
     /* training runs that finished: the test split's loss and accuracy after the last step */
     double test_loss, test_acc;
+    /* training runs with solve_acc: the training time (s) at the first evaluation reaching it */
+    double solve_s;
 } logt_summary_row;
 
 /* Does the file's /summary have this column? Files of an older logt lack the newer

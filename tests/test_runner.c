@@ -274,6 +274,67 @@ Test(runner, killed_training_resumes_from_checkpoint)
     logt_store_close(b);
 }
 
+static const char *const solve_ini =
+    "[experiment]\n"
+    "name = tinysolve\n"
+    "models = lstm\n"
+    "kind = train\n"
+    "[train]\n"
+    "task = 2b\n"
+    "T = 6\n"
+    "B = 16\n"
+    "D = 8\n"
+    "steps = 2000\n"
+    "lr = 0.01\n"
+    "eval_every = 25\n"
+    "eval_batches = 2\n"
+    "solve_acc = 0.95\n";
+
+/* solve_acc: 2b at T = 6 is solved long before step 2000; the run stops at the first
+ * evaluation at 95% validation accuracy, records that step and its training time, and is
+ * tested once. Killed right after solving (its checkpoint at that step), the rerun does not
+ * train on: it ends with the same step, time and test loss. */
+Test(runner, solve_acc_stops_a_solved_run)
+{
+    write_at("exp/experiment.ini", solve_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out s.h5"), 0, "%s", err);
+    EXPECT_ERR("solved at step");
+    logt_store *st = open_results("s.h5");
+    int64_t solved, n;
+    cr_assert_eq(logt_store_get_i64(st, 0, "", "solve_step", &solved), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(solved > 0 && solved < 2000 && solved % 25 == 0, "solved at step %lld", (long long)solved);
+    double *loss, *acc;
+    cr_assert_eq(logt_store_read(st, 0, "loss", &loss, &n), LOGT_OK);
+    cr_assert_eq(n, solved, "%lld steps recorded, solved at %lld", (long long)n, (long long)solved);
+    cr_assert_eq(logt_store_read(st, 0, "eval_acc", &acc, &n), LOGT_OK);
+    cr_assert(acc[n - 1] >= 0.95 && (n == 1 || acc[n - 2] < 0.95), "stopped at the first evaluation >= 0.95");
+    logt_summary_row *rows;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert(rows[0].solve_s > 0 && isfinite(rows[0].test_loss), "solve_s %g, test_loss %g", rows[0].solve_s,
+              rows[0].test_loss);
+    const double solve_s = rows[0].solve_s, test_loss = rows[0].test_loss;
+    free(loss), free(acc), free(rows);
+    logt_store_close(st);
+
+    char die[64];
+    snprintf(die, sizeof die, "LOGT_TEST_DIE_AFTER_STEPS=%lld", (long long)solved);
+    cr_assert_eq(logt(die, "run exp --backend cpu --out k.h5"), 137, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out k.h5"), 0, "%s", err);
+    st = open_results("k.h5");
+    int64_t again;
+    cr_assert_eq(logt_store_get_i64(st, 0, "", "solve_step", &again), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(again, solved);
+    cr_assert_eq(logt_store_read(st, 0, "loss", &loss, &n), LOGT_OK);
+    cr_assert_eq(n, solved, "the resumed run trained on: %lld steps", (long long)n);
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert_eq(rows[0].test_loss, test_loss);
+    cr_assert(fabs(rows[0].solve_s - solve_s) < 10, "solve_s %g then %g", solve_s, rows[0].solve_s);
+    free(loss), free(rows);
+    logt_store_close(st);
+    cr_assert_neq(logt(NULL, "run exp --backend cpu --out bad.h5 --set train.solve_acc=1.5"), 0);
+    EXPECT_ERR("solve_acc = 1.5");
+}
+
 static const char *const charlm_ini =
     "[experiment]\n"
     "name = tinycharlm\n"

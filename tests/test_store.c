@@ -62,7 +62,7 @@ static logt_summary_row sample_row(int64_t run, const char *status)
     r.peak_mem_bytes = 123456789;
     r.final_loss = r.final_eval_loss = r.final_eval_acc = NAN;
     r.bytes = r.gbps = r.copy_gbps = r.pct_of_copy = r.iterations = NAN;
-    r.test_loss = r.test_acc = NAN;
+    r.test_loss = r.test_acc = r.solve_s = NAN;
     return r;
 }
 
