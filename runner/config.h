@@ -75,7 +75,7 @@ typedef struct logt_experiment {
     int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
     char task[32];
     int steps, eval_every, eval_batches, test_batches;
-    double lr, clip, solve_acc;
+    double lr, clip, solve_acc, max_train_s;
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
     int nonly;
@@ -94,7 +94,7 @@ typedef struct logt_run_spec {
     int warmup, repeats;     /* speed, kernel                                      */
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches, test_batches;
-    double lr, clip, solve_acc;
+    double lr, clip, solve_acc, max_train_s;
     char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
     char key[2048];          /* canonical: equal keys mean the same measurement    */
     char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */

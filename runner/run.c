@@ -605,6 +605,7 @@ typedef struct train_result {
     double final_loss, final_eval_loss, final_eval_acc, final_eval_bpc, test_loss, test_acc;
     double solve_s;          /* solve_acc: the training time at the evaluation that reached it */
     int64_t solve_step;      /* and its step; -1 not solved (or solve_acc off)               */
+    int64_t budget_step;     /* max_train_s: the step at which the budget stopped it; -1 not */
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
@@ -615,6 +616,12 @@ static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SET
     for (int k = 0; k < NSTEP_SETS; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
     *nbuf = 0;
     return logt_store_flush(st);
+}
+
+/* max_train_s: a run stops once its training time (its wall_s, resumes included) reaches it */
+static int over_budget(const logt_run_spec *r, double wall)
+{
+    return r->max_train_s > 0 && wall >= r->max_train_s;
 }
 
 static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st, int64_t id,
@@ -681,7 +688,8 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             goto done;
         }
     }
-    while (tr->step < r->steps && res->solve_step < 0) {
+    res->budget_step = -1;
+    while (tr->step < r->steps && res->solve_step < 0 && !over_budget(r, wall)) {
         if (stop_requested) {
             res->interrupted = 1;
             break;
@@ -704,7 +712,8 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         buf[3][nbuf] = ntrace > 0 ? ntrace - 1 : NAN;
         nbuf++;
         const int64_t step = tr->step;
-        const int eval_now = step % r->eval_every == 0 || step == r->steps;
+        /* evaluated (and checkpointed) also where the budget stops it: its last point is known */
+        const int eval_now = step % r->eval_every == 0 || step == r->steps || over_budget(r, wall);
         if (eval_now || nbuf == FLUSH_STEPS || logt_now() - last_flush > FLUSH_SECONDS) {
             STORE(flush_steps(st, id, buf, &nbuf));
             last_flush = logt_now();
@@ -741,7 +750,10 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (die_at > 0 && step == die_at) _exit(137);
     }
     if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
-    if (!res->interrupted && (tr->step >= r->steps || res->solve_step >= 0) &&   /* finished: the test split */
+    if (!res->interrupted && tr->step < r->steps && res->solve_step < 0 && over_budget(r, wall))
+        res->budget_step = tr->step;
+    if (!res->interrupted && (tr->step >= r->steps || res->solve_step >= 0 || res->budget_step >= 0) &&
+        /* finished: the test split */
         (s = logt_trainer_eval(tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
         goto done;
     res->peak = (int64_t)logt_mem_peak();
@@ -910,7 +922,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     } else {
         inputs_free();   /* the training run's peak memory is its own */
         train_result tr = {.final_loss = NAN, .final_eval_bpc = NAN, .test_loss = NAN, .test_acc = NAN,
-                           .solve_s = NAN, .solve_step = -1};
+                           .solve_s = NAN, .solve_step = -1, .budget_step = -1};
         s = train_run(ctx, r, st, id, resume, pr, &tr, &fatal);
         row->peak_mem_bytes = tr.peak;
         row->input_size = tr.input_size ? tr.input_size : row->input_size;
@@ -923,6 +935,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         row->solve_s = tr.solve_s;
         if (r->solve_acc > 0 && !tr.interrupted)
             LOGT_TRY(logt_store_set_i64(st, id, "", "solve_step", tr.solve_step));
+        if (r->max_train_s > 0 && !tr.interrupted) {
+            LOGT_TRY(logt_store_set_f64(st, id, "", "max_train_s", r->max_train_s));
+            LOGT_TRY(logt_store_set_i64(st, id, "", "budget_stop_step", tr.budget_step));
+        }
         if (tr.interrupted) {
             *interrupted = 1;
             return LOGT_OK;
@@ -937,6 +953,11 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             const size_t len = strlen(what);
             snprintf(what + len, sizeof what - len, "  solved at step %lld (%.3g s)", (long long)tr.solve_step,
                      tr.solve_s);
+        }
+        if (s == LOGT_OK && tr.budget_step >= 0) {
+            const size_t len = strlen(what);
+            snprintf(what + len, sizeof what - len, "  stopped by max_train_s = %g s at step %lld",
+                     r->max_train_s, (long long)tr.budget_step);
         }
     }
     if (fatal) return s;

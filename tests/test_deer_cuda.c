@@ -330,6 +330,7 @@ Test(deer_cuda, full_newton_matches_the_reference)
  * past the chunking's one step a chunk, C from 1 to past the threads of the carry kernel's
  * block, λ from 1e-3 to 100, gates up to 1.5 (an expanding recurrence) where λ keeps the
  * system diagonally dominant. Tolerance 1e-4 of max|ref|; a wrong carry is off by order 1. */
+#ifdef LOGT_HAVE_CUDA   /* deer_damped_step_cuda exists only in a cuda build */
 Test(deer_cuda, damped_step_equals_thomas)
 {
     SKIP_WITHOUT_GPU("deer's damped step on cuda vs Thomas in f64");
@@ -374,6 +375,7 @@ Test(deer_cuda, damped_step_equals_thomas)
     cr_assert(strstr(logt_errmsg(), "T = 0"), "%s", logt_errmsg());
     logt_ctx_destroy(ctx);
 }
+#endif
 
 /* mode = damped on cuda (the launches route with the damped step) against the reference's
  * answer, every cell, odd B, T = 1, an initial state, λ small and large; then the adjoint

@@ -338,6 +338,43 @@ Test(runner, solve_acc_stops_a_solved_run)
     EXPECT_ERR("solve_acc = 1.5");
 }
 
+/* max_train_s: a run whose training time reaches the budget stops there, is evaluated at
+ * that step (its last point known) and tested, and records the step; the steps it took fit
+ * the budget (the last one crossed it). A budget that nothing reaches changes nothing. */
+Test(runner, max_train_s_stops_a_run_at_its_budget)
+{
+    write_at("exp/experiment.ini", solve_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out b.h5 --set train.solve_acc=0 "
+                            "--set train.T=64 --set train.max_train_s=0.05"), 0, "%s", err);
+    EXPECT_ERR("stopped by max_train_s");
+    logt_store *st = open_results("b.h5");
+    int64_t at, n;
+    cr_assert_eq(logt_store_get_i64(st, 0, "", "budget_stop_step", &at), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(at > 0 && at < 2000, "stopped at step %lld", (long long)at);
+    double *wall, *ev;
+    cr_assert_eq(logt_store_read(st, 0, "wall_s", &wall, &n), LOGT_OK);
+    cr_assert_eq(n, at, "%lld steps recorded, stopped at %lld", (long long)n, (long long)at);
+    cr_assert(wall[n - 1] >= 0.05 && (n == 1 || wall[n - 2] < 0.05), "the last step crossed the budget: %g, %g",
+              n > 1 ? wall[n - 2] : 0.0, wall[n - 1]);
+    cr_assert_eq(logt_store_read(st, 0, "eval_step", &ev, &n), LOGT_OK);
+    cr_assert_eq((int64_t)ev[n - 1], at, "evaluated at the stopping step");
+    logt_summary_row *rows;
+    cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
+    cr_assert(isfinite(rows[0].test_loss) && isnan(rows[0].solve_s), "test_loss %g", rows[0].test_loss);
+    free(wall), free(ev), free(rows);
+    logt_store_close(st);
+
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out c.h5 --set train.solve_acc=0 --set train.steps=30 "
+                            "--set train.max_train_s=1000"), 0, "%s", err);
+    st = open_results("c.h5");
+    cr_assert_eq(logt_store_get_i64(st, 0, "", "budget_stop_step", &at), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(at, -1);
+    cr_assert_eq(logt_store_read(st, 0, "wall_s", &wall, &n), LOGT_OK);
+    cr_assert_eq(n, 30);
+    free(wall);
+    logt_store_close(st);
+}
+
 static const char *const charlm_ini =
     "[experiment]\n"
     "name = tinycharlm\n"
