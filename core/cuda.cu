@@ -151,6 +151,30 @@ extern "C" logt_status logt_cuda_convert(void *dst, logt_dtype dd, const void *s
     return convert<double, __nv_bfloat16>(dst, src, n);
 }
 
+template <typename T> __device__ T from_float(float v) { return (T)v; }
+template <> __device__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
+
+/* x [n][I]: every element written once, row i all zeros but ±1 at code[i]'s place */
+template <typename T> __global__ void onehot_kernel(T *x, const int32_t *code, int64_t n, int I)
+{
+    for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n * I;
+         e += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t row = e / I;
+        const int32_t c = code[row], k = c < 0 ? ~c : c;
+        x[e] = from_float<T>(e - row * I == k ? (c < 0 ? -1.0f : 1.0f) : 0.0f);
+    }
+}
+
+extern "C" logt_status logt_cuda_onehot(void *x, logt_dtype dt, const int32_t *code, int64_t n, int I)
+{
+    const unsigned blocks = logt_cuda_grid(n * I, 256);
+    if (dt == LOGT_F32) onehot_kernel<<<blocks, 256>>>((float *)x, code, n, I);
+    else if (dt == LOGT_BF16) onehot_kernel<<<blocks, 256>>>((__nv_bfloat16 *)x, code, n, I);
+    else onehot_kernel<<<blocks, 256>>>((double *)x, code, n, I);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 extern "C" logt_status logt_cuda_info(logt_device_info *out)
 {
     memset(out, 0, sizeof *out);

@@ -37,6 +37,10 @@ logt_status logt_cuda_read_max(void *stream, const unsigned *res, float *out);
 logt_status logt_cuda_convert(void *dst, logt_dtype dt_dst, const void *src, logt_dtype dt_src,
                               int64_t n);
 
+/* x [n][I] of dtype dt from n one-hot codes (logt_tensor_onehot), both on the device; the
+ * codes are already checked. */
+logt_status logt_cuda_onehot(void *x, logt_dtype dt, const int32_t *code, int64_t n, int I);
+
 typedef struct logt_device_info {
     char name[256];
     int sm_count, cc_major, cc_minor;

@@ -217,6 +217,36 @@ static void convert_host(void *dst, logt_dtype dd, const void *src, logt_dtype s
     for (int64_t i = 0; i < n; i++) store_host(dst, dd, i, load_host(src, sd, i));
 }
 
+logt_status logt_tensor_onehot(logt_tensor *x, const int32_t *code, int I)
+{
+    if (I < 1 || x->numel % I)
+        return LOGT_FAIL(LOGT_EINVAL, "one-hot rows of size %d do not tile a tensor of %lld elements",
+                         I, (long long)x->numel);
+    const int64_t n = x->numel / I;
+    for (int64_t i = 0; i < n; i++)
+        if (code[i] >= I || code[i] < -I)
+            return LOGT_FAIL(LOGT_EINVAL, "one-hot code %d at row %lld is outside [-%d, %d) for "
+                             "rows of size %d", (int)code[i], (long long)i, I, I, I);
+    if (x->device == LOGT_CPU) {
+        for (int64_t i = 0; i < n; i++) {
+            const int32_t c = code[i], k = c < 0 ? ~c : c;
+            for (int j = 0; j < I; j++) store_host(x->data, x->dtype, i * I + j, j == k ? (c < 0 ? -1.0 : 1.0) : 0.0);
+        }
+        return LOGT_OK;
+    }
+#ifdef LOGT_HAVE_CUDA
+    void *dev = NULL;
+    const size_t bytes = (size_t)n * sizeof *code;
+    LOGT_TRY(logt_cuda_malloc(&dev, bytes, "one-hot codes"));
+    logt_status s = logt_cuda_memcpy(dev, code, bytes, LOGT_H2D);
+    if (s == LOGT_OK) s = logt_cuda_onehot(x->data, x->dtype, dev, n, I);
+    logt_cuda_free(dev, bytes);
+    return s;
+#else
+    return LOGT_FAIL(LOGT_EINVAL, "a cuda tensor in a build without CUDA");
+#endif
+}
+
 logt_status logt_tensor_copy(logt_tensor *dst, const logt_tensor *src)
 {
     if (dst->numel != src->numel)

@@ -70,6 +70,11 @@ logt_status logt_tensor_zero(logt_tensor *t);
 logt_status logt_tensor_to_f64(const logt_tensor *t, double *host);
 logt_status logt_tensor_from_f64(logt_tensor *t, const double *host);
 
+/* x [n][I] (numel = n·I, any dtype and device) from n host codes, one a row: code k sets
+ * row i to +e_k, ~k (= -k-1) to -e_k, k in [0, I); a code outside [-I, I) is an error that
+ * names it. On cuda the codes travel (4 bytes a row) and the rows are written there. */
+logt_status logt_tensor_onehot(logt_tensor *x, const int32_t *code, int I);
+
 /* bf16 on the host: round to nearest even, NaN kept NaN. */
 uint16_t logt_f32_to_bf16(float f);
 float logt_bf16_to_f32(uint16_t b);

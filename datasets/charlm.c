@@ -87,10 +87,11 @@ logt_status logt_dataset_charlm(const char *path, int T, uint64_t seed, logt_dat
     out->out_steps = T;
     out->loss = LOGT_LOSS_XENT;
     out->report_bpc = 1;
+    out->onehot = 1;
     return LOGT_OK;
 }
 
-logt_status logt_charlm_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+logt_status logt_charlm_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
                               double *target)
 {
     const logt_dataset_data *d = ds->data;
@@ -100,7 +101,7 @@ logt_status logt_charlm_batch(const logt_dataset *ds, int split, uint64_t index,
         logt_rng r = logt_rng_make(ds->seed, (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
         const uint8_t *c = d->bytes + first + (int64_t)logt_rng_below(&r, starts);
         for (int64_t t = 0; t < T; t++) {
-            logt_onehot(x + (t * B + b) * SYMBOLS, SYMBOLS, c[t]);
+            code[t * B + b] = c[t];
             target[t * B + b] = c[t + 1];   /* [T][B] */
         }
     }

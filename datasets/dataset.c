@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../core/rng.h"
+#include "../core/tensor.h"
 #include "internal.h"
 
 /* ---- adding problem ---------------------------------------------------------- */
@@ -43,10 +44,10 @@ static void adding_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b
 
 /* Symbols 0..V-1 are tokens, V is blank, V+1 is "go". The K token positions are
  * chosen by selection sampling (Knuth's algorithm S), which yields them sorted. */
-static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, double *x,
+static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, int32_t *code,
                         double *target)
 {
-    const int T = ds->T, K = ds->K, V = ds->V, I = V + 2;
+    const int T = ds->T, K = ds->K, V = ds->V;
     const int n = T - K;   /* steps that hold data tokens and blanks */
     int chosen = 0;
     for (int t = 0; t < T; t++) {
@@ -60,7 +61,7 @@ static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t 
         } else {
             sym = V;
         }
-        logt_onehot(x + ((int64_t)t * B + b) * I, I, sym);
+        code[(int64_t)t * B + b] = sym;
     }
 }
 
@@ -68,29 +69,27 @@ static void selcopy_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t 
 
 /* x_0 = +e_0 (class 0) or -e_0 (class 1); every later step is e_k with k uniform in
  * [0, p), e_0 included, as Martin & Cundy draw them. One draw per step. */
-static void seq_2b(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, double *x,
+static void seq_2b(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, int32_t *code,
                    double *target)
 {
     const int T = ds->T, p = ds->V;
     const int cls = (int)logt_rng_below(r, 2);
-    logt_onehot(x + b * p, p, 0);
-    x[b * p] = cls ? -1.0 : 1.0;
-    for (int t = 1; t < T; t++)
-        logt_onehot(x + ((int64_t)t * B + b) * p, p, (int)logt_rng_below(r, (uint64_t)p));
+    code[b] = cls ? ~0 : 0;   /* -e_0 or +e_0 */
+    for (int t = 1; t < T; t++) code[(int64_t)t * B + b] = (int32_t)logt_rng_below(r, (uint64_t)p);
     target[b] = cls;   /* [1][B] */
 }
 
 /* ---- parity and modular sum -------------------------------------------------- */
 
 /* x_t one-hot of a symbol k_t uniform in [0, m); target (sum_t k_t) mod m. */
-static void modsum_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, double *x,
+static void modsum_seq(const logt_dataset *ds, logt_rng *r, int64_t B, int64_t b, int32_t *code,
                        double *target)
 {
     const int T = ds->T, m = ds->V;
     int sum = 0;   /* kept reduced: no overflow at any T */
     for (int t = 0; t < T; t++) {
         int k = (int)logt_rng_below(r, (uint64_t)m);
-        logt_onehot(x + ((int64_t)t * B + b) * m, m, k);
+        code[(int64_t)t * B + b] = k;
         sum = (sum + k) % m;
     }
     target[b] = sum;   /* [1][B] */
@@ -146,6 +145,7 @@ logt_status logt_dataset_selcopy(int T, int K, int V, uint64_t seed, logt_datase
     out->output_size = V;
     out->out_steps = K;
     out->loss = LOGT_LOSS_XENT;
+    out->onehot = 1;
     return LOGT_OK;
 }
 
@@ -159,6 +159,7 @@ logt_status logt_dataset_2b(int T, int p, uint64_t seed, logt_dataset *out)
                          "distractor), got T = %d", T);
     init(out, "2b", T, seed);
     out->V = p;
+    out->onehot = 1;
     last_step_classes(out, p, 2);
     return LOGT_OK;
 }
@@ -170,6 +171,7 @@ logt_status logt_dataset_modsum(int T, int m, uint64_t seed, logt_dataset *out)
     if (T < 1) return LOGT_FAIL(LOGT_EINVAL, "%s needs T >= 1, got T = %d", m == 2 ? "parity" : "modsum", T);
     init(out, m == 2 ? "parity" : "modsum", T, seed);
     out->V = m;
+    out->onehot = 1;
     last_step_classes(out, m, m);
     return LOGT_OK;
 }
@@ -221,25 +223,33 @@ static logt_status open_charlm(int T, uint64_t seed, logt_dataset *out)
 /* ---- the table --------------------------------------------------------------- */
 
 typedef void seq_fn(const logt_dataset *, logt_rng *, int64_t B, int64_t b, double *x, double *target);
+typedef void code_seq_fn(const logt_dataset *, logt_rng *, int64_t B, int64_t b, int32_t *code,
+                         double *target);
 typedef logt_status batch_fn(const logt_dataset *, int split, uint64_t index, int B, double *x,
                              double *target);
+typedef logt_status code_batch_fn(const logt_dataset *, int split, uint64_t index, int B, int32_t *code,
+                                  double *target);
 
+/* One of the four makers is set: synthetic (one sequence from its own stream) or loaded
+ * (a whole batch from what the file held), dense x or one-hot codes. */
 typedef struct task {
     const char *name;
     logt_status (*open)(int T, uint64_t seed, logt_dataset *out);
-    seq_fn *seq;       /* synthetic: one sequence from its own stream */
-    batch_fn *batch;   /* loaded: a whole batch from what the file held */
+    seq_fn *seq;
+    code_seq_fn *code_seq;
+    batch_fn *batch;
+    code_batch_fn *code_batch;
 } task;
 
 static const task tasks[] = {
-    {"adding", open_adding, adding_seq, NULL},
-    {"selcopy", open_selcopy, selcopy_seq, NULL},
-    {"2b", open_2b, seq_2b, NULL},
-    {"parity", open_parity, modsum_seq, NULL},
-    {"modsum", open_modsum, modsum_seq, NULL},
-    {"digits", open_digits, NULL, logt_digits_batch},
-    {"digits-perm", open_digits_perm, NULL, logt_digits_batch},
-    {"charlm", open_charlm, NULL, logt_charlm_batch},
+    {"adding", open_adding, adding_seq, NULL, NULL, NULL},
+    {"selcopy", open_selcopy, NULL, selcopy_seq, NULL, NULL},
+    {"2b", open_2b, NULL, seq_2b, NULL, NULL},
+    {"parity", open_parity, NULL, modsum_seq, NULL, NULL},
+    {"modsum", open_modsum, NULL, modsum_seq, NULL, NULL},
+    {"digits", open_digits, NULL, NULL, logt_digits_batch, NULL},
+    {"digits-perm", open_digits_perm, NULL, NULL, logt_digits_batch, NULL},
+    {"charlm", open_charlm, NULL, NULL, NULL, logt_charlm_codes},
 };
 #define NTASKS (int)(sizeof tasks / sizeof tasks[0])
 
@@ -281,10 +291,10 @@ void logt_dataset_names(char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", tasks[i].name);
 }
 
-logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
-                               double *target)
+/* The checks every batch call makes; the task on success. */
+static logt_status batch_task(const logt_dataset *ds, int split, uint64_t index, int B, const task **out)
 {
-    const task *tk = find_task(ds->name);
+    const task *tk = *out = find_task(ds->name);
     if (!tk) return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' was not opened with logt_dataset_open", ds->name);
     if (split < LOGT_SPLIT_TRAIN || split > LOGT_SPLIT_TEST)
         return LOGT_FAIL(LOGT_EINVAL, "split %d: expected 0 (train), 1 (valid) or 2 (test)", split);
@@ -293,17 +303,55 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
         return LOGT_FAIL(LOGT_EINVAL,
                          "batch index %llu of size %d is past the 2^40 sequences of a split",
                          (unsigned long long)index, B);
-    if (tk->batch) {
-        if (!ds->data)
-            return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is closed (or was never opened)", ds->name);
-        return tk->batch(ds, split, index, B, x, target);
-    }
+    if ((tk->batch || tk->code_batch) && !ds->data)
+        return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is closed (or was never opened)", ds->name);
+    return LOGT_OK;
+}
+
+/* Sequence b of batch `index` of `split` draws from its own stream (the file's comment). */
+static logt_rng seq_rng(const logt_dataset *ds, int split, uint64_t index, int B, int b)
+{
+    return logt_rng_make(ds->seed, (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
+}
+
+logt_status logt_dataset_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
+                               double *target)
+{
+    const task *tk;
+    LOGT_TRY(batch_task(ds, split, index, B, &tk));
+    if (!tk->code_seq && !tk->code_batch)
+        return LOGT_FAIL(LOGT_EINVAL, "dataset '%s' is not one-hot: its batches come as x "
+                         "(logt_dataset_batch)", ds->name);
+    if (tk->code_batch) return tk->code_batch(ds, split, index, B, code, target);
     for (int b = 0; b < B; b++) {
-        uint64_t stream = (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b;
-        logt_rng r = logt_rng_make(ds->seed, stream);
-        tk->seq(ds, &r, B, b, x, target);
+        logt_rng r = seq_rng(ds, split, index, B, b);
+        tk->code_seq(ds, &r, B, b, code, target);
     }
     return LOGT_OK;
+}
+
+logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+                               double *target)
+{
+    const task *tk;
+    LOGT_TRY(batch_task(ds, split, index, B, &tk));
+    if (tk->batch) return tk->batch(ds, split, index, B, x, target);
+    if (tk->seq) {
+        for (int b = 0; b < B; b++) {
+            logt_rng r = seq_rng(ds, split, index, B, b);
+            tk->seq(ds, &r, B, b, x, target);
+        }
+        return LOGT_OK;
+    }
+    const int64_t n = (int64_t)ds->T * B;   /* one-hot: the codes, expanded */
+    int32_t *code = malloc((size_t)n * sizeof *code);
+    if (!code) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory for a batch of %lld codes", (long long)n);
+    logt_status s = logt_dataset_codes(ds, split, index, B, code, target);
+    logt_tensor xt = {.data = x, .dtype = LOGT_F64, .device = LOGT_CPU, .ndim = 1,
+                      .shape = {n * ds->input_size}, .numel = n * ds->input_size};
+    if (s == LOGT_OK) s = logt_tensor_onehot(&xt, code, ds->input_size);
+    free(code);
+    return s;
 }
 
 int64_t logt_dataset_target_size(const logt_dataset *ds, int B)

@@ -50,6 +50,8 @@ typedef struct logt_dataset {
     int K, V;          /* selcopy: tokens to copy and vocabulary size; 2b: V = p,
                           the input dimension; parity/modsum: V = m, the modulus */
     int report_bpc;    /* charlm: its loss is reported in bits per character too */
+    int onehot;        /* x_t is one signed one-hot vector a step (selcopy, 2b, parity,
+                          modsum, charlm): logt_dataset_codes gives the batch as codes */
     uint64_t seed;
     logt_dataset_data *data;   /* loaded sets: owned, freed by logt_dataset_close;
                                   a copy of the struct borrows it */
@@ -63,6 +65,13 @@ void logt_dataset_close(logt_dataset *ds);
 /* Fill batch `index` of `split`: x [T][B][I] and target [out_steps][B][O] (MSE)
  * or [out_steps][B] class ids stored as doubles (xent). Host f64 buffers. */
 logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+                               double *target);
+/* A dataset whose x_t is one signed one-hot vector (ds->onehot): batch `index` as codes
+ * [T][B], code[t*B + b] = k for x_t = +e_k and ~k (= -k-1) for -e_k, k in [0, I); target
+ * as logt_dataset_batch's. The same batch as logt_dataset_batch's, which expands these
+ * codes (logt_tensor_onehot, which also writes them into a device tensor): T·B ints to make and move instead of T·B·I doubles. Any
+ * other dataset is an error. */
+logt_status logt_dataset_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
                                double *target);
 /* Size of one batch's target buffer in doubles. */
 int64_t logt_dataset_target_size(const logt_dataset *ds, int B);

@@ -1,5 +1,5 @@
 /* internal.h — shared inside datasets/ only: the streams' split stride, the one-hot
- * writer, and what the loaded sets (digits.c, charlm.c) keep from their file, the
+ * codes, and what the loaded sets (digits.c, charlm.c) keep from their file, the
  * helpers they share and their batch functions.
  */
 #ifndef LOGT_DATASETS_INTERNAL_H
@@ -22,12 +22,6 @@ struct logt_dataset_data {
     int pixel[64];      /* digits: step t shows pixel pixel[t] (raster order, or permuted)  */
 };
 
-/* x_t of one sequence: all zeros but a one at k. */
-static inline void logt_onehot(double *xt, int I, int k)
-{
-    memset(xt, 0, (size_t)I * sizeof *xt);
-    xt[k] = 1.0;
-}
 
 /* Where a dataset's file lives: $LOGT_DATA_DIR/file, else datasets/data/file. */
 void logt_data_path(char *buf, size_t n, const char *file);
@@ -38,7 +32,8 @@ logt_status logt_data_read(const char *task, const char *path, const char *packa
 
 logt_status logt_digits_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
                               double *target);
-logt_status logt_charlm_batch(const logt_dataset *ds, int split, uint64_t index, int B, double *x,
+/* charlm's input is one-hot: its batch as codes [T][B] (dataset.h) */
+logt_status logt_charlm_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
                               double *target);
 
 #endif

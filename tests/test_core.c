@@ -1,6 +1,7 @@
 /* test_core.c — tensors, dtype conversion, rng, parameter init and model configuration. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/rng.h"
@@ -224,4 +225,63 @@ Test(core, out_of_gpu_memory_is_a_clear_error)
     /* and the GPU is still usable afterwards */
     cr_assert_eq(logt_tensor_new1(&t, LOGT_CUDA, LOGT_F32, 1024), LOGT_OK, "%s", logt_errmsg());
     logt_tensor_free(&t);
+}
+
+/* logt_tensor_onehot: ±e_k rows by hand on the cpu, every device and dtype against them
+ * (±1 and 0 are exact in bf16, so equality), and the code out of range named. */
+Test(core, onehot_rows_on_every_device_and_dtype)
+{
+    const int I = 5;
+    const int32_t code[] = {0, 4, ~0, ~4, 2, ~2, 3};
+    const int64_t n = sizeof code / sizeof code[0];
+    double want[7 * 5] = {0};
+    for (int64_t i = 0; i < n; i++) want[i * I + (code[i] < 0 ? ~code[i] : code[i])] = code[i] < 0 ? -1 : 1;
+    const logt_device devs[] = {LOGT_CPU, LOGT_CUDA};
+    const logt_dtype dts[] = {LOGT_F64, LOGT_F32, LOGT_BF16};
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 3; k++) {
+            if (devs[d] == LOGT_CUDA && !logt_backend_available(LOGT_CUDA)) continue;
+            if (devs[d] == LOGT_CUDA && dts[k] == LOGT_F64) continue;
+            logt_tensor x;
+            cr_assert_eq(logt_tensor_new2(&x, devs[d], dts[k], n, I), LOGT_OK, "%s", logt_errmsg());
+            cr_assert_eq(logt_tensor_onehot(&x, code, I), LOGT_OK, "%s", logt_errmsg());
+            double got[7 * 5];
+            cr_assert_eq(logt_tensor_to_f64(&x, got), LOGT_OK, "%s", logt_errmsg());
+            for (int64_t e = 0; e < n * I; e++)
+                cr_assert_eq(got[e], want[e], "%s %s element %lld: %g, want %g", logt_device_name(devs[d]),
+                             logt_dtype_name(dts[k]), (long long)e, got[e], want[e]);
+            const int32_t bad[] = {0, 5, 1, 1, 1, 1, 1};
+            cr_assert_eq(logt_tensor_onehot(&x, bad, I), LOGT_EINVAL);
+            cr_assert(strstr(logt_errmsg(), "code 5 at row 1") && strstr(logt_errmsg(), "[-5, 5)"), "%s",
+                      logt_errmsg());
+            cr_assert_eq(logt_tensor_onehot(&x, code, 3), LOGT_EINVAL, "rows of 3 do not tile 35");
+            logt_tensor_free(&x);
+        }
+}
+
+/* A large one on the device: T·B rows of 128 (2b's shape at T = 4096, B = 8), random codes,
+ * against the host's expansion. */
+Test(core, onehot_large_on_the_gpu)
+{
+    SKIP_WITHOUT_GPU("one-hot rows written on the device");
+    const int I = 128;
+    const int64_t n = 4096 * 8;
+    int32_t *code = malloc((size_t)n * sizeof *code);
+    double *want = malloc((size_t)(n * I) * sizeof *want), *got = malloc((size_t)(n * I) * sizeof *got);
+    cr_assert(code && want && got);
+    logt_rng r = logt_rng_make(5, 0);
+    for (int64_t i = 0; i < n; i++) {
+        const int32_t k = (int32_t)logt_rng_below(&r, I);
+        code[i] = logt_rng_below(&r, 2) ? ~k : k;
+    }
+    logt_tensor h = {.data = want, .dtype = LOGT_F64, .device = LOGT_CPU, .ndim = 1, .shape = {n * I},
+                     .numel = n * I};
+    cr_assert_eq(logt_tensor_onehot(&h, code, I), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor x;
+    cr_assert_eq(logt_tensor_new2(&x, LOGT_CUDA, LOGT_F32, n, I), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_tensor_onehot(&x, code, I), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_tensor_to_f64(&x, got), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(!memcmp(got, want, (size_t)(n * I) * sizeof *got), "device rows differ from the host's");
+    logt_tensor_free(&x);
+    free(code), free(want), free(got);
 }

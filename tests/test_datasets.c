@@ -638,6 +638,48 @@ Test(datasets, missing_file_names_package_and_command)
     cr_assert_str_eq(path, "datasets/data/digits.csv", "the default directory");
 }
 
+/* The one-hot tasks give their batches as codes too: expanded, the codes are the dense
+ * batch exactly, target included; every code names a place in [0, I); a task that is not
+ * one-hot refuses. */
+Test(datasets, codes_expand_to_the_dense_batch)
+{
+    const struct { const char *name; int T; } cases[] = {
+        {"selcopy", 40}, {"2b", 33}, {"parity", 17}, {"modsum", 9}, {"charlm", 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        logt_dataset ds;
+        if (!strcmp(cases[i].name, "charlm")) OK(logt_dataset_charlm(FIXTURES "/fortunes.txt", cases[i].T, 4, &ds));
+        else OK(logt_dataset_open(cases[i].name, cases[i].T, 4, &ds));
+        cr_assert(ds.onehot, "%s is one-hot", cases[i].name);
+        const int B = 3, T = ds.T, I = ds.input_size;
+        for (int split = 0; split < 3; split++) {
+            batch bt = make(&ds, split, 2, B);
+            int32_t *code = malloc(sizeof(int32_t) * (size_t)(T * B));
+            double *t = malloc(sizeof(double) * (size_t)bt.nt), *x = malloc(sizeof(double) * (size_t)bt.nx);
+            OK(logt_dataset_codes(&ds, split, 2, B, code, t));
+            for (int64_t k = 0; k < (int64_t)T * B; k++) {
+                const int32_t c = code[k] < 0 ? ~code[k] : code[k];
+                cr_assert(c < I, "%s: code %d outside [0, %d)", cases[i].name, code[k], I);
+                for (int j = 0; j < I; j++) x[k * I + j] = j == c ? (code[k] < 0 ? -1.0 : 1.0) : 0.0;
+            }
+            cr_assert(!memcmp(x, bt.x, sizeof(double) * (size_t)bt.nx), "%s split %d: codes differ from x",
+                      cases[i].name, split);
+            cr_assert(!memcmp(t, bt.t, sizeof(double) * (size_t)bt.nt), "%s split %d: targets differ",
+                      cases[i].name, split);
+            free(code), free(t), free(x);
+            drop(&bt);
+        }
+        logt_dataset_close(&ds);
+    }
+    logt_dataset ds;
+    OK(logt_dataset_open("adding", 10, 1, &ds));
+    cr_assert(!ds.onehot);
+    int32_t code[30];
+    double t[3];
+    cr_assert_eq(logt_dataset_codes(&ds, 0, 0, 3, code, t), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "'adding' is not one-hot"), "%s", logt_errmsg());
+}
+
 Test(datasets, closed_set_is_an_error)
 {
     logt_dataset ds;

@@ -68,6 +68,7 @@ typedef struct logt_trainer {
     int64_t step;               /* steps taken; the next batch index of the train split */
     logt_tensor x, dh;          /* on the model's device: [T][B][I], [T][B][D]           */
     double *x_host, *target, *h_last, *dh_last;   /* host scratch */
+    int32_t *code;     /* one-hot datasets: the batch's codes, instead of x_host */
 } logt_trainer;
 
 logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,

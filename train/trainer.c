@@ -56,11 +56,12 @@ logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const log
     if (s == LOGT_OK) s = logt_tensor_new3(&tr->dh, dev, dt, T, B, D);
     if (s == LOGT_OK) s = logt_tensor_zero(&tr->dh);
     if (s == LOGT_OK) {
-        tr->x_host = malloc((size_t)(T * B * I) * sizeof(double));
+        if (ds->onehot) tr->code = malloc((size_t)(T * B) * sizeof *tr->code);   /* x as codes */
+        else tr->x_host = malloc((size_t)(T * B * I) * sizeof(double));
         tr->target = malloc((size_t)logt_dataset_target_size(ds, (int)B) * sizeof(double));
         tr->h_last = malloc((size_t)(S * B * D) * sizeof(double));
         tr->dh_last = malloc((size_t)(S * B * D) * sizeof(double));
-        if (!tr->x_host || !tr->target || !tr->h_last || !tr->dh_last)
+        if (!(tr->x_host || tr->code) || !tr->target || !tr->h_last || !tr->dh_last)
             s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory for the trainer's buffers");
     }
     if (s != LOGT_OK) {
@@ -80,6 +81,7 @@ void logt_trainer_destroy(logt_trainer *tr)
     logt_tensor_free(&tr->x);
     logt_tensor_free(&tr->dh);
     free(tr->x_host);
+    free(tr->code);
     free(tr->target);
     free(tr->h_last);
     free(tr->dh_last);
@@ -93,8 +95,13 @@ static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int
 {
     const int64_t T = tr->ds.T, B = tr->cfg.batch, D = tr->net->cfg.hidden_size;
     const int64_t S = tr->ds.out_steps;
-    LOGT_TRY(logt_dataset_batch(&tr->ds, split, index, (int)B, tr->x_host, tr->target));
-    LOGT_TRY(logt_tensor_from_f64(&tr->x, tr->x_host));
+    if (tr->code) {   /* one-hot input: T·B codes travel, the device writes x */
+        LOGT_TRY(logt_dataset_codes(&tr->ds, split, index, (int)B, tr->code, tr->target));
+        LOGT_TRY(logt_tensor_onehot(&tr->x, tr->code, tr->ds.input_size));
+    } else {
+        LOGT_TRY(logt_dataset_batch(&tr->ds, split, index, (int)B, tr->x_host, tr->target));
+        LOGT_TRY(logt_tensor_from_f64(&tr->x, tr->x_host));
+    }
     const logt_tensor *h;
     LOGT_TRY(logt_net_forward(tr->net, &tr->x, &h, tr->ctx));
     int64_t shape[3] = {S, B, D};
