@@ -977,6 +977,9 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     LOGT_TRY(logt_store_set_str(st, id, "", "impl", row->impl));
     if (detail[0]) LOGT_TRY(logt_store_set_str(st, id, "", "detail", detail));
     LOGT_TRY(logt_store_run_finish(st, row, err));
+    /* a finished training run is never resumed: its checkpoint (weights and Adam's moments,
+     * twice) would only make the file several times larger than its results */
+    if (r->kind == LOGT_KIND_TRAIN && s == LOGT_OK) LOGT_TRY(logt_store_remove(st, id, "checkpoint"));
     pr->cost_done += r->cost;
     if (s == LOGT_OK) {
         progress_line(pr, r, what, pr->cost_done, 1);

@@ -866,6 +866,18 @@ done:
     return s;
 }
 
+logt_status logt_store_remove(logt_store *st, int64_t id, const char *obj)
+{
+    logt_status s = LOGT_OK;
+    hid_t g;
+    LOGT_TRY(open_obj(st, id, "", 0, &g));
+    if (path_exists(g, obj))
+        CHK(H5Ldelete(g, obj, H5P_DEFAULT), "cannot delete %s of run %lld in %s", obj, (long long)id, st->path);
+done:
+    h5close(g);
+    return s;
+}
+
 /* ---- f64 datasets ----------------------------------------------------------------------- */
 
 /* The dataset's group (run group) and its current length; *d = -1 when missing. */

@@ -88,6 +88,10 @@ int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr
 /* Delete an attribute of an object of run `id` (nothing when it is not there). */
 logt_status logt_store_unset(logt_store *st, int64_t id, const char *obj, const char *name);
 
+/* Delete an object (group or dataset) of run `id` (nothing when it is not there). HDF5 reuses
+ * the space for what the same session writes next; h5repack gives the rest back. */
+logt_status logt_store_remove(logt_store *st, int64_t id, const char *obj);
+
 /* f64 datasets of a run. write: fixed size, replacing what was there.
  * append: chunked, extensible. truncate: shrink to n (no-op when missing).
  * read: *v malloc'd, NULL and *n = 0 when the dataset is missing. */

@@ -361,6 +361,7 @@ Test(runner, max_train_s_stops_a_run_at_its_budget)
     logt_summary_row *rows;
     cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
     cr_assert(isfinite(rows[0].test_loss) && isnan(rows[0].solve_s), "test_loss %g", rows[0].test_loss);
+    cr_assert(!logt_store_has(st, 0, "checkpoint", NULL), "a finished run keeps no checkpoint");
     free(wall), free(ev), free(rows);
     logt_store_close(st);
 
