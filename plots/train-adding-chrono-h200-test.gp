@@ -25,6 +25,10 @@ $data << EOD
 
 # index 5: flashrnn
 1000 0.001496436109
+
+
+# index 6: deer
+1000 0.0006487550402
 EOD
 
 out = "plots/train-adding-chrono-h200-test"
@@ -44,7 +48,8 @@ plot $data index 0 using 1:2 title "lstm", \
      $data index 2 using 1:2 title "gilr", \
      $data index 3 using 1:2 title "gilr-lstm", \
      $data index 4 using 1:2 title "sru", \
-     $data index 5 using 1:2 title "flashrnn"
+     $data index 5 using 1:2 title "flashrnn", \
+     $data index 6 using 1:2 title "deer"
 set terminal svg size 1000,600 font "sans,11" noenhanced background rgb "white"
 set output out.".svg"
 replot

@@ -67,6 +67,17 @@ $data << EOD
 7.574781797 0.002174949947
 8.85100623 0.001253209391
 10.15784712 0.001252643822
+
+
+# index 6: deer T=1000
+6.597624604 0.1653334423
+13.30278607 0.1614428251
+20.27189991 0.1580654119
+30.97744549 0.005791578913
+44.9982023 0.003663484252
+59.17111179 0.0004207469539
+73.35046828 0.000453038581
+87.5955394 0.0005768803137
 EOD
 
 out = "plots/train-adding-chrono-h200-valid-wall"
@@ -85,7 +96,8 @@ plot $data index 0 using 1:2 title "lstm T=1000", \
      $data index 2 using 1:2 title "gilr T=1000", \
      $data index 3 using 1:2 title "gilr-lstm T=1000", \
      $data index 4 using 1:2 title "sru T=1000", \
-     $data index 5 using 1:2 title "flashrnn T=1000"
+     $data index 5 using 1:2 title "flashrnn T=1000", \
+     $data index 6 using 1:2 title "deer T=1000"
 set terminal svg size 1000,600 font "sans,11" noenhanced background rgb "white"
 set output out.".svg"
 replot
