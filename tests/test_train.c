@@ -177,6 +177,77 @@ static void fd_check(logt_loss kind)
 Test(readout, mse_finite_differences) { fd_check(LOGT_LOSS_MSE); }
 Test(readout, xent_finite_differences) { fd_check(LOGT_LOSS_XENT); }
 
+/* Many rows (charlm's N = T·B): the rows are cut into chunks summed on threads. Loss,
+ * accuracy, dV, dc and dh against the definitions written out here in one plain loop
+ * (within 1e-12: only the order of the sums over rows differs), and two calls give the
+ * same bits (the chunks' sums are added in a fixed order, whatever the threads). */
+static void many_rows(logt_loss kind)
+{
+    enum { D = 24, O = 11 };
+    const int64_t N = 9001;   /* not a multiple of the chunk: the last chunk is short */
+    logt_readout r;
+    OK(logt_readout_init(&r, D, O, 5));
+    const int64_t nt = kind == LOGT_LOSS_MSE ? N * O : N;
+    double *h = malloc(sizeof(double) * N * D), *t = malloc(sizeof(double) * nt);
+    double *dh = malloc(sizeof(double) * N * D), *dh2 = malloc(sizeof(double) * N * D);
+    double *ref_dh = calloc((size_t)(N * D), sizeof(double)), ref_dw[O * D + O] = {0};
+    logt_rng g = logt_rng_make(7, kind);
+    for (int64_t i = 0; i < N * D; i++) h[i] = 2 * logt_rng_uniform(&g) - 1;
+    for (int64_t i = 0; i < nt; i++) t[i] = kind == LOGT_LOSS_MSE ? logt_rng_normal(&g) : (double)logt_rng_below(&g, O);
+    double loss, acc, loss2, acc2;
+    OK(logt_readout_loss(&r, kind, h, N, t, dh, &loss, &acc));
+    double dw[O * D + O];
+    memcpy(dw, r.dw.data, sizeof dw);
+    OK(logt_readout_loss(&r, kind, h, N, t, dh2, &loss2, &acc2));
+    cr_assert(loss == loss2 && (isnan(acc) || acc == acc2) && !memcmp(dw, r.dw.data, sizeof dw) &&
+                  !memcmp(dh, dh2, sizeof(double) * N * D),
+              "two calls differ");
+
+    const double *V = r.w.data, *c = V + O * D;
+    double ref_loss = 0, right = 0;
+    for (int64_t n = 0; n < N; n++) {
+        double y[O], gy[O], mx = -INFINITY, z = 0;
+        int arg = 0;
+        for (int o = 0; o < O; o++) {
+            y[o] = c[o];
+            for (int d = 0; d < D; d++) y[o] += V[o * D + d] * h[n * D + d];
+            if (y[o] > mx) mx = y[o], arg = o;
+        }
+        if (kind == LOGT_LOSS_MSE) {
+            for (int o = 0; o < O; o++) {
+                const double e = y[o] - t[n * O + o];
+                ref_loss += e * e / ((double)N * O);
+                gy[o] = 2 * e / ((double)N * O);
+            }
+        } else {
+            for (int o = 0; o < O; o++) z += exp(y[o] - mx);
+            ref_loss += (mx + log(z) - y[(int)t[n]]) / N;
+            for (int o = 0; o < O; o++) gy[o] = (exp(y[o] - mx) / z - (o == (int)t[n])) / N;
+            right += arg == (int)t[n];
+        }
+        for (int o = 0; o < O; o++) {
+            ref_dw[O * D + o] += gy[o];
+            for (int d = 0; d < D; d++) {
+                ref_dw[o * D + d] += gy[o] * h[n * D + d];
+                ref_dh[n * D + d] += gy[o] * V[o * D + d];
+            }
+        }
+    }
+    cr_assert(rel_err(loss, ref_loss) < 1e-12, "loss %.17g, by definition %.17g", loss, ref_loss);
+    if (kind == LOGT_LOSS_XENT) cr_assert_eq(acc, right / N);
+    for (int i = 0; i < O * D + O; i++)
+        cr_assert(fabs(dw[i] - ref_dw[i]) < 1e-12 * fmax(1.0, fabs(ref_dw[i])), "dw[%d] %.17g, by definition %.17g",
+                  i, dw[i], ref_dw[i]);
+    for (int64_t i = 0; i < N * D; i++)
+        cr_assert(fabs(dh[i] - ref_dh[i]) < 1e-15, "dh[%lld] %.17g, by definition %.17g", (long long)i, dh[i],
+                  ref_dh[i]);
+    free(h), free(t), free(dh), free(dh2), free(ref_dh);
+    logt_readout_free(&r);
+}
+
+Test(readout, mse_many_rows_on_threads) { many_rows(LOGT_LOSS_MSE); }
+Test(readout, xent_many_rows_on_threads) { many_rows(LOGT_LOSS_XENT); }
+
 /* ---- Adam ------------------------------------------------------------------- */
 
 /* lr = 0.1, beta1 = 0.9, beta2 = 0.999, eps = 1e-8; w0 = (1, -2, 0.5).
