@@ -454,6 +454,29 @@ Test(runner, retried_run_killed_early_restarts_cleanly)
     logt_store_close(b);
 }
 
+/* A --set of [train] beats the file's [train.cpu] on the cpu; a --set of [train.cpu] beats both. */
+Test(runner, set_beats_the_files_backend_section)
+{
+    char ini[1024];
+    snprintf(ini, sizeof ini, "%s[train.cpu]\nT = 6\nsteps = 10\n", train_ini);
+    write_at("exp/experiment.ini", ini);
+    const struct { const char *args; int64_t T; } cases[] = {
+        {"run exp --backend cpu --out a.h5", 6},
+        {"run exp --backend cpu --out b.h5 --set train.T=10", 10},
+        {"run exp --backend cpu --out c.h5 --set train.T=10 --set train.cpu.T=12", 12},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_assert_eq(logt(NULL, cases[i].args), 0, "%s: %s", cases[i].args, err);
+        char out[8];
+        snprintf(out, sizeof out, "%c.h5", "abc"[i]);
+        logt_store *st = open_results(out);
+        int64_t T;
+        cr_assert_eq(logt_store_get_i64(st, 0, "", "T", &T), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(T, cases[i].T, "%s: T = %lld", cases[i].args, (long long)T);
+        logt_store_close(st);
+    }
+}
+
 /* The same run twice in a sweep (training ignores input_size) is run and stored once. */
 Test(runner, duplicate_sweep_points_run_once)
 {
