@@ -870,6 +870,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     logt_status s = LOGT_OK;
     int fatal = 0;
     char what[160] = "", detail[sizeof ((logt_model *)0)->detail] = "";
+    int budget_stopped = 0;
     row_init(row, r, id);
     err[0] = '\0';
     if (r->kind == LOGT_KIND_SPEED) {
@@ -935,10 +936,13 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         row->solve_s = tr.solve_s;
         if (r->solve_acc > 0 && !tr.interrupted)
             LOGT_TRY(logt_store_set_i64(st, id, "", "solve_step", tr.solve_step));
-        if (r->max_train_s > 0 && !tr.interrupted) {
+        /* the budget, and where it stopped the run (-1: it did not); written also when a run
+         * stopped by an earlier budget is continued without one */
+        if (!tr.interrupted && (r->max_train_s > 0 || logt_store_has(st, id, "", "budget_stop_step"))) {
             LOGT_TRY(logt_store_set_f64(st, id, "", "max_train_s", r->max_train_s));
             LOGT_TRY(logt_store_set_i64(st, id, "", "budget_stop_step", tr.budget_step));
         }
+        budget_stopped = tr.budget_step >= 0;
         if (tr.interrupted) {
             *interrupted = 1;
             return LOGT_OK;
@@ -976,10 +980,13 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     LOGT_TRY(logt_store_set_i64(st, id, "", "peak_mem_bytes", row->peak_mem_bytes));
     LOGT_TRY(logt_store_set_str(st, id, "", "impl", row->impl));
     if (detail[0]) LOGT_TRY(logt_store_set_str(st, id, "", "detail", detail));
+    /* a training run finished ok is not resumed (unless its time budget stopped it: a larger
+     * budget continues it): its checkpoint, weights and Adam's moments twice, would only make
+     * the file several times larger than its results. Removed before the status is written
+     * and flushed, so that both last. */
+    if (r->kind == LOGT_KIND_TRAIN && s == LOGT_OK && !budget_stopped)
+        LOGT_TRY(logt_store_remove(st, id, "checkpoint"));
     LOGT_TRY(logt_store_run_finish(st, row, err));
-    /* a finished training run is never resumed: its checkpoint (weights and Adam's moments,
-     * twice) would only make the file several times larger than its results */
-    if (r->kind == LOGT_KIND_TRAIN && s == LOGT_OK) LOGT_TRY(logt_store_remove(st, id, "checkpoint"));
     pr->cost_done += r->cost;
     if (s == LOGT_OK) {
         progress_line(pr, r, what, pr->cost_done, 1);
@@ -989,6 +996,22 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
                 *pr->shard ? " of " : "", pr->shard, r->label, err);
     }
     return LOGT_OK;
+}
+
+/* A training run finished ok because its time budget stopped it, checkpoint kept, continues
+ * under a larger budget or none (max_train_s is not part of the key): time-limited sessions
+ * can train one run in turns. */
+static int extendable(logt_store *st, int64_t id, const logt_run_spec *r)
+{
+    int64_t at;
+    double was;
+    if (r->kind != LOGT_KIND_TRAIN || id < 0 || !logt_store_has(st, id, "", "budget_stop_step") ||
+        !logt_store_has(st, id, "checkpoint", "latest"))
+        return 0;
+    if (logt_store_get_i64(st, id, "", "budget_stop_step", &at) != LOGT_OK || at < 0 ||
+        logt_store_get_f64(st, id, "", "max_train_s", &was) != LOGT_OK)
+        return 0;
+    return r->max_train_s <= 0 || r->max_train_s > was;
 }
 
 logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const logt_run_opts *opts,
@@ -1066,7 +1089,8 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
         int64_t id;
         logt_run_state state;
         logt_store_find(st, runs[i].key, &id, &state);
-        if (state == LOGT_RUN_OK || (state == LOGT_RUN_FAILED && !opts->retry_failed)) {
+        if ((state == LOGT_RUN_OK && !extendable(st, id, &runs[i])) ||
+            (state == LOGT_RUN_FAILED && !opts->retry_failed)) {
             rep->skipped++;
             if (state == LOGT_RUN_FAILED) rep->failed++;
             continue;
@@ -1104,13 +1128,14 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
         int64_t id;
         logt_run_state state;
         logt_store_find(st, r->key, &id, &state);
-        /* an interrupted run resumes from its checkpoint; a failed one starts over; one
-         * finished meanwhile (the same key twice in the sweep) is not run again */
-        if (state == LOGT_RUN_OK) {
+        /* an interrupted run resumes from its checkpoint, and so does one its time budget
+         * stopped when the budget grew; a failed one starts over; one finished meanwhile (the
+         * same key twice in the sweep) is not run again */
+        if (state == LOGT_RUN_OK && !extendable(st, id, r)) {
             rep->skipped++;
             continue;
         }
-        int resume = state == LOGT_RUN_INTERRUPTED;
+        int resume = state == LOGT_RUN_INTERRUPTED || state == LOGT_RUN_OK;
         if (id >= 0) s = logt_store_run_reset(st, id);
         else s = logt_store_run_new(st, r->key, &id);
         if (s == LOGT_OK) s = run_attrs(st, id, r, sharded ? place[todo[k]] : -1, &dd, commit, host);

@@ -339,13 +339,17 @@ Test(runner, solve_acc_stops_a_solved_run)
 }
 
 /* max_train_s: a run whose training time reaches the budget stops there, is evaluated at
- * that step (its last point known) and tested, and records the step; the steps it took fit
- * the budget (the last one crossed it). A budget that nothing reaches changes nothing. */
-Test(runner, max_train_s_stops_a_run_at_its_budget)
+ * that step (its last point known) and tested, records the step, and keeps its checkpoint;
+ * the steps it took fit the budget (the last one crossed it). Run again under no budget it
+ * continues from there and ends with the very curve of a run never stopped, and then keeps
+ * no checkpoint. A budget that nothing reaches changes nothing. */
+Test(runner, max_train_s_stops_a_run_and_a_larger_budget_continues_it)
 {
     write_at("exp/experiment.ini", solve_ini);
-    cr_assert_eq(logt(NULL, "run exp --backend cpu --out b.h5 --set train.solve_acc=0 "
-                            "--set train.T=64 --set train.max_train_s=0.05"), 0, "%s", err);
+    const char *base = "run exp --backend cpu --set train.solve_acc=0 --set train.T=32";   /* 2000 steps */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --out b.h5 --set train.max_train_s=0.05", base);
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
     EXPECT_ERR("stopped by max_train_s");
     logt_store *st = open_results("b.h5");
     int64_t at, n;
@@ -361,13 +365,42 @@ Test(runner, max_train_s_stops_a_run_at_its_budget)
     logt_summary_row *rows;
     cr_assert_eq(logt_store_summary(st, &rows, &n), LOGT_OK);
     cr_assert(isfinite(rows[0].test_loss) && isnan(rows[0].solve_s), "test_loss %g", rows[0].test_loss);
-    cr_assert(!logt_store_has(st, 0, "checkpoint", NULL), "a finished run keeps no checkpoint");
+    cr_assert(logt_store_has(st, 0, "checkpoint", "latest"), "a run its budget stopped keeps its checkpoint");
     free(wall), free(ev), free(rows);
     logt_store_close(st);
 
-    cr_assert_eq(logt(NULL, "run exp --backend cpu --out c.h5 --set train.solve_acc=0 --set train.steps=30 "
-                            "--set train.max_train_s=1000"), 0, "%s", err);
-    st = open_results("c.h5");
+    snprintf(cmd, sizeof cmd, "%s --out b.h5 --set train.max_train_s=0.05", base);   /* the same budget: done */
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    EXPECT_ERR("1 already in b.h5 (skipped), 0 to run");
+    snprintf(cmd, sizeof cmd, "%s --out b.h5", base);   /* no budget: it continues */
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    EXPECT_ERR("(resumed)");
+    snprintf(cmd, sizeof cmd, "%s --out c.h5", base);   /* never stopped */
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    logt_store *b = open_results("b.h5"), *c = open_results("c.h5");
+    double *lb, *lc;
+    int64_t nb, nc;
+    cr_assert_eq(logt_store_read(b, 0, "loss", &lb, &nb), LOGT_OK);
+    cr_assert_eq(logt_store_read(c, 0, "loss", &lc, &nc), LOGT_OK);
+    cr_assert_eq(nb, 2000);
+    cr_assert_eq(nc, 2000);
+    for (int64_t i = 0; i < nb; i++) cr_assert_eq(lb[i], lc[i], "loss[%lld]: %.17g, never stopped %.17g", (long long)i, lb[i], lc[i]);
+    cr_assert_eq(logt_store_get_i64(b, 0, "", "budget_stop_step", &at), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(at, -1, "continued to its last step");
+    cr_assert(!logt_store_has(b, 0, "checkpoint", NULL), "a run finished to its last step keeps no checkpoint");
+    cr_assert(!logt_store_has(c, 0, "checkpoint", NULL));
+    logt_summary_row *rb, *rc;
+    cr_assert_eq(logt_store_summary(b, &rb, &nb), LOGT_OK);
+    cr_assert_eq(logt_store_summary(c, &rc, &nc), LOGT_OK);
+    cr_assert_eq(nb, 1, "the continued run's summary row was replaced, not added");
+    cr_assert_eq(rb[0].test_loss, rc[0].test_loss);
+    free(lb), free(lc), free(rb), free(rc);
+    logt_store_close(b);
+    logt_store_close(c);
+
+    snprintf(cmd, sizeof cmd, "%s --out d.h5 --set train.max_train_s=1000 --set train.steps=30", base);
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    st = open_results("d.h5");
     cr_assert_eq(logt_store_get_i64(st, 0, "", "budget_stop_step", &at), LOGT_OK, "%s", logt_errmsg());
     cr_assert_eq(at, -1);
     cr_assert_eq(logt_store_read(st, 0, "wall_s", &wall, &n), LOGT_OK);
