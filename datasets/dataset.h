@@ -68,9 +68,9 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
                                double *target);
 /* A dataset whose x_t is one signed one-hot vector (ds->onehot): batch `index` as codes
  * [T][B], code[t*B + b] = k for x_t = +e_k and ~k (= -k-1) for -e_k, k in [0, I); target
- * as logt_dataset_batch's. The same batch as logt_dataset_batch's, which expands these
- * codes (logt_tensor_onehot, which also writes them into a device tensor): T·B ints to make and move instead of T·B·I doubles. Any
- * other dataset is an error. */
+ * as logt_dataset_batch's. logt_dataset_batch gives the same batch by expanding these
+ * codes (logt_tensor_onehot, which also writes them into a device tensor): T·B ints to
+ * make and move instead of T·B·I doubles. Any other dataset is an error. */
 logt_status logt_dataset_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
                                double *target);
 /* Size of one batch's target buffer in doubles. */

@@ -1,6 +1,6 @@
-/* internal.h — shared inside datasets/ only: the streams' split stride, the one-hot
- * codes, and what the loaded sets (digits.c, charlm.c) keep from their file, the
- * helpers they share and their batch functions.
+/* internal.h — shared inside datasets/ only: the streams' split stride, and what the
+ * loaded sets (digits.c, charlm.c) keep from their file, the helpers they share and
+ * their batch functions (charlm's as one-hot codes).
  */
 #ifndef LOGT_DATASETS_INTERNAL_H
 #define LOGT_DATASETS_INTERNAL_H
@@ -21,7 +21,6 @@ struct logt_dataset_data {
     int *order;         /* digits: every image once, in the fixed shuffle that splits them  */
     int pixel[64];      /* digits: step t shows pixel pixel[t] (raster order, or permuted)  */
 };
-
 
 /* Where a dataset's file lives: $LOGT_DATA_DIR/file, else datasets/data/file. */
 void logt_data_path(char *buf, size_t n, const char *file);
