@@ -98,7 +98,7 @@ logt_status logt_charlm_codes(const logt_dataset *ds, int split, uint64_t index,
     const int64_t T = ds->T, first = d->split[split];
     const uint64_t starts = (uint64_t)(d->split[split + 1] - first - T);   /* offsets o that fit */
     for (int b = 0; b < B; b++) {
-        logt_rng r = logt_rng_make(ds->seed, (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
+        logt_rng r = logt_seq_rng(ds, split, index, B, b);
         const uint8_t *c = d->bytes + first + (int64_t)logt_rng_below(&r, starts);
         for (int64_t t = 0; t < T; t++) {
             code[t * B + b] = c[t];

@@ -308,12 +308,6 @@ static logt_status batch_task(const logt_dataset *ds, int split, uint64_t index,
     return LOGT_OK;
 }
 
-/* Sequence b of batch `index` of `split` draws from its own stream (the file's comment). */
-static logt_rng seq_rng(const logt_dataset *ds, int split, uint64_t index, int B, int b)
-{
-    return logt_rng_make(ds->seed, (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
-}
-
 logt_status logt_dataset_codes(const logt_dataset *ds, int split, uint64_t index, int B, int32_t *code,
                                double *target)
 {
@@ -324,7 +318,7 @@ logt_status logt_dataset_codes(const logt_dataset *ds, int split, uint64_t index
                          "(logt_dataset_batch)", ds->name);
     if (tk->code_batch) return tk->code_batch(ds, split, index, B, code, target);
     for (int b = 0; b < B; b++) {
-        logt_rng r = seq_rng(ds, split, index, B, b);
+        logt_rng r = logt_seq_rng(ds, split, index, B, b);
         tk->code_seq(ds, &r, B, b, code, target);
     }
     return LOGT_OK;
@@ -338,7 +332,7 @@ logt_status logt_dataset_batch(const logt_dataset *ds, int split, uint64_t index
     if (tk->batch) return tk->batch(ds, split, index, B, x, target);
     if (tk->seq) {
         for (int b = 0; b < B; b++) {
-            logt_rng r = seq_rng(ds, split, index, B, b);
+            logt_rng r = logt_seq_rng(ds, split, index, B, b);
             tk->seq(ds, &r, B, b, x, target);
         }
         return LOGT_OK;

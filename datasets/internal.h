@@ -8,9 +8,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../core/rng.h"
 #include "dataset.h"
 
 #define LOGT_SPLIT_STRIDE (1ull << 40)   /* sequences per split before streams would overlap */
+
+/* Sequence b of batch `index` (of B) of `split` draws from its own stream (dataset.c's comment). */
+static inline logt_rng logt_seq_rng(const logt_dataset *ds, int split, uint64_t index, int B, int b)
+{
+    return logt_rng_make(ds->seed, (uint64_t)split * LOGT_SPLIT_STRIDE + index * (uint64_t)B + (uint64_t)b);
+}
 
 struct logt_dataset_data {
     int64_t n;          /* digits: images; charlm: characters of text                      */
