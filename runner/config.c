@@ -670,11 +670,11 @@ void logt_exp_free(logt_experiment *e)
 
 /* ---- resolving for a backend ------------------------------------------------------ */
 
-/* The value of key in [sec.BACKEND], else [sec]; NULL when neither has it. */
 static int from_set(const logt_entry *en) { return !strncmp(en->where, "--set", 5); }
 
-/* [sec.BACKEND]'s key, else [sec]'s; but a --set of [sec] beats the file's [sec.BACKEND]
- * (`--set train.T=512` means T = 512 on every backend; a --set of [sec.BACKEND] beats both) */
+/* The entry of key in [sec.BACKEND], else [sec]; NULL when neither has it. A --set of [sec]
+ * beats the file's [sec.BACKEND] (`--set train.T=512` means T = 512 on every backend); a
+ * --set of [sec.BACKEND] beats both. */
 static const logt_entry *get(const logt_experiment *e, const char *sec, const char *key)
 {
     char with[160];
