@@ -194,6 +194,10 @@ extern "C" logt_status logt_gemm_f32_tn_long(logt_ctx *ctx, int64_t M, int64_t N
                                              const float *A, int64_t lda, const float *B, int64_t ldb,
                                              float beta, float *C)
 {
+    if (K == 0 && M > 0 && N > 0 && beta == 0.0f) {   /* an empty sum: C = 0 (gemm_ex refuses it) */
+        CUDA_TRY(cudaMemsetAsync(C, 0, (size_t)(M * N) * sizeof(float), (cudaStream_t)ctx->stream));
+        return LOGT_OK;
+    }
     if (M * N >= LONG_MAX_C || K < LONG_MIN_K)
         return logt_gemm_ex(ctx, 1, 0, M, N, K, alpha, LOGT_F32, A, lda, 0, B, ldb, 0, beta, C, N, 0, 1, 0);
     int64_t L = (K + LONG_CHUNKS - 1) / LONG_CHUNKS;

@@ -181,12 +181,14 @@ extern "C" logt_status lstm_backward_cuda(lstm_model *m, const logt_tensor *dh, 
     if (dc0) CUDA_TRY(cudaMemcpyAsync(dc0, dc, (size_t)(B * D) * sizeof(float),
                                       cudaMemcpyDeviceToDevice, st));
 
-    /* The parameter gradients: every step at once. */
-    LOGT_TRY(logt_gemm_f32(ctx, 1, 0, 4 * D, I, T * B, 1.0f, dG, X, 0.0f, dW));
-    LOGT_TRY(logt_gemm_f32(ctx, 1, 0, 4 * D, D, (T - 1) * B, 1.0f, dG + B * 4 * D, H, 0.0f, dR));
-    if (h0) LOGT_TRY(logt_gemm_f32(ctx, 1, 0, 4 * D, D, B, 1.0f, dG, h0, 1.0f, dR));
-    LOGT_TRY(logt_gemm_f32(ctx, 1, 0, 4 * D, 1, T * B, 1.0f, dG, (const float *)s->ones.data, 0.0f,
-                           db));
+    /* The parameter gradients: every step at once, sums over T·B rows (chunked where the
+     * product is small and the sum long: logt_gemm_f32_tn_long). */
+    const int64_t G4 = 4 * D;
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, I, T * B, 1.0f, dG, G4, X, I, 0.0f, dW));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, D, (T - 1) * B, 1.0f, dG + B * G4, G4, H, D, 0.0f, dR));
+    if (h0) LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, D, B, 1.0f, dG, G4, h0, D, 1.0f, dR));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, 1, T * B, 1.0f, dG, G4, (const float *)s->ones.data, 1,
+                                   0.0f, db));
     if (dx) LOGT_TRY(logt_gemm_f32(ctx, 0, 0, T * B, I, 4 * D, 1.0f, dG, W, 0.0f, (float *)dx->data));
     return LOGT_OK;
 }

@@ -133,7 +133,7 @@ Test(gemm_cuda, three_tf32_is_as_accurate_as_fp32)
 
 /* logt_gemm_f32_tn_long: C = alpha A^T B + beta C over a long K, with row strides wider than
  * the operands (A and B read from inside wider rows), on both paths: chunks plus a remainder
- * (K = 100003, C 12 x 4) and one cuBLAS call (K = 5000; C 128 x 128). */
+ * (K = 100003, C 12 x 4) and one cuBLAS call (K = 5000; C 128 x 128); and K = 0. */
 Test(gemm_cuda, long_inner_dimension_matches_a_loop)
 {
     SKIP_WITHOUT_GPU("the long-K GEMM");
@@ -165,6 +165,15 @@ Test(gemm_cuda, long_inner_dimension_matches_a_loop)
         free(A), free(B), free(C), free(ref), free(got);
         logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
     }
+    /* K = 0 with beta 0 (an lstm of T = 1 has no recurrent rows to sum): C becomes 0 */
+    double *C = f32_values(12, 9);
+    logt_tensor dC = on_device(C, 12);
+    cr_assert_eq(logt_gemm_f32_tn_long(ctx, 3, 4, 0, 1.0f, NULL, 3, NULL, 4, 0.0f, dC.data), LOGT_OK,
+                 "%s", logt_errmsg());
+    double *got = on_host(&dC);
+    for (int i = 0; i < 12; i++) cr_expect_eq(got[i], 0.0, "K = 0: C[%d] = %g, not 0", i, got[i]);
+    free(C), free(got);
+    logt_tensor_free(&dC);
     logt_ctx_destroy(ctx);
 #endif
 }

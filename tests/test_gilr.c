@@ -245,12 +245,14 @@ typedef struct gcase {
 } gcase;
 
 /* T = 1, 33, 1000; B odd; D not a multiple of 32; I below and above D; one and two layers.
+ * {2100, 4, 3, 20}: T·B = 8400 rows, enough for the weight gradients' sums to be cut into
+ * chunks (logt_gemm_f32_tn_long), U's D × D included.
  * {2, 131, 3, 259}: C = B·D = 33929 channels, past the scan's channel-parallel threshold
  * (256 per SM: 33792 on an H200's 132 SMs), so both of its routes are used. */
 static const gcase gcases[] = {
     {1, 1, 3, 5, 2, 1, 1},    {1, 3, 7, 33, 2, 0, 1},   {33, 5, 4, 37, 2, 1, 0},
     {33, 3, 40, 33, 1, 0, 1}, {2, 131, 3, 259, 1, 1, 1}, {1000, 7, 6, 45, 2, 1, 1},
-    {1000, 3, 5, 70, 2, 0, 1},
+    {1000, 3, 5, 70, 2, 0, 1}, {2100, 4, 3, 20, 1, 1, 1},
 };
 
 typedef struct gproblem {
