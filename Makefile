@@ -84,6 +84,11 @@ $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
+# the small-GEMM workbench times cuBLAS and cublasLt's algorithms
+$(B)/bin/gemm-small-dev: kernels/dev/gemm_small.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $< -o $@ -lcublasLt -lcublas
+
 # workbenches that call the library: the sequence-parallel scan's, and a model's (models/dev/)
 $(B)/bin/scan-multi-dev: kernels/dev/scan_multi.cu $(B)/liblogt.a
 $(B)/bin/deer-multi-dev: models/dev/deer_multi.cu $(B)/liblogt.a
@@ -92,7 +97,7 @@ $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev:
 	$(NVCC) $(NVFLAGS) $< $(B)/liblogt.a -o $@ -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' $(PKG_LIBS) $(LDLIBS)
 
 ifneq ($(NVCC),)
-dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev
+dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev
 else
 dev:
 	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
@@ -122,7 +127,7 @@ datasets/data/fortunes.txt: scripts/fetch-datasets.sh
 
 bundle: deps
 	$(MAKE) --no-print-directory all dev
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
 
 clean:
 	rm -rf $(B) bundle bundle.tar.xz

@@ -143,7 +143,7 @@ struct scan_lb_smem {
  * FLAT: the lanes' maps are combined by each thread reading all the lanes before its own
  * (one round of shared memory, O(lanes) reads: meant for lanes <= 8) instead of in log2(lanes)
  * rounds, both in the tile's lane scan and in the look-back's combination. */
-template <int V, typename E, bool FLAT = false, typename H = E>
+template <int V, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
 __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                              int64_t G, int64_t tile, const float (&av)[V],
                                              const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
@@ -178,8 +178,9 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
         __syncthreads();
     }
 
-    /* 3. carry-in: h0 for the first chunk, else look back */
-    if (k == 0) {
+    /* 3. carry-in: h0 for the first chunk, else look back (NOLB: never; a wrong result, for
+     * the workbench's timing of what the look-back costs) */
+    if (k == 0 || NOLB) {
         if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? ld(h0 + c) : 0.0f;
     } else {
         if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes while warp 0 polls */
@@ -295,7 +296,7 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
 
 /* One tile per block, loaded straight into registers: the library's kernel (the workbench's
  * versions 5-7, 10, 11 time it at other V and with FLAT). */
-template <int V, int GOFF, typename E, bool FLAT = false, typename H = E>
+template <int V, int GOFF, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
@@ -307,7 +308,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
     __syncthreads();
     float av[V], bv[V];
     scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb_tile<V, E, FLAT, H>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+    scan_lb_tile<V, E, FLAT, H, NOLB>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------
