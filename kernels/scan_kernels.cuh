@@ -311,6 +311,149 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
     scan_lb_tile<V, E, FLAT, H, NOLB>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
 }
 
+/* ---- look-back over per-channel status words ----------------------------------------------
+ *
+ * The same tiles as scan_lookback_kernel, with the look-back's state in one 16-byte word per
+ * (tile, channel): x = status (SCAN_EMPTY / SCAN_AGG / SCAN_INC), y and z the map (A, B) as
+ * float bits. An inclusive value h is the constant map (0, h), so aggregates and inclusive
+ * values compose alike, and a tile's status and map are one aligned 16-byte store, read by
+ * one 16-byte load (the packing CUB's tile status uses for small values): no flag array, no
+ * fence between a value and its flag, and one L2 round trip per look-back round instead of
+ * three (flags, then maps, then the inclusive value). Each thread looks back along its own
+ * channel: lane l reads predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles),
+ * composes them nearest first up to the first INC, and lane 0 of each channel combines the
+ * lanes' pieces; a round that met an EMPTY word before an INC is polled again.
+ * Measured first in the workbench (kernels/dev/scan.cu, version 13) against version 7,
+ * whose look-back cost a third of its time: version 12 (no look-back) ran at 98-99% of copy
+ * on the small-C shapes where version 7 ran at 61-67%. */
+#define SCAN_LB2_Q 8   /* predecessors per thread per round: window = lanes·Q */
+
+struct scan_lb2_status {
+    unsigned long long *counter;   /* next tile id                                  */
+    uint4 *word;                   /* [ntiles][Cb] (status, A, B, unused)            */
+};
+
+struct scan_lb2_smem {
+    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile       */
+    float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* each lane's piece of a round */
+    unsigned char rI[SCAN_LB_THREADS], rE[SCAN_LB_THREADS];   /* its first INC, EMPTY */
+    float cA[32], cB[32];   /* per channel: predecessors composed so far (nearest first)  */
+    long long next[32];     /* per channel: the nearest predecessor not yet composed      */
+    float carry[32];
+};
+
+__device__ __forceinline__ void scan_lb2_publish(uint4 *w, unsigned status, float A, float B)
+{
+    __stcg(w, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
+}
+
+template <int V, typename E, typename H = E>
+__device__ __forceinline__ void scan_lb2_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                              int64_t G, int64_t tile, const float (&av)[V],
+                                              const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
+                                              const scan_lb2_status &st, scan_lb2_smem &sm)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    const bool active = lane < lanes && c < C;
+    const int64_t s0 = (k * lanes + lane) * V;
+    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    sm.sA[tid] = A, sm.sB[tid] = B;
+    __syncthreads();
+    for (int off = 1; off < lanes; off *= 2) {
+        float pa = 1.0f, pb = 0.0f;
+        if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
+        __syncthreads();
+        scan_compose(A, B, pa, pb);
+        sm.sA[tid] = A, sm.sB[tid] = B;
+        __syncthreads();
+    }
+    const float h0c = (h0 && c < C) ? ld(h0 + c) : 0.0f;
+    uint4 *mine = st.word + tile * Cb + cl;
+    const bool last = lane == lanes - 1;
+    /* 3. carry-in: h0 for the first chunk, else publish the aggregate and look back */
+    if (k == 0) {
+        if (tid < Cb) sm.carry[cl] = h0c;
+    } else {
+        if (last) scan_lb2_publish(mine, SCAN_AGG, A, B);
+        if (tid < Cb)   /* channels past C (the last group's padding) have nothing to wait for */
+            sm.cA[cl] = 1.0f, sm.cB[cl] = 0.0f, sm.next[cl] = c < C ? k - 1 : -1, sm.carry[cl] = 0.0f;
+        __syncthreads();
+        for (;;) {
+            const long long j = sm.next[cl];   /* -1: this channel is done */
+            float mA = 1.0f, mB = 0.0f;
+            int fi = SCAN_LB2_Q, fe = SCAN_LB2_Q;
+            if (j >= 0 && lane < lanes) {
+                uint4 w[SCAN_LB2_Q];
+#pragma unroll
+                for (int q = 0; q < SCAN_LB2_Q; q++) {
+                    const long long jj = j - (long long)lane * SCAN_LB2_Q - q;
+                    w[q] = jj >= 0 ? __ldcv(st.word + (jj * G + g) * Cb + cl)
+                                   : make_uint4(SCAN_INC, 0u, __float_as_uint(h0c), 0u);
+                }
+#pragma unroll
+                for (int q = 0; q < SCAN_LB2_Q; q++) {
+                    if (fi < SCAN_LB2_Q || fe < SCAN_LB2_Q) continue;
+                    if (w[q].x == SCAN_EMPTY) {
+                        fe = q;
+                    } else {
+                        scan_compose(mA, mB, __uint_as_float(w[q].y), __uint_as_float(w[q].z));
+                        if (w[q].x == SCAN_INC) fi = q;
+                    }
+                }
+            }
+            sm.rA[tid] = mA, sm.rB[tid] = mB, sm.rI[tid] = (unsigned char)fi, sm.rE[tid] = (unsigned char)fe;
+            __syncthreads();
+            if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
+                float qA = sm.cA[cl], qB = sm.cB[cl];
+                int found = 0, empty = 0;
+                for (int l = 0; l < lanes && !found && !empty; l++) {
+                    const int t = l * Cb + cl;
+                    if (sm.rE[t] < SCAN_LB2_Q) empty = 1;   /* this lane stopped at an EMPTY before any INC */
+                    else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < SCAN_LB2_Q;
+                }
+                if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
+                else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * SCAN_LB2_Q;
+                /* empty: poll the same window again */
+            }
+            __syncthreads();
+            bool pending = false;
+            for (int i = 0; i < Cb; i++) pending |= sm.next[i] >= 0;
+            if (!pending) break;
+        }
+    }
+    __syncthreads();
+    /* 4. publish the inclusive value, then rescan from the carry and write h */
+    const float x0 = sm.carry[cl];
+    if (last) scan_lb2_publish(mine, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (!active) return;
+    float x = x0;
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+}
+
+template <int V, int GOFF, typename E, typename H = E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                      scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    float av[V], bv[V];
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
+    scan_lb2_tile<V, E, H>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+}
+
 /* ---- the rest of the scan's backward ------------------------------------------------------
  * With g = db from the shifted reversed scan: da_t = g_t ⊙ h_{t-1} (h_{-1} = h0), dh0 = a_0 ⊙ g_0.
  * dh0 is written before da_0, so da may be a. */

@@ -28,6 +28,8 @@
  *      of log2(lanes), in the tile's lane scan and in the look-back), when lanes <= 8
  *  12  version 7 without the look-back (every tile starts from h0): a wrong result, timed
  *      only, to measure what the look-back costs (its difference from version 7)
+ *  13  version 7's tiles with the look-back over per-channel 16-byte status words (status
+ *      and map in one store, one L2 round trip a round; scan_lookback2_kernel)
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -348,6 +350,20 @@ static void scan_lb(bench *w)
                                                                             G, w->a, w->b, NULL, w->h, st);
 }
 
+/* version 13: per-channel status words (scan_lookback2_kernel) */
+static void scan_lb2(bench *w)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * 32 - 1) / ((int64_t)lanes * 32);
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb2: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    scan_lookback2_kernel<32, 0, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, Cb, lanes, G, w->a,
+                                                                          w->b, NULL, w->h, st);
+}
+
 template <int V>
 static void scan_lbp(bench *w)
 {
@@ -368,7 +384,7 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 12
+#define NVERSIONS 13
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -384,6 +400,7 @@ static void scan(int version, bench *w, int bs)
     case 10: scan_lb<48, false>(w); break;
     case 11: scan_lb<32, false, true>(w); break;
     case 12: scan_lb<32, false, false, true>(w); break;
+    case 13: scan_lb2(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
