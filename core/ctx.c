@@ -13,7 +13,6 @@ logt_status logt_ctx_cuda_sync(logt_ctx *ctx);
 logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_end(logt_ctx *ctx, double *ms);
-logt_status logt_ctx_cuda_order(logt_ctx *first, logt_ctx *then, void **ev);
 #endif
 
 double logt_now(void)
@@ -67,39 +66,11 @@ logt_status logt_ctx_create(logt_device dev, logt_ctx **out)
 void logt_ctx_destroy(logt_ctx *ctx)
 {
     if (!ctx) return;
-    logt_ctx_destroy(ctx->side);
 #ifdef LOGT_HAVE_CUDA
     logt_tensor_free(&ctx->ws);
     if (ctx->device == LOGT_CUDA) logt_ctx_cuda_fini(ctx);
 #endif
     free(ctx);
-}
-
-logt_status logt_ctx_side(logt_ctx *ctx, logt_ctx **side)
-{
-    *side = NULL;
-    if (ctx->device != LOGT_CUDA) return LOGT_OK;
-    if (!ctx->side) LOGT_TRY(logt_ctx_create(LOGT_CUDA, &ctx->side));
-    *side = ctx->side;
-    return LOGT_OK;
-}
-
-logt_status logt_ctx_fork(logt_ctx *ctx, logt_ctx *side)
-{
-#ifdef LOGT_HAVE_CUDA
-    if (side && ctx->device == LOGT_CUDA) return logt_ctx_cuda_order(ctx, side, &ctx->ev_fork);
-#endif
-    (void)ctx, (void)side;
-    return LOGT_OK;
-}
-
-logt_status logt_ctx_join(logt_ctx *ctx, logt_ctx *side)
-{
-#ifdef LOGT_HAVE_CUDA
-    if (side && ctx->device == LOGT_CUDA) return logt_ctx_cuda_order(side, ctx, &ctx->ev_join);
-#endif
-    (void)ctx, (void)side;
-    return LOGT_OK;
 }
 
 logt_status logt_ctx_sync(logt_ctx *ctx)

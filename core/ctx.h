@@ -23,8 +23,6 @@ typedef struct logt_ctx {
     void *ev_start, *ev_stop;
     double t0;          /* CPU timer start, seconds */
     logt_tensor ws;     /* scratch device memory, grown on demand (logt_ctx_workspace) */
-    struct logt_ctx *side;   /* a second stream and cuBLAS handle, NULL until logt_ctx_side() */
-    void *ev_fork, *ev_join; /* cudaEvent_t, ordering ctx's stream and side's              */
 } logt_ctx;
 
 logt_status logt_ctx_create(logt_device dev, logt_ctx **out);
@@ -37,16 +35,6 @@ logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle);
  * call: kernels that need scratch (the scan's carries) borrow it instead of allocating and
  * synchronising on every call. Growing waits for the stream, then reallocates. */
 logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
-
-/* Independent work side by side: a product too small to fill the GPU can run beside another
- * one (an SRU's dW beside its dx). logt_ctx_side gives ctx's side context, made on first use:
- * its own stream, cuBLAS handle and workspace; *side = NULL on a cpu context (run everything
- * on ctx then). logt_ctx_fork makes side's stream wait for what ctx's has queued so far;
- * logt_ctx_join makes ctx's stream wait for what side's has queued, so that ctx's stream
- * again orders everything (its timers and syncs included). */
-logt_status logt_ctx_side(logt_ctx *ctx, logt_ctx **side);
-logt_status logt_ctx_fork(logt_ctx *ctx, logt_ctx *side);
-logt_status logt_ctx_join(logt_ctx *ctx, logt_ctx *side);
 
 /* OK when ctx is a cuda context; else an error saying that `who` runs on one. */
 logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who);

@@ -29,23 +29,7 @@ extern "C" void logt_ctx_cuda_fini(logt_ctx *ctx)
     if (ctx->cublas) cublasDestroy((cublasHandle_t)ctx->cublas);
     if (ctx->ev_start) cudaEventDestroy((cudaEvent_t)ctx->ev_start);
     if (ctx->ev_stop) cudaEventDestroy((cudaEvent_t)ctx->ev_stop);
-    if (ctx->ev_fork) cudaEventDestroy((cudaEvent_t)ctx->ev_fork);
-    if (ctx->ev_join) cudaEventDestroy((cudaEvent_t)ctx->ev_join);
     if (ctx->stream) cudaStreamDestroy((cudaStream_t)ctx->stream);
-}
-
-/* then's stream waits for what first's has queued, through the event *ev (made on first use,
- * without timing). */
-extern "C" logt_status logt_ctx_cuda_order(logt_ctx *first, logt_ctx *then, void **ev)
-{
-    if (!*ev) {
-        cudaEvent_t e;
-        CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        *ev = e;
-    }
-    CUDA_TRY(cudaEventRecord((cudaEvent_t)*ev, (cudaStream_t)first->stream));
-    CUDA_TRY(cudaStreamWaitEvent((cudaStream_t)then->stream, (cudaEvent_t)*ev, 0));
-    return LOGT_OK;
 }
 
 extern "C" logt_status logt_ctx_cuda_sync(logt_ctx *ctx)

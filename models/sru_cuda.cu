@@ -764,14 +764,8 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     if (m->o.math == SRU_MATH_3XTF32) {
         LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, W, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
     } else {
-        /* dW and dx side by side: at B = 32, T = 32, D = I = 512 each alone covers a third of
-         * an H200's SMs with tiles (48 and 32 tiles of 128 x 128): ~50 µs each, ~55 µs for both */
-        logt_ctx *side = NULL;
-        if (dx) LOGT_TRY(logt_ctx_side(ctx, &side));
-        if (side) LOGT_TRY(logt_ctx_fork(ctx, side));
-        LOGT_TRY(gemm(m, side ? side : ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
+        LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
         if (dx) LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
-        if (side) LOGT_TRY(logt_ctx_join(ctx, side));
     }
     if (dx && dt == LOGT_BF16) LOGT_TRY(convert(ctx, N * I, LOGT_BF16, dx->data, LOGT_F32, dxf));
     return LOGT_OK;

@@ -9,10 +9,6 @@
 #include "../models/model.h"
 #include "gpu.h"
 
-#ifdef LOGT_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
-
 Test(core, bf16_rounds_to_nearest_even)
 {
     cr_assert_eq(logt_bf16_to_f32(logt_f32_to_bf16(1.0f)), 1.0f);
@@ -288,54 +284,4 @@ Test(core, onehot_large_on_the_gpu)
     cr_assert(!memcmp(got, want, (size_t)(n * I) * sizeof *got), "device rows differ from the host's");
     logt_tensor_free(&x);
     free(code), free(want), free(got);
-}
-
-/* A cpu context has no side context: its work all runs in order on the host. */
-Test(core, no_side_context_on_the_cpu)
-{
-    logt_ctx *ctx, *side = (logt_ctx *)1;
-    cr_assert_eq(logt_ctx_create(LOGT_CPU, &ctx), LOGT_OK, "%s", logt_errmsg());
-    cr_assert_eq(logt_ctx_side(ctx, &side), LOGT_OK, "%s", logt_errmsg());
-    cr_expect_null(side);
-    cr_expect_eq(logt_ctx_fork(ctx, side), LOGT_OK);
-    cr_expect_eq(logt_ctx_join(ctx, side), LOGT_OK);
-    logt_ctx_destroy(ctx);
-}
-
-/* On cuda: one side context, the same on every call, on its own stream; after a fork a copy
- * on the side stream sees a fill queued on ctx's stream before it, and after a join the host
- * sees the copy once ctx alone is synchronised. The fill is 256 MiB, long enough (~0.1 ms) for
- * a missing wait to show as a stale value; three rounds, each with a new value. */
-Test(core, side_stream_is_ordered_by_fork_and_join)
-{
-    SKIP_WITHOUT_GPU("the side stream's fork and join");
-#ifdef LOGT_HAVE_CUDA
-    logt_ctx *ctx, *side, *again;
-    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    cr_assert_eq(logt_ctx_side(ctx, &side), LOGT_OK, "%s", logt_errmsg());
-    cr_assert_eq(logt_ctx_side(ctx, &again), LOGT_OK, "%s", logt_errmsg());
-    cr_assert(side && side == again && side->stream != ctx->stream);
-    const int64_t n = 64 << 20;
-    float *a, *b;
-    cr_assert_eq(cudaMalloc((void **)&a, (size_t)n * sizeof *a), cudaSuccess);
-    cr_assert_eq(cudaMalloc((void **)&b, (size_t)n * sizeof *b), cudaSuccess);
-    cr_assert_eq(cudaMemset(b, 0, (size_t)n * sizeof *b), cudaSuccess);
-    for (int round = 1; round <= 3; round++) {
-        cr_assert_eq(logt_cuda_fill_f32(ctx, a, n, (float)round), LOGT_OK, "%s", logt_errmsg());
-        cr_assert_eq(logt_ctx_fork(ctx, side), LOGT_OK, "%s", logt_errmsg());
-        cr_assert_eq(cudaMemcpyAsync(b, a, (size_t)n * sizeof *a, cudaMemcpyDeviceToDevice,
-                                     (cudaStream_t)side->stream), cudaSuccess);
-        cr_assert_eq(logt_ctx_join(ctx, side), LOGT_OK, "%s", logt_errmsg());
-        float ends[2];
-        cr_assert_eq(cudaMemcpyAsync(ends, b, sizeof(float), cudaMemcpyDeviceToHost,
-                                     (cudaStream_t)ctx->stream), cudaSuccess);
-        cr_assert_eq(cudaMemcpyAsync(ends + 1, b + n - 1, sizeof(float), cudaMemcpyDeviceToHost,
-                                     (cudaStream_t)ctx->stream), cudaSuccess);
-        cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
-        cr_expect(ends[0] == round && ends[1] == round, "round %d: the side copy read %g .. %g",
-                  round, ends[0], ends[1]);
-    }
-    cudaFree(a), cudaFree(b);
-    logt_ctx_destroy(ctx);
-#endif
 }
