@@ -347,18 +347,17 @@ __device__ __forceinline__ void scan_lb2_publish(uint4 *w, unsigned status, floa
     __stcg(w, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
 }
 
-template <int V, typename E, typename H = E>
-__device__ __forceinline__ void scan_lb2_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
-                                              int64_t G, int64_t tile, const float (&av)[V],
-                                              const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
-                                              const scan_lb2_status &st, scan_lb2_smem &sm)
+/* Phase 1 of a tile: the thread's map over its V steps, scanned across lanes (sm.sA, sm.sB:
+ * inclusive, lane l covers lanes 0..l); the tile's aggregate is published (k > 0) by the last
+ * lane. Returns the thread's inclusive map in (A, B). */
+template <int V>
+__device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
+                                                   const float (&av)[V], const float (&bv)[V],
+                                                   const scan_lb2_status &st, scan_lb2_smem &sm,
+                                                   float &A, float &B)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
-    const bool active = lane < lanes && c < C;
-    const int64_t s0 = (k * lanes + lane) * V;
-    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
-    float A = 1.0f, B = 0.0f;
+    A = 1.0f, B = 0.0f;
 #pragma unroll
     for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     sm.sA[tid] = A, sm.sB[tid] = B;
@@ -371,65 +370,80 @@ __device__ __forceinline__ void scan_lb2_tile(int64_t T, int64_t C, int reverse,
         sm.sA[tid] = A, sm.sB[tid] = B;
         __syncthreads();
     }
+    if (tile >= G && lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_AGG, A, B);
+}
+
+/* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
+template <typename H>
+__device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+                                                  const H *h0, const scan_lb2_status &st,
+                                                  scan_lb2_smem &sm)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float h0c = (h0 && c < C) ? ld(h0 + c) : 0.0f;
-    uint4 *mine = st.word + tile * Cb + cl;
-    const bool last = lane == lanes - 1;
-    /* 3. carry-in: h0 for the first chunk, else publish the aggregate and look back */
-    if (k == 0) {
-        if (tid < Cb) sm.carry[cl] = h0c;
-    } else {
-        if (last) scan_lb2_publish(mine, SCAN_AGG, A, B);
-        if (tid < Cb)   /* channels past C (the last group's padding) have nothing to wait for */
-            sm.cA[cl] = 1.0f, sm.cB[cl] = 0.0f, sm.next[cl] = c < C ? k - 1 : -1, sm.carry[cl] = 0.0f;
-        __syncthreads();
-        for (;;) {
-            const long long j = sm.next[cl];   /* -1: this channel is done */
-            float mA = 1.0f, mB = 0.0f;
-            int fi = SCAN_LB2_Q, fe = SCAN_LB2_Q;
-            if (j >= 0 && lane < lanes) {
-                uint4 w[SCAN_LB2_Q];
-#pragma unroll
-                for (int q = 0; q < SCAN_LB2_Q; q++) {
-                    const long long jj = j - (long long)lane * SCAN_LB2_Q - q;
-                    w[q] = jj >= 0 ? __ldcv(st.word + (jj * G + g) * Cb + cl)
-                                   : make_uint4(SCAN_INC, 0u, __float_as_uint(h0c), 0u);
-                }
-#pragma unroll
-                for (int q = 0; q < SCAN_LB2_Q; q++) {
-                    if (fi < SCAN_LB2_Q || fe < SCAN_LB2_Q) continue;
-                    if (w[q].x == SCAN_EMPTY) {
-                        fe = q;
-                    } else {
-                        scan_compose(mA, mB, __uint_as_float(w[q].y), __uint_as_float(w[q].z));
-                        if (w[q].x == SCAN_INC) fi = q;
-                    }
-                }
-            }
-            sm.rA[tid] = mA, sm.rB[tid] = mB, sm.rI[tid] = (unsigned char)fi, sm.rE[tid] = (unsigned char)fe;
-            __syncthreads();
-            if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
-                float qA = sm.cA[cl], qB = sm.cB[cl];
-                int found = 0, empty = 0;
-                for (int l = 0; l < lanes && !found && !empty; l++) {
-                    const int t = l * Cb + cl;
-                    if (sm.rE[t] < SCAN_LB2_Q) empty = 1;   /* this lane stopped at an EMPTY before any INC */
-                    else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < SCAN_LB2_Q;
-                }
-                if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
-                else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * SCAN_LB2_Q;
-                /* empty: poll the same window again */
-            }
-            __syncthreads();
-            bool pending = false;
-            for (int i = 0; i < Cb; i++) pending |= sm.next[i] >= 0;
-            if (!pending) break;
-        }
-    }
+    if (tid < Cb)   /* channels past C (the last group's padding) have nothing to wait for */
+        sm.cA[cl] = 1.0f, sm.cB[cl] = 0.0f, sm.next[cl] = k > 0 && c < C ? k - 1 : -1, sm.carry[cl] = h0c;
     __syncthreads();
-    /* 4. publish the inclusive value, then rescan from the carry and write h */
+    if (k == 0) return;
+    for (;;) {
+        const long long j = sm.next[cl];   /* -1: this channel is done */
+        float mA = 1.0f, mB = 0.0f;
+        int fi = SCAN_LB2_Q, fe = SCAN_LB2_Q;
+        if (j >= 0 && lane < lanes) {
+            uint4 w[SCAN_LB2_Q];
+#pragma unroll
+            for (int q = 0; q < SCAN_LB2_Q; q++) {
+                const long long jj = j - (long long)lane * SCAN_LB2_Q - q;
+                w[q] = jj >= 0 ? __ldcv(st.word + (jj * G + g) * Cb + cl)
+                               : make_uint4(SCAN_INC, 0u, __float_as_uint(h0c), 0u);
+            }
+#pragma unroll
+            for (int q = 0; q < SCAN_LB2_Q; q++) {
+                if (fi < SCAN_LB2_Q || fe < SCAN_LB2_Q) continue;
+                if (w[q].x == SCAN_EMPTY) {
+                    fe = q;
+                } else {
+                    scan_compose(mA, mB, __uint_as_float(w[q].y), __uint_as_float(w[q].z));
+                    if (w[q].x == SCAN_INC) fi = q;
+                }
+            }
+        }
+        sm.rA[tid] = mA, sm.rB[tid] = mB, sm.rI[tid] = (unsigned char)fi, sm.rE[tid] = (unsigned char)fe;
+        __syncthreads();
+        if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
+            float qA = sm.cA[cl], qB = sm.cB[cl];
+            int found = 0, empty = 0;
+            for (int l = 0; l < lanes && !found && !empty; l++) {
+                const int t = l * Cb + cl;
+                if (sm.rE[t] < SCAN_LB2_Q) empty = 1;   /* this lane met an EMPTY before any INC */
+                else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < SCAN_LB2_Q;
+            }
+            if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
+            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * SCAN_LB2_Q;
+            /* empty: poll the same window again */
+        }
+        __syncthreads();
+        bool pending = false;
+        for (int i = 0; i < Cb; i++) pending |= sm.next[i] >= 0;
+        if (!pending) return;
+    }
+}
+
+/* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
+ * write h. (A, B) is the thread's inclusive map from phase 1. */
+template <int V, typename E>
+__device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                                int64_t G, int64_t tile, const float (&av)[V],
+                                                const float (&bv)[V], float A, float B, E *h,
+                                                const scan_lb2_status &st, const scan_lb2_smem &sm)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
-    if (last) scan_lb2_publish(mine, SCAN_INC, 0.0f, fmaf(A, x0, B));
-    if (!active) return;
+    if (lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane >= lanes || c >= C) return;
+    const int64_t s0 = (k * lanes + lane) * V;
     float x = x0;
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
 #pragma unroll
@@ -439,6 +453,7 @@ __device__ __forceinline__ void scan_lb2_tile(int64_t T, int64_t C, int reverse,
     }
 }
 
+/* One tile per block, loaded straight into registers, the three phases in a row. */
 template <int V, int GOFF, typename E, typename H = E>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
@@ -449,9 +464,51 @@ scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int6
     __shared__ long long s_tile;
     if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
     __syncthreads();
-    float av[V], bv[V];
+    float av[V], bv[V], A, B;
     scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb2_tile<V, E, H>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+    scan_lb2_aggregate<V>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
+    scan_lb2_lookback(C, Cb, lanes, G, s_tile, h0, st, sm);
+    scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
+}
+
+/* Persistent blocks, two tiles in registers: while the current tile looks back, the next
+ * tile's loads are already in flight, so that DRAM stays busy through the look-back's waits.
+ * Tile ids come from the counter in order (a block's next tile is later than its current
+ * one), so the smallest unfinished tile can always finish: no deadlock. grid <= resident. */
+template <int V, int GOFF, typename E, typename H = E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lookback3_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, int64_t ntiles,
+                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                      scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile[2];
+    if (threadIdx.x == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    long long cur = s_tile[0];
+    if (cur >= ntiles) return;
+    float a0[V], b0[V], a1[V], b1[V];
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, cur, a, b, a0, b0);
+    for (int buf = 0;; buf ^= 1) {
+        if (threadIdx.x == 0) s_tile[1] = (long long)atomicAdd(st.counter, 1ull);
+        __syncthreads();   /* also: the last tile's readers of sm are done */
+        const long long nxt = s_tile[1];
+        float A, B;
+        if (buf == 0) {
+            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a0, b0, st, sm, A, B);
+            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a1, b1);
+            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
+            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a0, b0, A, B, h, st, sm);
+        } else {
+            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a1, b1, st, sm, A, B);
+            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a0, b0);
+            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
+            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a1, b1, A, B, h, st, sm);
+        }
+        if (nxt >= ntiles) return;
+        cur = nxt;
+        __syncthreads();   /* s_tile[1] is rewritten at the top */
+    }
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -30,6 +30,8 @@
  *      only, to measure what the look-back costs (its difference from version 7)
  *  13  version 7's tiles with the look-back over per-channel 16-byte status words (status
  *      and map in one store, one L2 round trip a round; scan_lookback2_kernel)
+ *  14  persistent blocks with two tiles of 16 steps a thread in registers: the next tile's
+ *      loads are issued before the current tile looks back (scan_lookback3_kernel)
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -364,6 +366,27 @@ static void scan_lb2(bench *w)
                                                                           w->b, NULL, w->h, st);
 }
 
+/* version 14: persistent blocks, two tiles of V = 16 steps a thread in registers, the next
+ * tile's loads in flight during the current one's look-back (scan_lookback3_kernel) */
+static void scan_lb3(bench *w)
+{
+    const int V = 16;
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb3: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
+    int per_sm = 0, sms = 0;
+    cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lookback3_kernel<V, 0, float>,
+                                                            SCAN_LB_THREADS, 0));
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    int64_t grid = (int64_t)per_sm * sms < n ? (int64_t)per_sm * sms : n;
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    scan_lookback3_kernel<V, 0, float><<<(unsigned)grid, SCAN_LB_THREADS>>>(w->T, w->C, 0, Cb, lanes, G, n,
+                                                                           w->a, w->b, NULL, w->h, st);
+}
+
 template <int V>
 static void scan_lbp(bench *w)
 {
@@ -384,7 +407,7 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 13
+#define NVERSIONS 14
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -401,6 +424,7 @@ static void scan(int version, bench *w, int bs)
     case 11: scan_lb<32, false, true>(w); break;
     case 12: scan_lb<32, false, false, true>(w); break;
     case 13: scan_lb2(w); break;
+    case 14: scan_lb3(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
