@@ -32,6 +32,10 @@
  *      and map in one store, one L2 round trip a round; scan_lookback2_kernel)
  *  14  persistent blocks with two tiles of 16 steps a thread in registers: the next tile's
  *      loads are issued before the current tile looks back (scan_lookback3_kernel)
+ * 15-17 version 13's look-back, the tile read again from L2 after it instead of held in
+ *      registers through it (scan_lookback4_kernel): 15 V = 16, 3 blocks an SM; 16 the same
+ *      with L2 eviction hints (keep on the first read, evict on the second and on h's
+ *      stores); 17 V = 32 with the hints; 18 as 16 with 4 blocks an SM (64 registers)
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -291,6 +295,88 @@ scan_lookback_persistent_kernel(int64_t T, int64_t C, int reverse, int goff, int
     }
 }
 
+/* ---- versions 15-17: the tile's a and b read again from L2 after the look-back -------------
+ * Version 13 holds its tile (a and b, 64 registers a thread) through the look-back's wait, so
+ * only two tiles per SM are in flight. Here the registers are free during the wait: phase 3
+ * loads a and b again, from L2 (the first read left them there; with HINT the first read asks
+ * L2 to keep them, evict_last, the second and the h stores to evict them first). DRAM traffic
+ * stays 3·T·C·4 bytes as long as a tile's data survive in L2 for its lifetime (~resident
+ * tiles × 32-64 KB: 17-34 MB of the H200's L2). Fewer registers, more tiles per SM. */
+template <int HINT>
+__device__ __forceinline__ float ld_hint(const float *p, uint64_t pol)
+{
+    float x;
+    if (HINT) asm volatile("ld.global.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(x) : "l"(p), "l"(pol));
+    else asm volatile("ld.global.f32 %0, [%1];" : "=f"(x) : "l"(p));
+    return x;
+}
+template <int HINT>
+__device__ __forceinline__ void st_hint(float *p, float x, uint64_t pol)
+{
+    if (HINT) asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" ::"l"(p), "f"(x), "l"(pol) : "memory");
+    else *p = x;
+}
+__device__ __forceinline__ uint64_t l2_policy(int last)
+{
+    uint64_t pol;
+    if (last) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(pol));
+    else asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    return pol;
+}
+
+/* Forward, f32, h0 = 0: the thread's V steps of tile (identity beyond T or C). */
+template <int V, int HINT>
+__device__ __forceinline__ void lb4_load(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+                                         const float *a, const float *b, uint64_t pol, float (&av)[V],
+                                         float (&bv)[V])
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * V;
+    const int n = lane < lanes && c < C ? (int)(T - s0 < V ? (T - s0 > 0 ? T - s0 : 0) : V) : 0;
+    const float *pa = a + s0 * C + c, *pb = b + s0 * C + c;
+#pragma unroll
+    for (int v = 0; v < V; v++, pa += C, pb += C) {
+        av[v] = 1.0f, bv[v] = 0.0f;
+        if (v < n) av[v] = ld_hint<HINT>(pa, pol), bv[v] = ld_hint<HINT>(pb, pol);
+    }
+}
+
+template <int V, int MINB, int HINT>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
+scan_lookback4_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b,
+                      float *h, scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    const int64_t tile = s_tile;
+    float A, B;
+    {
+        float av[V], bv[V];
+        lb4_load<V, HINT>(T, C, Cb, lanes, G, tile, a, b, HINT ? l2_policy(1) : 0, av, bv);
+        scan_lb2_aggregate<V>(Cb, lanes, tile, G, av, bv, st, sm, A, B);
+    }
+    scan_lb2_lookback(C, Cb, lanes, G, tile, (const float *)NULL, st, sm);
+    const uint64_t pol = HINT ? l2_policy(0) : 0;
+    float av[V], bv[V];
+    lb4_load<V, HINT>(T, C, Cb, lanes, G, tile, a, b, pol, av, bv);   /* from L2 */
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    const float x0 = sm.carry[cl];
+    if (lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane >= lanes || c >= C) return;
+    const int64_t s0 = (k * lanes + lane) * V;
+    const int n = (int)(T - s0 < V ? T - s0 : V);
+    float x = x0, *ph = h + s0 * C + c;
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);
+#pragma unroll
+    for (int v = 0; v < V; v++, ph += C) {
+        x = fmaf(av[v], x, bv[v]);
+        if (v < n) st_hint<HINT>(ph, x, pol);
+    }
+}
+
 /* ---- launchers ------------------------------------------------------------------------------ */
 
 typedef struct bench {
@@ -387,6 +473,20 @@ static void scan_lb3(bench *w)
                                                                            w->a, w->b, NULL, w->h, st);
 }
 
+template <int V, int MINB, int HINT>
+static void scan_lb4(bench *w)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb4: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    scan_lookback4_kernel<V, MINB, HINT><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, Cb, lanes, G, w->a, w->b,
+                                                                          w->h, st);
+}
+
 template <int V>
 static void scan_lbp(bench *w)
 {
@@ -407,7 +507,7 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 14
+#define NVERSIONS 18
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -425,6 +525,10 @@ static void scan(int version, bench *w, int bs)
     case 12: scan_lb<32, false, false, true>(w); break;
     case 13: scan_lb2(w); break;
     case 14: scan_lb3(w); break;
+    case 15: scan_lb4<16, 3, 0>(w); break;
+    case 16: scan_lb4<16, 3, 1>(w); break;
+    case 17: scan_lb4<32, 2, 1>(w); break;
+    case 18: scan_lb4<16, 4, 1>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
