@@ -330,7 +330,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
 
 struct scan_lb2_status {
     unsigned long long *counter;   /* next tile id                                  */
-    uint4 *word;                   /* [ntiles][Cb] (status, A, B, unused)            */
+    void *word;                    /* [ntiles][Cb] status words (scan_lbw)             */
 };
 
 struct scan_lb2_smem {
@@ -342,15 +342,55 @@ struct scan_lb2_smem {
     float carry[32];
 };
 
-__device__ __forceinline__ void scan_lb2_publish(uint4 *w, unsigned status, float A, float B)
-{
-    __stcg(w, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
-}
+/* The status word of a (tile, channel) in one of two forms (W8):
+ *   16 bytes (status, A, B, 0): EMPTY is the zeroed word;
+ *   8 bytes (A, B): the status told by A's bits, two NaN patterns that arithmetic never makes
+ *   (results are the canonical NaN 0x7fffffff): 0xffffffff EMPTY (a 0xff-filled workspace),
+ *   0xfffffffe INC (then B is the value). Twice the predecessors per register of the first. */
+#define SCAN_W8_EMPTY 0xffffffffu
+#define SCAN_W8_INC 0xfffffffeu
+template <bool W8> struct scan_lbw;
+template <> struct scan_lbw<false> {
+    uint4 v;
+    __device__ __forceinline__ void load(const void *base, int64_t i) { v = __ldcv((const uint4 *)base + i); }
+    __device__ __forceinline__ void inc(float h) { v = make_uint4(SCAN_INC, 0u, __float_as_uint(h), 0u); }
+    __device__ __forceinline__ unsigned status() const { return v.x; }
+    __device__ __forceinline__ float A() const { return __uint_as_float(v.y); }
+    __device__ __forceinline__ float B() const { return __uint_as_float(v.z); }
+    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
+    {
+        __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
+    }
+};
+template <> struct scan_lbw<true> {
+    unsigned long long v;
+    __device__ __forceinline__ void load(const void *base, int64_t i)
+    {
+        v = __ldcv((const unsigned long long *)base + i);
+    }
+    __device__ __forceinline__ void inc(float h)
+    {
+        v = (unsigned long long)__float_as_uint(h) << 32 | SCAN_W8_INC;
+    }
+    __device__ __forceinline__ unsigned status() const
+    {
+        const unsigned a = (unsigned)v;
+        return a == SCAN_W8_EMPTY ? SCAN_EMPTY : a == SCAN_W8_INC ? SCAN_INC : SCAN_AGG;
+    }
+    __device__ __forceinline__ float A() const { return (unsigned)v == SCAN_W8_INC ? 0.0f : __uint_as_float((unsigned)v); }
+    __device__ __forceinline__ float B() const { return __uint_as_float((unsigned)(v >> 32)); }
+    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
+    {
+        unsigned a = status == SCAN_INC ? SCAN_W8_INC : __float_as_uint(A);
+        if (status != SCAN_INC && (a == SCAN_W8_EMPTY || a == SCAN_W8_INC)) a = 0x7fffffffu;
+        __stcg((unsigned long long *)base + i, (unsigned long long)__float_as_uint(B) << 32 | a);
+    }
+};
 
 /* Phase 1 of a tile: the thread's map over its V steps, scanned across lanes (sm.sA, sm.sB:
  * inclusive, lane l covers lanes 0..l); the tile's aggregate is published (k > 0) by the last
  * lane. Returns the thread's inclusive map in (A, B). */
-template <int V>
+template <int V, bool W8 = false>
 __device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
                                                    const float (&av)[V], const float (&bv)[V],
                                                    const scan_lb2_status &st, scan_lb2_smem &sm,
@@ -370,11 +410,11 @@ __device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t ti
         sm.sA[tid] = A, sm.sB[tid] = B;
         __syncthreads();
     }
-    if (tile >= G && lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_AGG, A, B);
+    if (tile >= G && lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
 }
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-template <typename H>
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm)
@@ -389,23 +429,24 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     for (;;) {
         const long long j = sm.next[cl];   /* -1: this channel is done */
         float mA = 1.0f, mB = 0.0f;
-        int fi = SCAN_LB2_Q, fe = SCAN_LB2_Q;
+        int fi = Q, fe = Q;
         if (j >= 0 && lane < lanes) {
-            uint4 w[SCAN_LB2_Q];
+            scan_lbw<W8> w[Q];
 #pragma unroll
-            for (int q = 0; q < SCAN_LB2_Q; q++) {
-                const long long jj = j - (long long)lane * SCAN_LB2_Q - q;
-                w[q] = jj >= 0 ? __ldcv(st.word + (jj * G + g) * Cb + cl)
-                               : make_uint4(SCAN_INC, 0u, __float_as_uint(h0c), 0u);
+            for (int q = 0; q < Q; q++) {
+                const long long jj = j - (long long)lane * Q - q;
+                if (jj >= 0) w[q].load(st.word, (jj * G + g) * Cb + cl);
+                else w[q].inc(h0c);
             }
 #pragma unroll
-            for (int q = 0; q < SCAN_LB2_Q; q++) {
-                if (fi < SCAN_LB2_Q || fe < SCAN_LB2_Q) continue;
-                if (w[q].x == SCAN_EMPTY) {
+            for (int q = 0; q < Q; q++) {
+                if (fi < Q || fe < Q) continue;
+                const unsigned status = w[q].status();
+                if (status == SCAN_EMPTY) {
                     fe = q;
                 } else {
-                    scan_compose(mA, mB, __uint_as_float(w[q].y), __uint_as_float(w[q].z));
-                    if (w[q].x == SCAN_INC) fi = q;
+                    scan_compose(mA, mB, w[q].A(), w[q].B());
+                    if (status == SCAN_INC) fi = q;
                 }
             }
         }
@@ -416,11 +457,11 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             int found = 0, empty = 0;
             for (int l = 0; l < lanes && !found && !empty; l++) {
                 const int t = l * Cb + cl;
-                if (sm.rE[t] < SCAN_LB2_Q) empty = 1;   /* this lane met an EMPTY before any INC */
-                else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < SCAN_LB2_Q;
+                if (sm.rE[t] < Q) empty = 1;   /* this lane met an EMPTY before any INC */
+                else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
             }
             if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
-            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * SCAN_LB2_Q;
+            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
             /* empty: poll the same window again */
         }
         __syncthreads();
@@ -432,7 +473,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
 
 /* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
  * write h. (A, B) is the thread's inclusive map from phase 1. */
-template <int V, typename E>
+template <int V, bool W8 = false, typename E>
 __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                                 int64_t G, int64_t tile, const float (&av)[V],
                                                 const float (&bv)[V], float A, float B, E *h,
@@ -441,7 +482,7 @@ __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int revers
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
     if (lane >= lanes || c >= C) return;
     const int64_t s0 = (k * lanes + lane) * V;
     float x = x0;
@@ -454,7 +495,7 @@ __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int revers
 }
 
 /* One tile per block, loaded straight into registers, the three phases in a row. */
-template <int V, int GOFF, typename E, typename H = E>
+template <int V, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool W8 = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                       const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
@@ -466,9 +507,9 @@ scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int6
     __syncthreads();
     float av[V], bv[V], A, B;
     scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb2_aggregate<V>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
-    scan_lb2_lookback(C, Cb, lanes, G, s_tile, h0, st, sm);
-    scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
+    scan_lb2_aggregate<V, W8>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
+    scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, s_tile, h0, st, sm);
+    scan_lb2_finish<V, W8>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
 }
 
 /* Persistent blocks, two tiles in registers: while the current tile looks back, the next

@@ -36,6 +36,8 @@
  *      registers through it (scan_lookback4_kernel): 15 V = 16, 3 blocks an SM; 16 the same
  *      with L2 eviction hints (keep on the first read, evict on the second and on h's
  *      stores); 17 V = 32 with the hints; 18 as 16 with 4 blocks an SM (64 registers)
+ * 19, 20 version 13 with 8-byte status words (A, B; the status in NaN patterns of A), 16 and
+ *      24 predecessors a thread a round (windows of 128 and 192 tiles at 32 channels)
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -364,7 +366,7 @@ scan_lookback4_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lb2_publish(st.word + tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
     if (lane >= lanes || c >= C) return;
     const int64_t s0 = (k * lanes + lane) * V;
     const int n = (int)(T - s0 < V ? T - s0 : V);
@@ -438,18 +440,21 @@ static void scan_lb(bench *w)
                                                                             G, w->a, w->b, NULL, w->h, st);
 }
 
-/* version 13: per-channel status words (scan_lookback2_kernel) */
+/* versions 13, 19, 20: per-channel status words (scan_lookback2_kernel), Q predecessors a
+ * thread a round, 16- or 8-byte words */
+template <int Q, bool W8>
 static void scan_lb2(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
     int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * 32 - 1) / ((int64_t)lanes * 32);
     int64_t n = G * K;
-    size_t bytes = 16 + (size_t)n * Cb * 16;
+    size_t bytes = 16 + (size_t)n * Cb * (W8 ? 8 : 16);
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb2: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
-    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
-    scan_lookback2_kernel<32, 0, float><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, 0, Cb, lanes, G, w->a,
-                                                                          w->b, NULL, w->h, st);
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
+    cudaCheck(cudaMemsetAsync(w->ws + 16, W8 ? 0xff : 0, bytes - 16));
+    scan_lookback2_kernel<32, 0, float, float, Q, W8><<<(unsigned)n, SCAN_LB_THREADS>>>(
+        w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
 
 /* version 14: persistent blocks, two tiles of V = 16 steps a thread in registers, the next
@@ -462,7 +467,7 @@ static void scan_lb3(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb3: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
     int per_sm = 0, sms = 0;
     cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lookback3_kernel<V, 0, float>,
                                                             SCAN_LB_THREADS, 0));
@@ -481,7 +486,7 @@ static void scan_lb4(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb4: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (uint4 *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
     scan_lookback4_kernel<V, MINB, HINT><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, Cb, lanes, G, w->a, w->b,
                                                                           w->h, st);
@@ -507,7 +512,7 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 18
+#define NVERSIONS 20
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -523,12 +528,14 @@ static void scan(int version, bench *w, int bs)
     case 10: scan_lb<48, false>(w); break;
     case 11: scan_lb<32, false, true>(w); break;
     case 12: scan_lb<32, false, false, true>(w); break;
-    case 13: scan_lb2(w); break;
+    case 13: scan_lb2<8, false>(w); break;
     case 14: scan_lb3(w); break;
     case 15: scan_lb4<16, 3, 0>(w); break;
     case 16: scan_lb4<16, 3, 1>(w); break;
     case 17: scan_lb4<32, 2, 1>(w); break;
     case 18: scan_lb4<16, 4, 1>(w); break;
+    case 19: scan_lb2<16, true>(w); break;
+    case 20: scan_lb2<24, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
