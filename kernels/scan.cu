@@ -8,9 +8,9 @@
  * (1024, 2^20) the same; (32, 2^22) 1.6 GB, 0.37 ms. Both routes move 3·T·C·bytes:
  *   channels  one thread per channel walks T (scan_channels_kernel): needs C alone to fill
  *             the GPU.
- *   lookback  one pass with decoupled look-back (scan_lookback_kernel): tiles of steps ×
+ *   lookback  one pass with decoupled look-back (scan_lookback2_kernel): tiles of steps ×
  *             channels, each read once, carries passed between tiles through a workspace
- *             (logt_ctx_workspace) of 12 bytes per (tile, channel) plus a flag per tile.
+ *             (logt_ctx_workspace) of one 16-byte status word per (tile, channel).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
@@ -78,8 +78,7 @@ static unsigned blocks_for(int64_t n) { return (unsigned)((n + BLOCK - 1) / BLOC
 typedef struct lb_plan {
     int Cb, lanes;
     int64_t G, K, ntiles;
-    size_t bytes;   /* workspace: counter, flags, then agg and inc values */
-    size_t off_flag, off_agg, off_inc;
+    size_t bytes;   /* workspace: the tile counter (16 bytes), then the status words */
 } lb_plan;
 
 static lb_plan lb_make(int64_t T, int64_t C, int V)
@@ -91,10 +90,7 @@ static lb_plan lb_make(int64_t T, int64_t C, int V)
     const int64_t L = (int64_t)p.lanes * V;
     p.K = (T + L - 1) / L;
     p.ntiles = p.G * p.K;
-    p.off_flag = 16;
-    p.off_agg = (p.off_flag + (size_t)p.ntiles * sizeof(int) + 15) / 16 * 16;
-    p.off_inc = p.off_agg + (size_t)p.ntiles * p.Cb * sizeof(float2);
-    p.bytes = p.off_inc + (size_t)p.ntiles * p.Cb * sizeof(float);
+    p.bytes = 16 + (size_t)p.ntiles * p.Cb * sizeof(uint4);
     return p;
 }
 
@@ -121,11 +117,10 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
     char *ws;
     LOGT_TRY(logt_ctx_workspace(ctx, p.bytes, (void **)&ws));
-    scan_lb_status status = {(unsigned long long *)ws, (int *)(ws + p.off_flag),
-                             (float2 *)(ws + p.off_agg), (float *)(ws + p.off_inc)};
-    cudaError_t e = cudaMemsetAsync(ws, 0, p.off_agg, st);   /* counter and flags */
-    if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back flags", e);
-    scan_lookback_kernel<LB_V, GOFF, E, false, H><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
+    scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
+    cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
+    if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
+    scan_lookback2_kernel<LB_V, GOFF, E, H><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
         T, C, reverse, p.Cb, p.lanes, p.G, a, b, h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;

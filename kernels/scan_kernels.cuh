@@ -83,44 +83,40 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * channel groups, each an independent chain of tiles along T.
  *
  * Per tile, in one pass over a and b:
- *   1. load V steps of a and b per thread into registers (the tile's only DRAM read);
- *   2. fold them to the thread's map, scan the maps across lanes in shared memory: the tile's
- *      aggregate per channel;
- *   3. publish the aggregate (flag AGG), then look back over the predecessor tiles of the
- *      same group, SCAN_LB_WINDOW at a time (warp 0 polls their flags in one round), composing
- *      aggregates until one has published its inclusive value (flag INC): the carry-in. The
- *      lanes split the aggregates to compose, then combine their pieces in a tree;
- *   4. publish the inclusive value (flag INC), rescan the registers from the carry, write h.
+ *   1. load V steps of a and b per thread into registers (the tile's only DRAM read), fold
+ *      them to the thread's map, scan the maps across lanes in shared memory, publish the
+ *      tile's aggregate per channel (scan_lb2_aggregate);
+ *   2. look back along each channel over the predecessor tiles of its group, composing their
+ *      aggregates until one has published its inclusive value: the carry-in
+ *      (scan_lb2_lookback);
+ *   3. publish the inclusive value, rescan the registers from the carry, write h
+ *      (scan_lb2_finish).
+ * The status of a (tile, channel) is one 16-byte word: status, and the map (A, B) as float
+ * bits. An inclusive value h is the constant map (0, h), so aggregates and inclusive values
+ * compose alike, and status and map are one aligned 16-byte store read by one 16-byte load
+ * (the packing CUB's tile status uses for small values): no flag array, no fence between a
+ * value and its flag, one L2 round trip per look-back round. Lane l of a channel reads
+ * predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles), composes them nearest
+ * first up to the first INC, and lane 0 combines the lanes' pieces; a round that met an EMPTY
+ * word before an INC is polled again.
  *
- * Why these sizes. A look-back round costs a few L2 round trips, h ≈ 1-1.5 µs, and one
- * round passes at most SCAN_LB_WINDOW tiles, so one chain moves at most WINDOW·tile/h bytes
- * a second: the first version (the workbench's version 4: tiles of min(C, 256) channels ×
- * 16 steps per thread, window 32) reached 37.5% of copy at C = 32 (one chain) and 49% at
- * C = 1024 on an H200.
- * 32-channel tiles keep L (steps per tile) at 8·V, so there are more chains and longer
- * tiles; a window of 128 lifts the chain limit; V = 32 beat 8 and 16 (kernels/dev/scan.cu).
- * Measured: 56-64% of copy on the small-C shapes, short of the copy speed this route should
- * reach. Tried without gain (kernels/dev/scan.cu): publishing from warp 1 so that the fences
- * leave the block's critical path (+1-2%, kept), 48 steps per thread (spills), persistent
- * blocks prefetching the next tile with cp.async (slower). What limits it is not yet
- * measured; a profile of one tile's lifetime is the next step.
- * DRAM traffic: 3·T·C·bytes plus 12 bytes of status per (tile, channel): 1/(8·V) of the
- * data in f32 at C >= 32, under 0.5% at V = 32.
+ * Measured (kernels/dev/scan.cu, H200, % of copy on (C, T) = (1024, 2^20) and (32, 2^22)):
+ * the first look-back (flags, then maps, then the inclusive value: three round trips a round,
+ * two fences; version 7) 64-68% and 57-62%; this one (version 13) 67-71% and 69-73%. Without
+ * any look-back (version 12, wrong carries, timed only) the same tiles ran at 94-98% and
+ * 99-103%: the look-back's waiting, not the tile's work, is what is left. Tried without gain:
+ * a window twice as long in 8-byte words (19, 20), persistent blocks loading the next tile
+ * during the look-back (14), the tile read again from L2 after the look-back so that
+ * registers are free to hold more tiles (15-18).
+ * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
+ * 1/(3·V) of the data in f32 at C >= 32.
  *
  * Tile ids come from an atomic counter in start order, not blockIdx, so every tile a block
  * waits for belongs to a block that started earlier: no deadlock, whatever the scheduler does.
- * Flags and values live in a workspace the launcher zeroes (flags) before each call.
+ * The status words live in a workspace the launcher zeroes before each call.
  */
 #define SCAN_LB_THREADS 256
-#define SCAN_LB_WINDOW 128   /* predecessors polled per look-back round: 4 per lane of warp 0 */
 enum { SCAN_EMPTY = 0, SCAN_AGG = 1, SCAN_INC = 2 };
-
-struct scan_lb_status {
-    unsigned long long *counter;   /* next tile id                                  */
-    int *flag;                     /* [ntiles] SCAN_EMPTY / SCAN_AGG / SCAN_INC        */
-    float2 *agg;                   /* [ntiles][Cb] the tile's map (A, B)               */
-    float *inc;                    /* [ntiles][Cb] the state after the tile's last step */
-};
 
 /* Later map (qa, qb) after earlier (pa, pb): x -> qa·(pa·x + pb) + qb. */
 __device__ __forceinline__ void scan_compose(float &qa, float &qb, float pa, float pb)
@@ -128,151 +124,8 @@ __device__ __forceinline__ void scan_compose(float &qa, float &qb, float pa, flo
     qb = fmaf(qa, pb, qb), qa *= pa;
 }
 
-/* The tiling of scan_lookback_kernel for C channels. */
+/* Channels per look-back tile for C channels. */
 static inline int scan_lb_channels(int64_t C) { return C >= 32 ? 32 : (int)C; }
-
-/* Shared memory of one look-back tile. */
-struct scan_lb_smem {
-    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile      */
-    float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* look-back pieces           */
-    float carry[SCAN_LB_THREADS];                     /* carry-in per channel       */
-    int n, found;
-};
-
-/* Steps 2-4 for one tile whose V steps per thread are in av, bv (identity beyond T or C).
- * FLAT: the lanes' maps are combined by each thread reading all the lanes before its own
- * (one round of shared memory, O(lanes) reads: meant for lanes <= 8) instead of in log2(lanes)
- * rounds, both in the tile's lane scan and in the look-back's combination. */
-template <int V, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
-__device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
-                                             int64_t G, int64_t tile, const float (&av)[V],
-                                             const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
-                                             const scan_lb_status &st, scan_lb_smem &sm)
-{
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
-    const bool active = lane < lanes && c < C;
-    const int64_t s0 = (k * lanes + lane) * V;
-    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
-    float A = 1.0f, B = 0.0f;
-#pragma unroll
-    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];   /* step v after the rest */
-    sm.sA[tid] = A, sm.sB[tid] = B;
-    __syncthreads();
-    if (FLAT) {   /* inclusive: lanes 0..lane, the earliest first */
-        A = 1.0f, B = 0.0f;
-        for (int l = 0; l <= lane && lane < lanes; l++) {
-            const float qa = sm.sA[l * Cb + cl];
-            B = fmaf(qa, B, sm.sB[l * Cb + cl]), A *= qa;
-        }
-        __syncthreads();
-        sm.sA[tid] = A, sm.sB[tid] = B;
-        __syncthreads();
-    }
-    for (int off = 1; !FLAT && off < lanes; off *= 2) {
-        float pa = 1.0f, pb = 0.0f;
-        if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
-        __syncthreads();
-        scan_compose(A, B, pa, pb);
-        sm.sA[tid] = A, sm.sB[tid] = B;
-        __syncthreads();
-    }
-
-    /* 3. carry-in: h0 for the first chunk, else look back (NOLB: never; a wrong result, for
-     * the workbench's timing of what the look-back costs) */
-    if (k == 0 || NOLB) {
-        if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? ld(h0 + c) : 0.0f;
-    } else {
-        if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes while warp 0 polls */
-            const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
-            st.agg[tile * Cb + pc] = make_float2(sm.sA[pl], sm.sB[pl]);
-            __threadfence();
-            __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
-            if (tid == 32) atomicExch(st.flag + tile, SCAN_AGG);
-        }
-        float cA = 1.0f, cB = 0.0f;   /* lane 0: the windows composed so far, nearest first */
-        for (int64_t j = k - 1;; j -= SCAN_LB_WINDOW) {
-            if (tid < 32) {   /* warp 0: predecessor i = 4·tid + q is chunk j - i */
-                int first_inc = 4, bad;
-                do {
-                    int f[4];
-#pragma unroll
-                    for (int q = 0; q < 4; q++) {
-                        int64_t jj = j - 4 * tid - q;
-                        f[q] = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
-                    }
-                    first_inc = 4, bad = 0;
-#pragma unroll
-                    for (int q = 3; q >= 0; q--)
-                        if (f[q] == SCAN_INC) first_inc = q;
-#pragma unroll
-                    for (int q = 0; q < 4; q++) bad |= q < first_inc && f[q] == SCAN_EMPTY;
-                    unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
-                    unsigned upto = incs ? (2u << (__ffs(incs) - 1)) - 1 : 0xffffffffu;
-                    bad = (__ballot_sync(0xffffffffu, bad) & upto) != 0;   /* lanes <= the INC */
-                } while (bad);
-                __threadfence();
-                unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
-                int l = incs ? __ffs(incs) - 1 : 0;
-                int fi = __shfl_sync(0xffffffffu, first_inc, l);
-                if (tid == 0) sm.found = incs != 0, sm.n = incs ? 4 * l + fi : SCAN_LB_WINDOW;
-            }
-            __syncthreads();
-            const int n = sm.n, found = sm.found;
-            /* lane l composes predecessors [l·q, l·q + q) of this window, 8 loads in flight */
-            const int q = (n + lanes - 1) / lanes, lo = lane * q, hi = min(n, lo + q);
-            float pA = 1.0f, pB = 0.0f;
-            for (int i0 = lo; i0 < hi; i0 += 8) {
-                float2 m[8];
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (i0 + u < hi) m[u] = __ldcg(st.agg + ((j - i0 - u) * G + g) * Cb + cl);
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    if (i0 + u < hi) scan_compose(pA, pB, m[u].x, m[u].y);
-            }
-            sm.rA[tid] = pA, sm.rB[tid] = pB;
-            __syncthreads();
-            for (int s = 1; !FLAT && s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
-                if (lane % (2 * s) == 0 && lane + s < lanes) {
-                    float qa = sm.rA[tid], qb = sm.rB[tid];
-                    scan_compose(qa, qb, sm.rA[tid + s * Cb], sm.rB[tid + s * Cb]);
-                    sm.rA[tid] = qa, sm.rB[tid] = qb;
-                }
-                __syncthreads();
-            }
-            if (tid < Cb) {
-                for (int l = 0; l < (FLAT ? lanes : 1); l++)   /* FLAT: every lane's piece */
-                    scan_compose(cA, cB, sm.rA[l * Cb + cl], sm.rB[l * Cb + cl]);
-                if (found) {
-                    int64_t jj = j - n;
-                    float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
-                                      : (h0 && c < C ? ld(h0 + c) : 0.0f);
-                    sm.carry[cl] = fmaf(cA, x, cB);
-                }
-            }
-            __syncthreads();   /* s_n, rA, rB are rewritten next round */
-            if (found) break;
-        }
-    }
-    __syncthreads();
-    /* 4. publish the inclusive value, then rescan from the carry and write h */
-    if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes, the others go on writing h */
-        const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
-        st.inc[tile * Cb + pc] = fmaf(sm.sA[pl], sm.carry[pc], sm.sB[pl]);
-        __threadfence();
-        __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
-        if (tid == 32) atomicExch(st.flag + tile, SCAN_INC);
-    }
-    if (!active) return;
-    float x = sm.carry[cl];
-    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
-    }
-}
 
 /* The thread's V steps of tile, straight from global memory into registers. */
 template <int V, int GOFF, typename E>
@@ -294,38 +147,6 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
     }
 }
 
-/* One tile per block, loaded straight into registers: the library's kernel (the workbench's
- * versions 5-7, 10, 11 time it at other V and with FLAT). */
-template <int V, int GOFF, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
-__global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
-scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                     const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
-                     scan_lb_status st)
-{
-    __shared__ scan_lb_smem sm;
-    __shared__ long long s_tile;
-    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
-    __syncthreads();
-    float av[V], bv[V];
-    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb_tile<V, E, FLAT, H, NOLB>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
-}
-
-/* ---- look-back over per-channel status words ----------------------------------------------
- *
- * The same tiles as scan_lookback_kernel, with the look-back's state in one 16-byte word per
- * (tile, channel): x = status (SCAN_EMPTY / SCAN_AGG / SCAN_INC), y and z the map (A, B) as
- * float bits. An inclusive value h is the constant map (0, h), so aggregates and inclusive
- * values compose alike, and a tile's status and map are one aligned 16-byte store, read by
- * one 16-byte load (the packing CUB's tile status uses for small values): no flag array, no
- * fence between a value and its flag, and one L2 round trip per look-back round instead of
- * three (flags, then maps, then the inclusive value). Each thread looks back along its own
- * channel: lane l reads predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles),
- * composes them nearest first up to the first INC, and lane 0 of each channel combines the
- * lanes' pieces; a round that met an EMPTY word before an INC is polled again.
- * Measured first in the workbench (kernels/dev/scan.cu, version 13) against version 7,
- * whose look-back cost a third of its time: version 12 (no look-back) ran at 98-99% of copy
- * on the small-C shapes where version 7 ran at 61-67%. */
 #define SCAN_LB2_Q 8   /* predecessors per thread per round: window = lanes·Q */
 
 struct scan_lb2_status {
@@ -342,13 +163,8 @@ struct scan_lb2_smem {
     float carry[32];
 };
 
-/* The status word of a (tile, channel) in one of two forms (W8):
- *   16 bytes (status, A, B, 0): EMPTY is the zeroed word;
- *   8 bytes (A, B): the status told by A's bits, two NaN patterns that arithmetic never makes
- *   (results are the canonical NaN 0x7fffffff): 0xffffffff EMPTY (a 0xff-filled workspace),
- *   0xfffffffe INC (then B is the value). Twice the predecessors per register of the first. */
-#define SCAN_W8_EMPTY 0xffffffffu
-#define SCAN_W8_INC 0xfffffffeu
+/* The status word of a (tile, channel): 16 bytes (status, A, B, 0), EMPTY the zeroed word.
+ * (W8 = true, 8-byte words, is a workbench variant: kernels/dev/scan.cu.) */
 template <bool W8> struct scan_lbw;
 template <> struct scan_lbw<false> {
     uint4 v;
@@ -362,31 +178,6 @@ template <> struct scan_lbw<false> {
         __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
     }
 };
-template <> struct scan_lbw<true> {
-    unsigned long long v;
-    __device__ __forceinline__ void load(const void *base, int64_t i)
-    {
-        v = __ldcv((const unsigned long long *)base + i);
-    }
-    __device__ __forceinline__ void inc(float h)
-    {
-        v = (unsigned long long)__float_as_uint(h) << 32 | SCAN_W8_INC;
-    }
-    __device__ __forceinline__ unsigned status() const
-    {
-        const unsigned a = (unsigned)v;
-        return a == SCAN_W8_EMPTY ? SCAN_EMPTY : a == SCAN_W8_INC ? SCAN_INC : SCAN_AGG;
-    }
-    __device__ __forceinline__ float A() const { return (unsigned)v == SCAN_W8_INC ? 0.0f : __uint_as_float((unsigned)v); }
-    __device__ __forceinline__ float B() const { return __uint_as_float((unsigned)(v >> 32)); }
-    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
-    {
-        unsigned a = status == SCAN_INC ? SCAN_W8_INC : __float_as_uint(A);
-        if (status != SCAN_INC && (a == SCAN_W8_EMPTY || a == SCAN_W8_INC)) a = 0x7fffffffu;
-        __stcg((unsigned long long *)base + i, (unsigned long long)__float_as_uint(B) << 32 | a);
-    }
-};
-
 /* Phase 1 of a tile: the thread's map over its V steps, scanned across lanes (sm.sA, sm.sB:
  * inclusive, lane l covers lanes 0..l); the tile's aggregate is published (k > 0) by the last
  * lane. Returns the thread's inclusive map in (A, B). */
@@ -510,46 +301,6 @@ scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int6
     scan_lb2_aggregate<V, W8>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
     scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, s_tile, h0, st, sm);
     scan_lb2_finish<V, W8>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
-}
-
-/* Persistent blocks, two tiles in registers: while the current tile looks back, the next
- * tile's loads are already in flight, so that DRAM stays busy through the look-back's waits.
- * Tile ids come from the counter in order (a block's next tile is later than its current
- * one), so the smallest unfinished tile can always finish: no deadlock. grid <= resident. */
-template <int V, int GOFF, typename E, typename H = E>
-__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
-scan_lookback3_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, int64_t ntiles,
-                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
-                      scan_lb2_status st)
-{
-    __shared__ scan_lb2_smem sm;
-    __shared__ long long s_tile[2];
-    if (threadIdx.x == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
-    __syncthreads();
-    long long cur = s_tile[0];
-    if (cur >= ntiles) return;
-    float a0[V], b0[V], a1[V], b1[V];
-    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, cur, a, b, a0, b0);
-    for (int buf = 0;; buf ^= 1) {
-        if (threadIdx.x == 0) s_tile[1] = (long long)atomicAdd(st.counter, 1ull);
-        __syncthreads();   /* also: the last tile's readers of sm are done */
-        const long long nxt = s_tile[1];
-        float A, B;
-        if (buf == 0) {
-            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a0, b0, st, sm, A, B);
-            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a1, b1);
-            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
-            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a0, b0, A, B, h, st, sm);
-        } else {
-            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a1, b1, st, sm, A, B);
-            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a0, b0);
-            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
-            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a1, b1, A, B, h, st, sm);
-        }
-        if (nxt >= ntiles) return;
-        cur = nxt;
-        __syncthreads();   /* s_tile[1] is rewritten at the top */
-    }
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

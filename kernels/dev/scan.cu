@@ -54,6 +54,254 @@
 
 #include "../scan_kernels.cuh"
 
+/* ---- kernels of versions that lost, moved out of ../scan_kernels.cuh ------------------------ */
+
+#define SCAN_LB_WINDOW 128   /* predecessors polled per look-back round: 4 per lane of warp 0 */
+
+struct scan_lb_status {
+    unsigned long long *counter;   /* next tile id                                  */
+    int *flag;                     /* [ntiles] SCAN_EMPTY / SCAN_AGG / SCAN_INC        */
+    float2 *agg;                   /* [ntiles][Cb] the tile's map (A, B)               */
+    float *inc;                    /* [ntiles][Cb] the state after the tile's last step */
+};
+
+
+/* Shared memory of one look-back tile. */
+struct scan_lb_smem {
+    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile      */
+    float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* look-back pieces           */
+    float carry[SCAN_LB_THREADS];                     /* carry-in per channel       */
+    int n, found;
+};
+
+/* Steps 2-4 for one tile whose V steps per thread are in av, bv (identity beyond T or C).
+ * FLAT: the lanes' maps are combined by each thread reading all the lanes before its own
+ * (one round of shared memory, O(lanes) reads: meant for lanes <= 8) instead of in log2(lanes)
+ * rounds, both in the tile's lane scan and in the look-back's combination. */
+template <int V, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
+__device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                             int64_t G, int64_t tile, const float (&av)[V],
+                                             const float (&bv)[V], const typename scan_h0<H>::type *h0, E *h,
+                                             const scan_lb_status &st, scan_lb_smem &sm)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    const bool active = lane < lanes && c < C;
+    const int64_t s0 = (k * lanes + lane) * V;
+    /* 2. the thread's map, then an inclusive scan of the maps across lanes */
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];   /* step v after the rest */
+    sm.sA[tid] = A, sm.sB[tid] = B;
+    __syncthreads();
+    if (FLAT) {   /* inclusive: lanes 0..lane, the earliest first */
+        A = 1.0f, B = 0.0f;
+        for (int l = 0; l <= lane && lane < lanes; l++) {
+            const float qa = sm.sA[l * Cb + cl];
+            B = fmaf(qa, B, sm.sB[l * Cb + cl]), A *= qa;
+        }
+        __syncthreads();
+        sm.sA[tid] = A, sm.sB[tid] = B;
+        __syncthreads();
+    }
+    for (int off = 1; !FLAT && off < lanes; off *= 2) {
+        float pa = 1.0f, pb = 0.0f;
+        if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
+        __syncthreads();
+        scan_compose(A, B, pa, pb);
+        sm.sA[tid] = A, sm.sB[tid] = B;
+        __syncthreads();
+    }
+
+    /* 3. carry-in: h0 for the first chunk, else look back (NOLB: never; a wrong result, for
+     * the workbench's timing of what the look-back costs) */
+    if (k == 0 || NOLB) {
+        if (tid < Cb) sm.carry[cl] = (h0 && c < C) ? ld(h0 + c) : 0.0f;
+    } else {
+        if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes while warp 0 polls */
+            const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
+            st.agg[tile * Cb + pc] = make_float2(sm.sA[pl], sm.sB[pl]);
+            __threadfence();
+            __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
+            if (tid == 32) atomicExch(st.flag + tile, SCAN_AGG);
+        }
+        float cA = 1.0f, cB = 0.0f;   /* lane 0: the windows composed so far, nearest first */
+        for (int64_t j = k - 1;; j -= SCAN_LB_WINDOW) {
+            if (tid < 32) {   /* warp 0: predecessor i = 4·tid + q is chunk j - i */
+                int first_inc = 4, bad;
+                do {
+                    int f[4];
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        int64_t jj = j - 4 * tid - q;
+                        f[q] = jj >= 0 ? *(volatile int *)(st.flag + jj * G + g) : SCAN_INC;
+                    }
+                    first_inc = 4, bad = 0;
+#pragma unroll
+                    for (int q = 3; q >= 0; q--)
+                        if (f[q] == SCAN_INC) first_inc = q;
+#pragma unroll
+                    for (int q = 0; q < 4; q++) bad |= q < first_inc && f[q] == SCAN_EMPTY;
+                    unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
+                    unsigned upto = incs ? (2u << (__ffs(incs) - 1)) - 1 : 0xffffffffu;
+                    bad = (__ballot_sync(0xffffffffu, bad) & upto) != 0;   /* lanes <= the INC */
+                } while (bad);
+                __threadfence();
+                unsigned incs = __ballot_sync(0xffffffffu, first_inc < 4);
+                int l = incs ? __ffs(incs) - 1 : 0;
+                int fi = __shfl_sync(0xffffffffu, first_inc, l);
+                if (tid == 0) sm.found = incs != 0, sm.n = incs ? 4 * l + fi : SCAN_LB_WINDOW;
+            }
+            __syncthreads();
+            const int n = sm.n, found = sm.found;
+            /* lane l composes predecessors [l·q, l·q + q) of this window, 8 loads in flight */
+            const int q = (n + lanes - 1) / lanes, lo = lane * q, hi = min(n, lo + q);
+            float pA = 1.0f, pB = 0.0f;
+            for (int i0 = lo; i0 < hi; i0 += 8) {
+                float2 m[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (i0 + u < hi) m[u] = __ldcg(st.agg + ((j - i0 - u) * G + g) * Cb + cl);
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    if (i0 + u < hi) scan_compose(pA, pB, m[u].x, m[u].y);
+            }
+            sm.rA[tid] = pA, sm.rB[tid] = pB;
+            __syncthreads();
+            for (int s = 1; !FLAT && s < lanes; s *= 2) {   /* lane l absorbs lane l + s (older) */
+                if (lane % (2 * s) == 0 && lane + s < lanes) {
+                    float qa = sm.rA[tid], qb = sm.rB[tid];
+                    scan_compose(qa, qb, sm.rA[tid + s * Cb], sm.rB[tid + s * Cb]);
+                    sm.rA[tid] = qa, sm.rB[tid] = qb;
+                }
+                __syncthreads();
+            }
+            if (tid < Cb) {
+                for (int l = 0; l < (FLAT ? lanes : 1); l++)   /* FLAT: every lane's piece */
+                    scan_compose(cA, cB, sm.rA[l * Cb + cl], sm.rB[l * Cb + cl]);
+                if (found) {
+                    int64_t jj = j - n;
+                    float x = jj >= 0 ? __ldcg(st.inc + (jj * G + g) * Cb + cl)
+                                      : (h0 && c < C ? ld(h0 + c) : 0.0f);
+                    sm.carry[cl] = fmaf(cA, x, cB);
+                }
+            }
+            __syncthreads();   /* s_n, rA, rB are rewritten next round */
+            if (found) break;
+        }
+    }
+    __syncthreads();
+    /* 4. publish the inclusive value, then rescan from the carry and write h */
+    if (tid >= 32 && tid < 32 + Cb) {   /* warp 1 publishes, the others go on writing h */
+        const int pc = tid - 32, pl = (lanes - 1) * Cb + pc;
+        st.inc[tile * Cb + pc] = fmaf(sm.sA[pl], sm.carry[pc], sm.sB[pl]);
+        __threadfence();
+        __syncwarp(Cb == 32 ? 0xffffffffu : (1u << Cb) - 1);
+        if (tid == 32) atomicExch(st.flag + tile, SCAN_INC);
+    }
+    if (!active) return;
+    float x = sm.carry[cl];
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+}
+
+
+/* One tile per block, loaded straight into registers: the library's kernel (the workbench's
+ * versions 5-7, 10, 11 time it at other V and with FLAT). */
+template <int V, int GOFF, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
+scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                     const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                     scan_lb_status st)
+{
+    __shared__ scan_lb_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    float av[V], bv[V];
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
+    scan_lb_tile<V, E, FLAT, H, NOLB>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, h0, h, st, sm);
+}
+
+
+/* The status word of a (tile, channel) in one of two forms (W8):
+ *   16 bytes (status, A, B, 0): EMPTY is the zeroed word;
+ *   8 bytes (A, B): the status told by A's bits, two NaN patterns that arithmetic never makes
+ *   (results are the canonical NaN 0x7fffffff): 0xffffffff EMPTY (a 0xff-filled workspace),
+ *   0xfffffffe INC (then B is the value). Twice the predecessors per register of the first. */
+#define SCAN_W8_EMPTY 0xffffffffu
+#define SCAN_W8_INC 0xfffffffeu
+template <> struct scan_lbw<true> {
+    unsigned long long v;
+    __device__ __forceinline__ void load(const void *base, int64_t i)
+    {
+        v = __ldcv((const unsigned long long *)base + i);
+    }
+    __device__ __forceinline__ void inc(float h)
+    {
+        v = (unsigned long long)__float_as_uint(h) << 32 | SCAN_W8_INC;
+    }
+    __device__ __forceinline__ unsigned status() const
+    {
+        const unsigned a = (unsigned)v;
+        return a == SCAN_W8_EMPTY ? SCAN_EMPTY : a == SCAN_W8_INC ? SCAN_INC : SCAN_AGG;
+    }
+    __device__ __forceinline__ float A() const { return (unsigned)v == SCAN_W8_INC ? 0.0f : __uint_as_float((unsigned)v); }
+    __device__ __forceinline__ float B() const { return __uint_as_float((unsigned)(v >> 32)); }
+    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
+    {
+        unsigned a = status == SCAN_INC ? SCAN_W8_INC : __float_as_uint(A);
+        if (status != SCAN_INC && (a == SCAN_W8_EMPTY || a == SCAN_W8_INC)) a = 0x7fffffffu;
+        __stcg((unsigned long long *)base + i, (unsigned long long)__float_as_uint(B) << 32 | a);
+    }
+};
+
+
+/* Persistent blocks, two tiles in registers: while the current tile looks back, the next
+ * tile's loads are already in flight, so that DRAM stays busy through the look-back's waits.
+ * Tile ids come from the counter in order (a block's next tile is later than its current
+ * one), so the smallest unfinished tile can always finish: no deadlock. grid <= resident. */
+template <int V, int GOFF, typename E, typename H = E>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lookback3_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, int64_t ntiles,
+                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                      scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile[2];
+    if (threadIdx.x == 0) s_tile[0] = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    long long cur = s_tile[0];
+    if (cur >= ntiles) return;
+    float a0[V], b0[V], a1[V], b1[V];
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, cur, a, b, a0, b0);
+    for (int buf = 0;; buf ^= 1) {
+        if (threadIdx.x == 0) s_tile[1] = (long long)atomicAdd(st.counter, 1ull);
+        __syncthreads();   /* also: the last tile's readers of sm are done */
+        const long long nxt = s_tile[1];
+        float A, B;
+        if (buf == 0) {
+            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a0, b0, st, sm, A, B);
+            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a1, b1);
+            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
+            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a0, b0, A, B, h, st, sm);
+        } else {
+            scan_lb2_aggregate<V>(Cb, lanes, cur, G, a1, b1, st, sm, A, B);
+            if (nxt < ntiles) scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, nxt, a, b, a0, b0);
+            scan_lb2_lookback(C, Cb, lanes, G, cur, h0, st, sm);
+            scan_lb2_finish<V>(T, C, reverse, Cb, lanes, G, cur, a1, b1, A, B, h, st, sm);
+        }
+        if (nxt >= ntiles) return;
+        cur = nxt;
+        __syncthreads();   /* s_tile[1] is rewritten at the top */
+    }
+}
+
+
 #define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
 static void cuda_check(cudaError_t e, const char *file, int line)
 {
