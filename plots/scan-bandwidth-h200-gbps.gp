@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 95a088e); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit e93fb8f); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3897.448467
-16384 3879.835277
-1048576 2749.274086
-4194304 2390.143828
+1024 3841.230896
+16384 3881.574416
+1048576 2870.650147
+4194304 2726.968096
 
 
 # index 1: scan-reverse f32
-1024 3995.526482
-16384 3886.294881
-1048576 2641.041455
-4194304 2345.917027
+1024 3950.67876
+16384 3889.241577
+1048576 2699.299599
+4194304 2659.813419
 
 
 # index 2: scan bf16
-1024 2475.976364
-16384 2429.778562
-1048576 974.7276845
-4194304 895.2623465
+1024 2440.440583
+16384 2425.08105
+1048576 1042.04422
+4194304 970.3047483
 
 
 # index 3: scan-reverse bf16
-1024 2203.855309
-16384 2139.78052
-1048576 633.2727556
-4194304 583.5147643
+1024 2186.62128
+16384 2134.834036
+1048576 648.9601896
+4194304 613.4190575
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

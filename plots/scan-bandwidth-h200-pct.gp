@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 95a088e); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit e93fb8f); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 93.85163737
-16384 90.18486099
-1048576 63.86967525
-4194304 57.01752433
+1024 95.7147238
+16384 90.10671562
+1048576 66.66054463
+4194304 64.92658562
 
 
 # index 1: scan-reverse f32
-1024 94.90354856
-16384 90.24018061
-1048576 61.31739444
-4194304 55.28082491
+1024 96.2284141
+16384 90.26079299
+1048576 62.65741133
+4194304 62.9075736
 
 
 # index 2: scan bf16
-1024 62.08677486
-16384 56.78992808
-1048576 22.75710322
-4194304 21.39007468
+1024 63.56671632
+16384 57.10383557
+1048576 24.32292967
+4194304 23.24086197
 
 
 # index 3: scan-reverse bf16
-1024 54.08091924
-16384 50.00000198
-1048576 14.80586738
-4194304 14.3085699
+1024 55.91276552
+16384 50.34648018
+1048576 15.21591282
+4194304 14.56655006
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

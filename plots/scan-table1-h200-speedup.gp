@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 95a088e); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit e93fb8f); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.132029349
-256 2.698670591
-4096 24.58078142
-65536 364.5902275
+16 1.103926083
+256 2.74553568
+4096 26.81336374
+65536 407.8851704
 
 
 # index 1: C=32
-16 1.255760337
-256 4.355522003
-4096 47.42316529
-65536 441.7819225
+16 1.32766993
+256 4.439878219
+4096 43.5932564
+65536 448.1138828
 
 
 # index 2: C=128
-16 1.333333357
-256 4.841423735
-4096 48.86385033
-65536 379.7921844
+16 1.334146371
+256 4.587423333
+4096 42.84172595
+65536 456.8544805
 EOD
 
 out = "plots/scan-table1-h200-speedup"
