@@ -66,7 +66,7 @@ static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT},
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
     {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT},
-    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {NULL, 0}};
+    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -907,6 +907,7 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
         return LOGT_FAIL(LOGT_EINVAL, "[train] solve_acc = %g: a validation accuracy in (0, 1] at which "
                          "a run counts as solved and stops, or 0 (off)", e->solve_acc);
     logt_parse_f64(getv(e, "train", "max_train_s", "0"), &e->max_train_s);
+    e->keep_checkpoint = is_true(getv(e, "train", "keep_checkpoint", "true"));
 
     /* knob axes: the keys of [model.M] and [model.M.BACKEND], in file order */
     e->nknob = e->nonly = 0;
@@ -1105,6 +1106,7 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->clip = e->clip;
         r->solve_acc = e->solve_acc;
         r->max_train_s = e->max_train_s;   /* not in the key: a budget, not a different training */
+        r->keep_checkpoint = e->keep_checkpoint;   /* not in the key either */
         char solve[48] = "";   /* in the key only when set: keys of earlier runs stay as they were */
         if (r->solve_acc > 0) snprintf(solve, sizeof solve, " solve_acc=%.17g", r->solve_acc);
         snprintf(r->key, sizeof r->key,

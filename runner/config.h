@@ -76,6 +76,7 @@ typedef struct logt_experiment {
     char task[32];
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
+    int keep_checkpoint;     /* [train] keep_checkpoint: a budget-stopped run keeps it */
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
     int nonly;
@@ -95,6 +96,7 @@ typedef struct logt_run_spec {
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
+    int keep_checkpoint;     /* a run stopped by max_train_s keeps its checkpoint      */
     char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
     char key[2048];          /* canonical: equal keys mean the same measurement    */
     char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */

@@ -981,10 +981,11 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     LOGT_TRY(logt_store_set_str(st, id, "", "impl", row->impl));
     if (detail[0]) LOGT_TRY(logt_store_set_str(st, id, "", "detail", detail));
     /* a training run finished ok is not resumed (unless its time budget stopped it: a larger
-     * budget continues it): its checkpoint, weights and Adam's moments twice, would only make
-     * the file several times larger than its results. Removed before the status is written
-     * and flushed, so that both last. */
-    if (r->kind == LOGT_KIND_TRAIN && s == LOGT_OK && !budget_stopped)
+     * budget continues it, when keep_checkpoint is on): its checkpoint, weights and Adam's
+     * moments twice, would only make the file several times larger than its results. Removed
+     * before the status is written and flushed, so that both last; the file gets the space
+     * back when the sweep ends (logt_store_compact). */
+    if (r->kind == LOGT_KIND_TRAIN && s == LOGT_OK && (!budget_stopped || !r->keep_checkpoint))
         LOGT_TRY(logt_store_remove(st, id, "checkpoint"));
     LOGT_TRY(logt_store_run_finish(st, row, err));
     pr->cost_done += r->cost;
@@ -1012,6 +1013,24 @@ static int extendable(logt_store *st, int64_t id, const logt_run_spec *r)
         logt_store_get_f64(st, id, "", "max_train_s", &was) != LOGT_OK)
         return 0;
     return r->max_train_s <= 0 || r->max_train_s > was;
+}
+
+/* HDF5 does not give back the space of deleted objects: a sweep that removed checkpoints
+ * (weights and Adam's moments, often most of a training file) rewrites the file without them.
+ * A failure leaves the file as it was, whole, and is only a warning. */
+static void compact(const char *path, int removed)
+{
+    int64_t before, after;
+    char b[32], a[32];
+    if (logt_store_compact(path, &before, &after) != LOGT_OK) {
+        fprintf(stderr, "logt: warning: %s keeps the space of %d removed checkpoint%s: %s "
+                "(h5repack gives it back)\n", path, removed, removed == 1 ? "" : "s", logt_errmsg());
+        return;
+    }
+    logt_fmt_bytes((double)before, b, sizeof b);
+    logt_fmt_bytes((double)after, a, sizeof a);
+    fprintf(stderr, "logt: %s compacted, %s -> %s (the space of %d removed checkpoint%s)\n", path, b, a,
+            removed, removed == 1 ? "" : "s");
 }
 
 logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const logt_run_opts *opts,
@@ -1176,7 +1195,9 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     free(runs);
     char msg[2048];
     logt_strlcpy(msg, sizeof msg, logt_errmsg());
+    const int removed = logt_store_removed(st);
     logt_status c = logt_store_close(st);
+    if (s == LOGT_OK && c == LOGT_OK && removed > 0 && !rep->interrupted) compact(rep->out, removed);
     if (s != LOGT_OK) logt_fail_at(s, "", 0, "%s", strncmp(msg, ":0: ", 4) ? msg : msg + 4);
     return s != LOGT_OK ? s : c;
 }

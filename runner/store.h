@@ -12,8 +12,8 @@
  *                     written before a column existed are read with it NaN
  *
  * Growing datasets are chunked with an unlimited maximum size. Nothing here
- * ever truncates or deletes a file: an existing file is opened read-write and
- * must belong to the same experiment. Every HDF5 call is checked and a failure
+ * ever truncates or deletes a file (logt_store_compact replaces one by its complete copy):
+ * an existing file is opened read-write and must belong to the same experiment. Every HDF5 call is checked and a failure
  * is an error naming the file and the object; HDF5's own printing is off.
  * Paths inside a run ("checkpoint/0/w") create their groups as needed.
  */
@@ -89,8 +89,17 @@ int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr
 logt_status logt_store_unset(logt_store *st, int64_t id, const char *obj, const char *name);
 
 /* Delete an object (group or dataset) of run `id` (nothing when it is not there). HDF5 reuses
- * the space for what the same session writes next; h5repack gives the rest back. */
+ * the space for what the same session writes next, but a file never shrinks by itself:
+ * logt_store_compact gives the rest back. logt_store_removed: how many objects were deleted
+ * since the store was opened. */
 logt_status logt_store_remove(logt_store *st, int64_t id, const char *obj);
+int logt_store_removed(const logt_store *st);
+
+/* Rewrite the closed results file `path` without the space of deleted objects: every object
+ * and root attribute is copied into PATH.compact, which then replaces PATH (a rename, so
+ * that a failure at any point leaves PATH as it was). *before and *after: the sizes in bytes
+ * (*after -1 on failure). */
+logt_status logt_store_compact(const char *path, int64_t *before, int64_t *after);
 
 /* f64 datasets of a run. write: fixed size, replacing what was there.
  * append: chunked, extensible. truncate: shrink to n (no-op when missing).

@@ -241,6 +241,14 @@ logt_status logt_read_file(const char *path, char **out)
     return LOGT_OK;
 }
 
+void logt_fmt_bytes(double b, char *buf, size_t n)
+{
+    if (b < 1024) snprintf(buf, n, "%.0f B", b);
+    else if (b < 1024.0 * 1024) snprintf(buf, n, "%.1f KiB", b / 1024);
+    else if (b < 1024.0 * 1024 * 1024) snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
+    else snprintf(buf, n, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+}
+
 void logt_fmt_duration(double s, char *buf, size_t n)
 {
     if (s < 0) s = 0;

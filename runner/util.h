@@ -64,5 +64,7 @@ logt_status logt_read_file(const char *path, char **out);
 
 /* "12.3 s", "4 min 05 s", "1 h 02 min". */
 void logt_fmt_duration(double s, char *buf, size_t n);
+/* "512 B", "912.0 KiB", "16.3 MiB", "1.25 GiB". */
+void logt_fmt_bytes(double b, char *buf, size_t n);
 
 #endif

@@ -377,6 +377,7 @@ Test(runner, max_train_s_stops_a_run_and_a_larger_budget_continues_it)
     EXPECT_ERR("(resumed)");
     snprintf(cmd, sizeof cmd, "%s --out c.h5", base);   /* never stopped */
     cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    EXPECT_ERR("compacted");   /* its checkpoint removed, the file gets the space back */
     logt_store *b = open_results("b.h5"), *c = open_results("c.h5");
     double *lb, *lc;
     int64_t nb, nc;
@@ -407,6 +408,32 @@ Test(runner, max_train_s_stops_a_run_and_a_larger_budget_continues_it)
     cr_assert_eq(n, 30);
     free(wall);
     logt_store_close(st);
+}
+
+/* keep_checkpoint = false: a run its budget stopped keeps no checkpoint, so a larger budget
+ * finds nothing to continue and skips it, and the file is compacted when the sweep ends. */
+Test(runner, keep_checkpoint_false_drops_a_budget_stopped_runs_state)
+{
+    write_at("exp/experiment.ini", solve_ini);
+    const char *base = "run exp --backend cpu --set train.solve_acc=0 --set train.T=32";   /* 2000 steps */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --out k.h5 --set train.max_train_s=0.05 --set train.keep_checkpoint=false",
+             base);
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    EXPECT_ERR("stopped by max_train_s");
+    EXPECT_ERR("k.h5 compacted");
+    logt_store *st = open_results("k.h5");
+    int64_t at;
+    cr_assert_eq(logt_store_get_i64(st, 0, "", "budget_stop_step", &at), LOGT_OK, "%s", logt_errmsg());
+    cr_assert(at > 0 && at < 2000, "stopped at step %lld", (long long)at);
+    cr_assert(!logt_store_has(st, 0, "checkpoint", NULL), "keep_checkpoint = false: no checkpoint kept");
+    logt_store_close(st);
+    snprintf(cmd, sizeof cmd, "%s --out k.h5", base);   /* no budget now: nothing to continue from */
+    cr_assert_eq(logt(NULL, cmd), 0, "%s", err);
+    EXPECT_ERR("1 already in k.h5 (skipped), 0 to run");
+    snprintf(cmd, sizeof cmd, "%s --out k.h5 --set train.keep_checkpoint=maybe", base);
+    cr_assert_eq(logt(NULL, cmd), 1, "%s", err);
+    EXPECT_ERR("bad value 'maybe' for keep_checkpoint: expected true or false");
 }
 
 static const char *const charlm_ini =

@@ -462,3 +462,100 @@ Test(store, summary_of_another_shape_is_refused)
     cr_assert(strstr(logt_errmsg(), "not a logt summary") && strstr(logt_errmsg(), path), "%s",
               logt_errmsg());
 }
+
+static int64_t size_of(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+/* A removed checkpoint's space is not given back by HDF5; logt_store_compact rewrites the file
+ * without it and with everything else: root attributes (strings and a shard file's int64s),
+ * every run's attributes and datasets, the summary rows. */
+Test(store, compact_drops_removed_space_and_keeps_the_rest)
+{
+    logt_store *st;
+    logt_store_meta meta = meta_for("exp-c");
+    meta.shard_index = 1, meta.shard_count = 3, meta.sweep_runs = 7;
+    cr_assert_eq(logt_store_open(path, &meta, &st), LOGT_OK, "%s", logt_errmsg());
+    int64_t id;
+    cr_assert_eq(logt_store_run_new(st, "key a", &id), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_set_str(st, id, "", "model", "lstm"), LOGT_OK);
+    const double loss[5] = {1, 0.5, 0.25, 0.125, 0.0625};
+    cr_assert_eq(logt_store_append(st, id, "loss", loss, 5), LOGT_OK, "%s", logt_errmsg());
+    const int64_t n = 1 << 18;   /* 2 MiB of doubles: a checkpoint's weights */
+    double *w = malloc((size_t)n * sizeof *w);
+    cr_assert_not_null(w);
+    for (int64_t i = 0; i < n; i++) w[i] = (double)i;
+    cr_assert_eq(logt_store_write(st, id, "checkpoint/0/w", w, n), LOGT_OK, "%s", logt_errmsg());
+    free(w);
+    logt_summary_row row = sample_row(id, "ok");
+    cr_assert_eq(logt_store_run_finish(st, &row, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_removed(st), 0);
+    cr_assert_eq(logt_store_remove(st, id, "checkpoint"), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_remove(st, id, "checkpoint"), LOGT_OK, "%s", logt_errmsg());   /* gone: nothing */
+    cr_assert_eq(logt_store_removed(st), 1);
+    cr_assert_eq(logt_store_close(st), LOGT_OK);
+    const int64_t full = size_of(path);
+    cr_assert(full > 2 << 20, "the removed 2 MiB are still in the file: %lld bytes", (long long)full);
+
+    int64_t before, after;
+    cr_assert_eq(logt_store_compact(path, &before, &after), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(before, full);
+    cr_assert_eq(after, size_of(path));
+    cr_assert(after < 256 << 10, "compacted to %lld bytes", (long long)after);
+    char tmp[160];
+    snprintf(tmp, sizeof tmp, "%s.compact", path);
+    cr_assert(access(tmp, F_OK) != 0, "the temporary file is gone");
+
+    cr_assert_eq(logt_store_open(path, &meta, &st), LOGT_OK, "%s", logt_errmsg());   /* still ours */
+    char buf[64];
+    cr_assert_eq(logt_store_root_str(st, "experiment", buf, sizeof buf), LOGT_OK);
+    cr_assert_str_eq(buf, "exp-c");
+    cr_assert_eq(logt_store_root_str(st, "git_commit", buf, sizeof buf), LOGT_OK);
+    cr_assert_str_eq(buf, "abc1234");
+    int64_t v;
+    cr_assert_eq(logt_store_root_i64(st, "sweep_runs", &v), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(v, 7);
+    logt_run_state state;
+    logt_store_find(st, "key a", &id, &state);
+    cr_assert_eq(state, LOGT_RUN_OK);
+    cr_assert_eq(logt_store_get_str(st, id, "", "model", buf, sizeof buf), LOGT_OK);
+    cr_assert_str_eq(buf, "lstm");
+    double *got;
+    int64_t ng;
+    cr_assert_eq(logt_store_read(st, id, "loss", &got, &ng), LOGT_OK);
+    cr_assert_eq(ng, 5);
+    for (int i = 0; i < 5; i++) cr_assert_eq(got[i], loss[i]);
+    free(got);
+    cr_assert(!logt_store_has(st, id, "checkpoint", NULL));
+    logt_summary_row *rows;
+    int64_t nrows;
+    cr_assert_eq(logt_store_summary(st, &rows, &nrows), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(nrows, 1);
+    cr_assert_str_eq(rows[0].knobs, "algo=standard,math=fp32");
+    cr_assert_eq(rows[0].peak_mem_bytes, 123456789);
+    free(rows);
+    const double more[1] = {0.03};   /* and it grows on as before */
+    cr_assert_eq(logt_store_append(st, id, "loss", more, 1), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_close(st), LOGT_OK);
+}
+
+/* A file that cannot be compacted (not HDF5) is an error and stays as it was. */
+Test(store, compact_leaves_a_bad_file_alone)
+{
+    snprintf(path, sizeof path, "%s/garbage.h5", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs("this is not HDF5\n", f);
+    fclose(f);
+    int64_t before, after;
+    cr_assert_neq(logt_store_compact(path, &before, &after), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), path), "%s", logt_errmsg());
+    cr_assert_eq(after, -1);
+    char buf[64] = "";
+    f = fopen(path, "r");
+    cr_assert_not_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    cr_assert_str_eq(buf, "this is not HDF5\n");
+}
