@@ -15,6 +15,8 @@
 #include "check.h"
 #ifdef LOGT_HAVE_CUDA
 #include <cuda_runtime.h>
+
+#include "../train/readout_cuda.h"
 #endif
 
 #define OK(expr) cr_assert_eq((expr), LOGT_OK, "%s: %s", #expr, logt_errmsg())
@@ -691,6 +693,108 @@ Test(train_cuda, step_matches_cpu)
     cr_log_info("%s", r.msg);
     cr_expect(r.ok, "%s", r.msg);
     free(w[0]), free(w[1]);
+}
+
+/* The GPU readout against the host's f64 one on the same rows: loss, accuracy, dV and dc,
+ * dh, for both losses, N = 1500 rows (not a multiple of a block's 8 rows), D = 33, O = 96
+ * (three outputs a lane) and O = 3 (most lanes idle). f32 sums of D and N terms: relative
+ * 1e-4 of each array's largest value. Evaluation (dh NULL) gives the same loss and leaves
+ * r->dw alone. */
+static void gpu_readout_matches_host(logt_loss kind, int O)
+{
+#ifdef LOGT_HAVE_CUDA
+    const int D = 33;
+    const int64_t N = 1500, nt = kind == LOGT_LOSS_MSE ? N * O : N, nw = (int64_t)O * D + O;
+    logt_readout r;
+    OK(logt_readout_init(&r, D, O, 9));
+    double *h = malloc(sizeof(double) * N * D), *t = malloc(sizeof(double) * nt);
+    double *dh = malloc(sizeof(double) * N * D), *dh_gpu = malloc(sizeof(double) * N * D);
+    double *dw = malloc(sizeof(double) * nw);
+    cr_assert(h && t && dh && dh_gpu && dw);
+    logt_rng g = logt_rng_make(11, kind);
+    for (int64_t i = 0; i < N * D; i++) h[i] = (double)(float)(2 * logt_rng_uniform(&g) - 1);
+    for (int64_t i = 0; i < nt; i++) t[i] = kind == LOGT_LOSS_MSE ? logt_rng_normal(&g) : (double)logt_rng_below(&g, O);
+    double loss, acc, loss_gpu, acc_gpu, loss_eval, acc_eval;
+    OK(logt_readout_loss(&r, kind, h, N, t, dh, &loss, &acc));
+    memcpy(dw, r.dw.data, sizeof(double) * nw);
+
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    logt_tensor dh_dev, h_dev;
+    OK(logt_tensor_new2(&h_dev, LOGT_CUDA, LOGT_F32, N, D));
+    OK(logt_tensor_new2(&dh_dev, LOGT_CUDA, LOGT_F32, N, D));
+    OK(logt_tensor_from_f64(&h_dev, h));
+    logt_readout_gpu gs;
+    memset(&gs, 0, sizeof gs);
+    memset(r.dw.data, 0, sizeof(double) * nw);
+    OK(logt_readout_loss_cuda(&r, &gs, kind, h_dev.data, N, t, dh_dev.data, &loss_gpu, &acc_gpu, ctx));
+    OK(logt_tensor_to_f64(&dh_dev, dh_gpu));
+    cr_expect(fabs(loss_gpu - loss) <= 1e-5 * fabs(loss), "loss: gpu %.9g host %.9g", loss_gpu, loss);
+    if (kind == LOGT_LOSS_XENT) cr_expect(fabs(acc_gpu - acc) <= 1.0 / N, "acc: gpu %g host %g", acc_gpu, acc);
+    else cr_expect(isnan(acc_gpu), "MSE has no accuracy: %g", acc_gpu);
+    double big = 0;
+    for (int64_t i = 0; i < nw; i++) big = fmax(big, fabs(dw[i]));
+    check_result c1 = check_close("dV, dc: gpu vs host", r.dw.data, dw, nw, 1e-4 * big, 0);
+    cr_expect(c1.ok, "%s", c1.msg);
+    big = 0;
+    for (int64_t i = 0; i < N * D; i++) big = fmax(big, fabs(dh[i]));
+    check_result c2 = check_close("dh: gpu vs host", dh_gpu, dh, N * D, 1e-4 * big, 0);
+    cr_expect(c2.ok, "%s", c2.msg);
+
+    memcpy(dw, r.dw.data, sizeof(double) * nw);
+    OK(logt_readout_loss_cuda(&r, &gs, kind, h_dev.data, N, t, NULL, &loss_eval, &acc_eval, ctx));
+    cr_expect(loss_eval == loss_gpu && (isnan(acc_eval) || acc_eval == acc_gpu), "evaluation: %g %g", loss_eval, acc_eval);
+    cr_expect(!memcmp(dw, r.dw.data, sizeof(double) * nw), "evaluation changed r->dw");
+    if (kind == LOGT_LOSS_XENT) {   /* a bad class id is refused before anything runs */
+        t[7] = O;
+        cr_expect_neq(logt_readout_loss_cuda(&r, &gs, kind, h_dev.data, N, t, NULL, &loss_eval, &acc_eval, ctx), LOGT_OK);
+        cr_expect(strstr(logt_errmsg(), "row 7"), "%s", logt_errmsg());
+    }
+    logt_readout_gpu_free(&gs);
+    logt_tensor_free(&h_dev), logt_tensor_free(&dh_dev);
+    logt_ctx_destroy(ctx);
+    free(h), free(t), free(dh), free(dh_gpu), free(dw);
+    logt_readout_free(&r);
+#else
+    (void)kind, (void)O;
+#endif
+}
+
+Test(readout_cuda, xent_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LOGT_LOSS_XENT, 96); }
+Test(readout_cuda, xent_few_classes_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LOGT_LOSS_XENT, 3); }
+Test(readout_cuda, mse_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LOGT_LOSS_MSE, 3); }
+
+/* A trainer of a cuda f32 model on charlm with T·B >= LOGT_DEVICE_READOUT_ROWS target rows
+ * takes the GPU readout; three steps with it and three with the host's (device_readout
+ * cleared) give the same losses and norms to f32 rounding. */
+Test(train_cuda, charlm_steps_with_the_gpu_readout)
+{
+    NEED_CUDA();
+    setenv("LOGT_DATA_DIR", "tests/fixtures", 1);   /* the made-up text; the tests run from the root */
+    logt_dataset ds;
+    OK(logt_dataset_open("charlm", 64, 3, &ds));
+    logt_train_cfg cfg = {.batch = 16, .lr = 1e-3, .clip = 1.0};
+    double loss[2][3], norm[2][3];
+    for (int k = 0; k < 2; k++) {
+        logt_net *net = make_net(LOGT_CUDA, ds.input_size, 24);
+        logt_ctx *ctx;
+        OK(logt_ctx_create(LOGT_CUDA, &ctx));
+        logt_trainer *tr;
+        OK(logt_trainer_create(net, &ds, &cfg, ctx, &tr));
+        cr_assert_eq(tr->device_readout, 1, "64 x 16 target rows on a cuda f32 model");
+        tr->device_readout = k;
+        for (int s = 0; s < 3; s++) OK(logt_trainer_step(tr, &loss[k][s], &norm[k][s]));
+        logt_trainer_destroy(tr);
+        logt_net_destroy(net);
+        logt_ctx_destroy(ctx);
+    }
+    for (int s = 0; s < 3; s++) {
+        cr_expect(fabs(loss[1][s] - loss[0][s]) <= 1e-4 * loss[0][s], "step %d loss: gpu readout %.9g host %.9g",
+                  s, loss[1][s], loss[0][s]);
+        cr_expect(fabs(norm[1][s] - norm[0][s]) <= 1e-3 * norm[0][s], "step %d norm: gpu readout %.9g host %.9g",
+                  s, norm[1][s], norm[0][s]);
+    }
+    logt_dataset_close(&ds);
 }
 
 /* ---- forget_init: the memory gates' biases ------------------------------------------- */

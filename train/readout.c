@@ -141,18 +141,24 @@ static void *worker_run(void *arg)
     return NULL;
 }
 
-logt_status logt_readout_loss(logt_readout *r, logt_loss loss, const double *h, int64_t N,
-                              const double *target, double *dh, double *out_loss, double *acc)
+logt_status logt_readout_check(const logt_readout *r, logt_loss loss, int64_t N, const double *target)
 {
-    const int D = r->D, O = r->O;
     if (!r->w.data) return LOGT_FAIL(LOGT_EINVAL, "readout used before logt_readout_init");
     if (N < 1) return LOGT_FAIL(LOGT_EINVAL, "readout loss over N = %lld rows: need N >= 1", (long long)N);
     if (loss == LOGT_LOSS_XENT)
         for (int64_t n = 0; n < N; n++)
-            if (!(target[n] >= 0 && target[n] < O && target[n] == floor(target[n])))
+            if (!(target[n] >= 0 && target[n] < r->O && target[n] == floor(target[n])))
                 return LOGT_FAIL(LOGT_EINVAL,
                                  "cross-entropy target %g in row %lld is not a class id 0..%d",
-                                 target[n], (long long)n, O - 1);
+                                 target[n], (long long)n, r->O - 1);
+    return LOGT_OK;
+}
+
+logt_status logt_readout_loss(logt_readout *r, logt_loss loss, const double *h, int64_t N,
+                              const double *target, double *dh, double *out_loss, double *acc)
+{
+    const int D = r->D, O = r->O;
+    LOGT_TRY(logt_readout_check(r, loss, N, target));
     int64_t nchunks = (N + CHUNK_ROWS - 1) / CHUNK_ROWS;
     if (nchunks > MAX_CHUNKS) nchunks = MAX_CHUNKS;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);

@@ -3,7 +3,9 @@
  *
  * Only the last S = ds.out_steps steps of h carry targets, so only they travel
  * to the host ([S][B][D], small) and only their dL/dh travels back: the device
- * dh [T][B][D] is zeroed once at create and its first T-S steps stay zero.
+ * dh [T][B][D] is zeroed once at create and its first T-S steps stay zero. Where
+ * they are many (charlm: every step) and the model is cuda f32, the readout runs
+ * on the GPU instead and nothing of h travels (readout_cuda.h).
  * Batch n of the train split is used by step n, so a run is reproducible and a
  * resumed run (tr->step set) continues with the data it would have seen.
  */
@@ -12,6 +14,9 @@
 #include <string.h>
 
 #include "train.h"
+#ifdef LOGT_HAVE_CUDA
+#include "readout_cuda.h"
+#endif
 
 static logt_status check(const logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,
                          const logt_ctx *ctx)
@@ -68,6 +73,9 @@ logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const log
         logt_trainer_destroy(tr);
         return s;
     }
+#ifdef LOGT_HAVE_CUDA
+    tr->device_readout = dev == LOGT_CUDA && dt == LOGT_F32 && S * B >= LOGT_DEVICE_READOUT_ROWS;
+#endif
     *out = tr;
     return LOGT_OK;
 }
@@ -85,6 +93,10 @@ void logt_trainer_destroy(logt_trainer *tr)
     free(tr->target);
     free(tr->h_last);
     free(tr->dh_last);
+#ifdef LOGT_HAVE_CUDA
+    logt_readout_gpu_free(tr->ro_gpu);
+#endif
+    free(tr->ro_gpu);
     free(tr);
 }
 
@@ -106,6 +118,15 @@ static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int
     LOGT_TRY(logt_net_forward(tr->net, &tr->x, &h, tr->ctx));
     int64_t shape[3] = {S, B, D};
     logt_tensor h_last = logt_tensor_view(h, (T - S) * B * D, 3, shape);
+#ifdef LOGT_HAVE_CUDA
+    if (tr->device_readout) {   /* dL/dh of the last S steps straight into the device dh */
+        if (!tr->ro_gpu && !(tr->ro_gpu = calloc(1, sizeof(logt_readout_gpu))))
+            return LOGT_FAIL(LOGT_ENOMEM, "out of host memory for the GPU readout");
+        float *dh = with_grad ? (float *)tr->dh.data + (T - S) * B * D : NULL;
+        return logt_readout_loss_cuda(&tr->ro, tr->ro_gpu, tr->ds.loss, (const float *)h_last.data, S * B,
+                                      tr->target, dh, loss, acc, tr->ctx);
+    }
+#endif
     LOGT_TRY(logt_tensor_to_f64(&h_last, tr->h_last));
     return logt_readout_loss(&tr->ro, tr->ds.loss, tr->h_last, S * B, tr->target,
                              with_grad ? tr->dh_last : NULL, loss, acc);
@@ -127,7 +148,7 @@ logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
 
     int64_t shape[3] = {S, B, D};
     logt_tensor dh_last = logt_tensor_view(&tr->dh, (T - S) * B * D, 3, shape);
-    LOGT_TRY(logt_tensor_from_f64(&dh_last, tr->dh_last));
+    if (!tr->device_readout) LOGT_TRY(logt_tensor_from_f64(&dh_last, tr->dh_last));
     LOGT_TRY(logt_net_backward(tr->net, &tr->dh, NULL, tr->ctx));
 
     double sq_net, sq_ro;
