@@ -66,7 +66,7 @@ static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT},
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
     {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT},
-    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {NULL, 0}};
+    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {"readout", V_WORDS}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -908,6 +908,11 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
                          "a run counts as solved and stops, or 0 (off)", e->solve_acc);
     logt_parse_f64(getv(e, "train", "max_train_s", "0"), &e->max_train_s);
     e->keep_checkpoint = is_true(getv(e, "train", "keep_checkpoint", "true"));
+    const char *ro = getv(e, "train", "readout", "host");
+    if (strcmp(ro, "host") && strcmp(ro, "gpu"))
+        return LOGT_FAIL(LOGT_EINVAL, "[train] readout = '%s': host (f64, the default) or gpu (f32, "
+                         "cuda f32 models)", ro);
+    e->gpu_readout = !strcmp(ro, "gpu");
 
     /* knob axes: the keys of [model.M] and [model.M.BACKEND], in file order */
     e->nknob = e->nonly = 0;
@@ -1107,8 +1112,10 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->solve_acc = e->solve_acc;
         r->max_train_s = e->max_train_s;   /* not in the key: a budget, not a different training */
         r->keep_checkpoint = e->keep_checkpoint;   /* not in the key either */
-        char solve[48] = "";   /* in the key only when set: keys of earlier runs stay as they were */
+        r->gpu_readout = e->gpu_readout;
+        char solve[64] = "";   /* in the key only when set: keys of earlier runs stay as they were */
         if (r->solve_acc > 0) snprintf(solve, sizeof solve, " solve_acc=%.17g", r->solve_acc);
+        if (r->gpu_readout) snprintf(solve + strlen(solve), sizeof solve - strlen(solve), " readout=gpu");
         snprintf(r->key, sizeof r->key,
                  "train model=%s backend=%s task=%s T=%d B=%d D=%d head_dim=%d layers=%d dtype=%s "
                  "seed=%llu cell=%s knobs=%s steps=%d lr=%.17g clip=%.17g eval_every=%d "

@@ -77,6 +77,7 @@ typedef struct logt_experiment {
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
     int keep_checkpoint;     /* [train] keep_checkpoint: a budget-stopped run keeps it */
+    int gpu_readout;         /* [train] readout = gpu                                  */
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
     int nonly;
@@ -97,6 +98,7 @@ typedef struct logt_run_spec {
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
     int keep_checkpoint;     /* a run stopped by max_train_s keeps its checkpoint      */
+    int gpu_readout;         /* the readout on the GPU (train/readout_cuda.h)          */
     char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
     char key[2048];          /* canonical: equal keys mean the same measurement    */
     char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */

@@ -647,6 +647,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     if ((s = logt_net_create(&cfg, &net)) != LOGT_OK) goto done;
     logt_train_cfg tc = {.batch = r->B, .lr = r->lr, .clip = r->clip};
     if ((s = logt_trainer_create(net, &ds, &tc, ctx, &tr)) != LOGT_OK) goto done;
+    tr->device_readout = r->gpu_readout;
     STORE(logt_store_set_i64(st, id, "", "parameters", net->w.numel + tr->ro.w.numel));
 
     double wall = 0;

@@ -436,6 +436,18 @@ Test(runner, keep_checkpoint_false_drops_a_budget_stopped_runs_state)
     EXPECT_ERR("bad value 'maybe' for keep_checkpoint: expected true or false");
 }
 
+/* [train] readout: host or gpu; anything else is a configuration error, and gpu on a cpu
+ * model fails the run with what it takes. */
+Test(runner, readout_host_or_gpu)
+{
+    write_at("exp/experiment.ini", solve_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set train.readout=fast"), 1, "%s", err);
+    EXPECT_ERR("[train] readout = 'fast': host (f64, the default) or gpu");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set train.readout=gpu --set train.steps=3"), 1,
+                 "%s", err);
+    EXPECT_ERR("the readout on the GPU takes a cuda f32 model, not cpu f64");
+}
+
 static const char *const charlm_ini =
     "[experiment]\n"
     "name = tinycharlm\n"

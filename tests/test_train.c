@@ -764,9 +764,9 @@ Test(readout_cuda, xent_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LO
 Test(readout_cuda, xent_few_classes_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LOGT_LOSS_XENT, 3); }
 Test(readout_cuda, mse_matches_host) { NEED_CUDA(); gpu_readout_matches_host(LOGT_LOSS_MSE, 3); }
 
-/* A trainer of a cuda f32 model on charlm with T·B >= LOGT_DEVICE_READOUT_ROWS target rows
- * takes the GPU readout; three steps with it and three with the host's (device_readout
- * cleared) give the same losses and norms to f32 rounding. */
+/* A cuda f32 model on charlm (T·B = 1024 target rows): three trainer steps with the GPU
+ * readout and three with the host's give the same losses and norms to f32 rounding; a cpu
+ * model asking for the GPU readout is refused. */
 Test(train_cuda, charlm_steps_with_the_gpu_readout)
 {
     NEED_CUDA();
@@ -781,7 +781,7 @@ Test(train_cuda, charlm_steps_with_the_gpu_readout)
         OK(logt_ctx_create(LOGT_CUDA, &ctx));
         logt_trainer *tr;
         OK(logt_trainer_create(net, &ds, &cfg, ctx, &tr));
-        cr_assert_eq(tr->device_readout, 1, "64 x 16 target rows on a cuda f32 model");
+        cr_assert_eq(tr->device_readout, 0, "the host's readout unless asked");
         tr->device_readout = k;
         for (int s = 0; s < 3; s++) OK(logt_trainer_step(tr, &loss[k][s], &norm[k][s]));
         logt_trainer_destroy(tr);
@@ -794,6 +794,25 @@ Test(train_cuda, charlm_steps_with_the_gpu_readout)
         cr_expect(fabs(norm[1][s] - norm[0][s]) <= 1e-3 * norm[0][s], "step %d norm: gpu readout %.9g host %.9g",
                   s, norm[1][s], norm[0][s]);
     }
+    logt_dataset_close(&ds);
+}
+
+/* The GPU readout asked of a cpu model is an error naming what it takes. */
+Test(train, gpu_readout_needs_a_cuda_f32_model)
+{
+    setenv("LOGT_DATA_DIR", "tests/fixtures", 1);
+    logt_dataset ds;
+    OK(logt_dataset_open("charlm", 16, 3, &ds));
+    logt_train_cfg cfg = {.batch = 2, .lr = 1e-3, .clip = 1.0};
+    logt_net *net = make_net(LOGT_CPU, ds.input_size, 4);
+    logt_trainer *tr;
+    OK(logt_trainer_create(net, &ds, &cfg, NULL, &tr));
+    tr->device_readout = 1;
+    double l, n;
+    cr_expect_neq(logt_trainer_step(tr, &l, &n), LOGT_OK);
+    cr_expect(strstr(logt_errmsg(), "cuda f32 model, not cpu f64"), "%s", logt_errmsg());
+    logt_trainer_destroy(tr);
+    logt_net_destroy(net);
     logt_dataset_close(&ds);
 }
 

@@ -2,8 +2,8 @@
  * global-norm gradient clipping, and the training step that ties them together.
  *
  * The readout is small (D -> O on the steps that carry targets) and runs on the
- * host in f64, or on the GPU in f32 where a cuda model's batches carry many target rows
- * (readout_cuda.h); its parameters stay on the host either way. The model's own parameters
+ * host in f64, or on the GPU in f32 when asked (a cuda f32 model whose batches carry many
+ * target rows: readout_cuda.h); its parameters stay on the host either way. The model's own parameters
  * stay on the model's device, where Adam updates them (a CUDA kernel for cuda, a loop for cpu). Clipping uses the norm
  * of all gradients together: the model's and the readout's.
  * Nothing here writes files: the runner appends losses and saves checkpoints.
@@ -70,15 +70,10 @@ typedef struct logt_trainer {
     logt_tensor x, dh;          /* on the model's device: [T][B][I], [T][B][D]           */
     double *x_host, *target, *h_last, *dh_last;   /* host scratch */
     int32_t *code;     /* one-hot datasets: the batch's codes, instead of x_host */
-    int device_readout;   /* the readout on the GPU (readout_cuda.h): a cuda f32 model with at
-                           * least LOGT_DEVICE_READOUT_ROWS target rows a batch; may be cleared
-                           * after create to keep it on the host */
+    int device_readout;   /* 1: the readout on the GPU, in f32 (readout_cuda.h; cuda f32 models
+                           * only); 0, as created: on the host in f64. Set after create. */
     void *ro_gpu;         /* its scratch, made on first use */
 } logt_trainer;
-
-/* Target rows a batch (out_steps·B) from which a cuda f32 model's readout runs on the GPU:
- * below, the host's f64 readout costs less than the trip (2b, adding: B rows). */
-#define LOGT_DEVICE_READOUT_ROWS 1024
 
 logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,
                                 logt_ctx *ctx, logt_trainer **out);

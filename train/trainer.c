@@ -4,8 +4,8 @@
  * Only the last S = ds.out_steps steps of h carry targets, so only they travel
  * to the host ([S][B][D], small) and only their dL/dh travels back: the device
  * dh [T][B][D] is zeroed once at create and its first T-S steps stay zero. Where
- * they are many (charlm: every step) and the model is cuda f32, the readout runs
- * on the GPU instead and nothing of h travels (readout_cuda.h).
+ * they are many (charlm: every step), a cuda f32 model's readout can run on the
+ * GPU instead (tr->device_readout, readout_cuda.h) and nothing of h travels.
  * Batch n of the train split is used by step n, so a run is reproducible and a
  * resumed run (tr->step set) continues with the data it would have seen.
  */
@@ -73,9 +73,6 @@ logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const log
         logt_trainer_destroy(tr);
         return s;
     }
-#ifdef LOGT_HAVE_CUDA
-    tr->device_readout = dev == LOGT_CUDA && dt == LOGT_F32 && S * B >= LOGT_DEVICE_READOUT_ROWS;
-#endif
     *out = tr;
     return LOGT_OK;
 }
@@ -118,7 +115,14 @@ static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int
     LOGT_TRY(logt_net_forward(tr->net, &tr->x, &h, tr->ctx));
     int64_t shape[3] = {S, B, D};
     logt_tensor h_last = logt_tensor_view(h, (T - S) * B * D, 3, shape);
-#ifdef LOGT_HAVE_CUDA
+    if (tr->device_readout && (tr->net->cfg.device != LOGT_CUDA || tr->net->cfg.dtype != LOGT_F32))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "the readout on the GPU takes a cuda f32 model, not %s %s: "
+                         "leave the readout on the host", logt_device_name(tr->net->cfg.device),
+                         logt_dtype_name(tr->net->cfg.dtype));
+#ifndef LOGT_HAVE_CUDA
+    if (tr->device_readout)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "the readout on the GPU needs a build with CUDA");
+#else
     if (tr->device_readout) {   /* dL/dh of the last S steps straight into the device dh */
         if (!tr->ro_gpu && !(tr->ro_gpu = calloc(1, sizeof(logt_readout_gpu))))
             return LOGT_FAIL(LOGT_ENOMEM, "out of host memory for the GPU readout");
