@@ -115,17 +115,17 @@ extern "C" logt_status logt_readout_loss_cuda(logt_readout *r, logt_readout_gpu 
     LOGT_TRY(logt_tensor_reserve(&g->target, LOGT_CUDA, LOGT_F32, nt, NULL));
     LOGT_TRY(logt_tensor_reserve(&g->row, LOGT_CUDA, LOGT_F32, 2 * N, NULL));
     LOGT_TRY(logt_tensor_reserve(&g->dw, LOGT_CUDA, LOGT_F32, nw, NULL));
-    LOGT_TRY(staging(g, nw > nt ? (nw > 2 * N ? nw : 2 * N) : (nt > 2 * N ? nt : 2 * N)));
+    LOGT_TRY(staging(g, nw + nt > 2 * N ? nw + nt : 2 * N));
     float *V = (float *)g->V.data, *c = V + (int64_t)O * D, *y = (float *)g->y.data;
     float *t = (float *)g->target.data, *row = (float *)g->row.data;
     const double *w = (const double *)r->w.data;
 
-    /* V, c and the targets to the device (through the staging buffer, in order) */
-    for (int64_t i = 0; i < nw; i++) g->host[i] = (float)w[i];
-    CUDA_TRY(cudaMemcpyAsync(V, g->host, (size_t)nw * sizeof(float), cudaMemcpyHostToDevice, st));
-    CUDA_TRY(cudaStreamSynchronize(st));   /* the staging buffer is reused next */
-    for (int64_t i = 0; i < nt; i++) g->host[i] = (float)target[i];
-    CUDA_TRY(cudaMemcpyAsync(t, g->host, (size_t)nt * sizeof(float), cudaMemcpyHostToDevice, st));
+    /* V, c and the targets to the device, side by side in the staging buffer */
+    float *hv = g->host, *ht = g->host + nw;
+    for (int64_t i = 0; i < nw; i++) hv[i] = (float)w[i];
+    for (int64_t i = 0; i < nt; i++) ht[i] = (float)target[i];
+    CUDA_TRY(cudaMemcpyAsync(V, hv, (size_t)nw * sizeof(float), cudaMemcpyHostToDevice, st));
+    CUDA_TRY(cudaMemcpyAsync(t, ht, (size_t)nt * sizeof(float), cudaMemcpyHostToDevice, st));
 
     /* y, then the loss and g over y */
     LOGT_TRY(logt_gemm_f32(ctx, 0, 1, N, O, D, 1.0f, h, V, 0.0f, y));

@@ -22,7 +22,7 @@ extern "C" {
 typedef struct logt_readout_gpu {
     logt_tensor V, y, target, row;   /* f32 [O][D] then c [O]; [N][O]; [N] or [N][O]; [N][2] */
     logt_tensor dw;                  /* f32 [O][D] then [O]                                  */
-    float *host;                     /* host staging of max(O·D + O, 2N, N·O) floats         */
+    float *host;                     /* host staging of max(O·D + O + targets, 2N) floats    */
     int64_t host_n;
 } logt_readout_gpu;
 
