@@ -1196,7 +1196,7 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     free(runs);
     char msg[2048];
     logt_strlcpy(msg, sizeof msg, logt_errmsg());
-    const int removed = logt_store_removed(st);
+    const int removed = st ? logt_store_removed(st) : 0;
     logt_status c = logt_store_close(st);
     if (s == LOGT_OK && c == LOGT_OK && removed > 0 && !rep->interrupted) compact(rep->out, removed);
     if (s != LOGT_OK) logt_fail_at(s, "", 0, "%s", strncmp(msg, ":0: ", 4) ? msg : msg + 4);
