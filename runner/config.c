@@ -66,7 +66,8 @@ static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT},
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
     {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT},
-    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {"readout", V_WORDS}, {NULL, 0}};
+    {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {"readout", V_WORDS},
+    {"curriculum", V_POSINTS}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -913,6 +914,26 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
         return LOGT_FAIL(LOGT_EINVAL, "[train] readout = '%s': host (f64, the default) or gpu (f32, "
                          "cuda f32 models)", ro);
     e->gpu_readout = !strcmp(ro, "gpu");
+    e->ncurriculum = 0;
+    const char *cu = getv(e, "train", "curriculum", NULL);
+    if (cu) {
+        logt_list l;
+        LOGT_TRY(logt_list_split(cu, ',', &l));
+        if (l.n > LOGT_MAX_STAGES)
+            return LOGT_FAIL(LOGT_EINVAL, "[train] curriculum = %s: %d lengths, at most %d", cu, l.n,
+                             LOGT_MAX_STAGES);
+        for (int i = 0; i < l.n; i++) {
+            int64_t t;
+            logt_parse_i64(l.v[i], &t);
+            if (i > 0 && t <= e->curriculum[i - 1])
+                return LOGT_FAIL(LOGT_EINVAL, "[train] curriculum = %s: the lengths must increase "
+                                 "(%s after %d)", cu, l.v[i], e->curriculum[i - 1]);
+            e->curriculum[e->ncurriculum++] = (int)t;
+        }
+        if (e->solve_acc <= 0)
+            return LOGT_FAIL(LOGT_EINVAL, "[train] curriculum = %s: each length is trained until it "
+                             "solves, so it needs solve_acc (a validation accuracy in (0, 1])", cu);
+    }
 
     /* knob axes: the keys of [model.M] and [model.M.BACKEND], in file order */
     e->nknob = e->nonly = 0;
@@ -1113,9 +1134,16 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->max_train_s = e->max_train_s;   /* not in the key: a budget, not a different training */
         r->keep_checkpoint = e->keep_checkpoint;   /* not in the key either */
         r->gpu_readout = e->gpu_readout;
-        char solve[64] = "";   /* in the key only when set: keys of earlier runs stay as they were */
+        char solve[256] = "";   /* in the key only when set: keys of earlier runs stay as they were */
         if (r->solve_acc > 0) snprintf(solve, sizeof solve, " solve_acc=%.17g", r->solve_acc);
         if (r->gpu_readout) snprintf(solve + strlen(solve), sizeof solve - strlen(solve), " readout=gpu");
+        /* the curriculum's lengths below this run's T: at the shortest T of a sweep there are none */
+        r->ncurriculum = 0;
+        for (int i = 0; i < e->ncurriculum && e->curriculum[i] < r->T; i++) {
+            r->curriculum[r->ncurriculum++] = e->curriculum[i];
+            snprintf(solve + strlen(solve), sizeof solve - strlen(solve), "%s%d",
+                     i ? "," : " curriculum=", e->curriculum[i]);
+        }
         snprintf(r->key, sizeof r->key,
                  "train model=%s backend=%s task=%s T=%d B=%d D=%d head_dim=%d layers=%d dtype=%s "
                  "seed=%llu cell=%s knobs=%s steps=%d lr=%.17g clip=%.17g eval_every=%d "

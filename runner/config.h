@@ -46,6 +46,7 @@ typedef struct logt_only {
 
 #define LOGT_MAX_PLOTS 32
 #define LOGT_MAX_KNOB_AXES 64
+#define LOGT_MAX_STAGES 16      /* [train] curriculum: lengths trained before a run's own T */
 
 typedef struct logt_plot {
     char name[LOGT_WORD];
@@ -78,6 +79,8 @@ typedef struct logt_experiment {
     double lr, clip, solve_acc, max_train_s;
     int keep_checkpoint;     /* [train] keep_checkpoint: a budget-stopped run keeps it */
     int gpu_readout;         /* [train] readout = gpu                                  */
+    int ncurriculum;         /* [train] curriculum = T1, T2, ...: increasing lengths   */
+    int curriculum[LOGT_MAX_STAGES];
     int nknob;
     logt_knob_axis knob[LOGT_MAX_KNOB_AXES];
     int nonly;
@@ -99,6 +102,8 @@ typedef struct logt_run_spec {
     double lr, clip, solve_acc, max_train_s;
     int keep_checkpoint;     /* a run stopped by max_train_s keeps its checkpoint      */
     int gpu_readout;         /* the readout on the GPU (train/readout_cuda.h)          */
+    int ncurriculum;         /* the curriculum's lengths below T, each trained until it  */
+    int curriculum[LOGT_MAX_STAGES];   /* solves (solve_acc), then T itself           */
     char knobs[1600];        /* "algo=standard,math=fp32" (sorted by key; 16 knobs fit) */
     char key[2048];          /* canonical: equal keys mean the same measurement    */
     char label[256];         /* "lstm T=256 B=1 D=256 fwdbwd algo=standard"        */

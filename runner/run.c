@@ -527,7 +527,7 @@ static const char *const eval_sets[NEVAL_SETS] = {"eval_step", "eval_loss", "eva
                                                   "eval_bpc"};
 
 static logt_status ckpt_save(logt_store *st, int64_t id, logt_trainer *tr, double wall,
-                             int64_t neval, int *fatal)
+                             int64_t neval, int stage, int *fatal)
 {
     logt_status s = LOGT_OK;
     ckpt_part parts[8];
@@ -555,6 +555,7 @@ static logt_status ckpt_save(logt_store *st, int64_t id, logt_trainer *tr, doubl
     STORE(logt_store_set_i64(st, id, obj, "adam_ro_t", tr->adam_ro.t));
     STORE(logt_store_set_i64(st, id, obj, "n_eval", neval));
     STORE(logt_store_set_f64(st, id, obj, "wall_s", wall));
+    STORE(logt_store_set_i64(st, id, obj, "stage", stage));
     STORE(logt_store_flush(st));
     STORE(logt_store_set_i64(st, id, "checkpoint", "latest", slot));
     STORE(logt_store_flush(st));
@@ -601,6 +602,69 @@ done:
     return s;
 }
 
+/* The stage of a curriculum run (r->curriculum: shorter lengths trained first, each until it
+ * solves) that the latest checkpoint is in; 0 for every other run. */
+static logt_status ckpt_stage(logt_store *st, int64_t id, int *stage, int *fatal)
+{
+    logt_status s = LOGT_OK;
+    int64_t latest, k = 0;
+    char obj[64];
+    STORE(logt_store_get_i64(st, id, "checkpoint", "latest", &latest));
+    snprintf(obj, sizeof obj, "checkpoint/%d", (int)latest);
+    if (logt_store_has(st, id, obj, "stage")) STORE(logt_store_get_i64(st, id, obj, "stage", &k));
+done:
+    *stage = (int)k;
+    return s;
+}
+
+/* One length of a training run: its dataset, a net and the net's trainer. A run without a
+ * curriculum has one; a curriculum run makes one per stage in turn, each taking over the
+ * state of the one before (stage_move): the nets' buffers are sized by T, their weights not. */
+typedef struct stage {
+    logt_dataset ds;
+    logt_net *net;
+    logt_trainer *tr;
+} stage;
+
+static void stage_close(stage *g)
+{
+    logt_trainer_destroy(g->tr);
+    logt_net_destroy(g->net);
+    logt_dataset_close(&g->ds);
+    memset(g, 0, sizeof *g);
+}
+
+static logt_status stage_open(logt_ctx *ctx, const logt_run_spec *r, int T, stage *g)
+{
+    memset(g, 0, sizeof *g);
+    logt_status s = logt_dataset_open(r->task, T, r->cfg.seed, &g->ds);
+    logt_model_cfg cfg = r->cfg;
+    cfg.input_size = g->ds.input_size;
+    if (s == LOGT_OK) s = logt_net_create(&cfg, &g->net);
+    logt_train_cfg tc = {.batch = r->B, .lr = r->lr, .clip = r->clip};
+    if (s == LOGT_OK) s = logt_trainer_create(g->net, &g->ds, &tc, ctx, &g->tr);
+    if (s == LOGT_OK) g->tr->device_readout = r->gpu_readout;
+    if (s != LOGT_OK) stage_close(g);
+    return s;
+}
+
+/* `to` takes over from `from` everything a checkpoint holds: weights, readout, Adam's moments
+ * and step counts, the step reached. */
+static logt_status stage_move(const stage *from, stage *to)
+{
+    ckpt_part a[8], b[8];
+    const int n = ckpt_parts(from->tr, a);
+    ckpt_parts(to->tr, b);
+    for (int i = 0; i < n; i++) LOGT_TRY(logt_tensor_copy(b[i].t, a[i].t));
+    to->tr->step = from->tr->step;
+    to->tr->adam_net.t = from->tr->adam_net.t;
+    to->tr->adam_ro.t = from->tr->adam_ro.t;
+    return LOGT_OK;
+}
+
+/* The length of stage k of r: its curriculum's, then (k = ncurriculum) the run's own. */
+static int stage_T(const logt_run_spec *r, int k) { return k < r->ncurriculum ? r->curriculum[k] : r->T; }
+
 typedef struct train_result {
     double final_loss, final_eval_loss, final_eval_acc, final_eval_bpc, test_loss, test_acc;
     double solve_s;          /* solve_acc: the training time at the evaluation that reached it */
@@ -628,76 +692,82 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
                              int resume, progress *pr, train_result *res, int *fatal)
 {
     logt_status s = LOGT_OK;
-    logt_dataset ds;
-    logt_net *net = NULL;
-    logt_trainer *tr = NULL;
+    stage g, next;
     double *buf[NSTEP_SETS] = {NULL};
     int nbuf = 0;
     double *v = NULL;
     const int die_at = env_int("LOGT_TEST_DIE_AFTER_STEPS");
     const int fail_at = env_int("LOGT_TEST_FAIL_AFTER_STEPS");
+    const int nstage = r->ncurriculum;   /* stages before the run's own T */
     logt_mem_reset_peak();
-    memset(&ds, 0, sizeof ds);   /* closed at done whatever happens */
-
-    if ((s = logt_dataset_open(r->task, r->T, r->cfg.seed, &ds)) != LOGT_OK) goto done;
-    logt_model_cfg cfg = r->cfg;
-    cfg.input_size = ds.input_size;
-    res->input_size = ds.input_size;
-    STORE(logt_store_set_i64(st, id, "", "input_size", ds.input_size));
-    if ((s = logt_net_create(&cfg, &net)) != LOGT_OK) goto done;
-    logt_train_cfg tc = {.batch = r->B, .lr = r->lr, .clip = r->clip};
-    if ((s = logt_trainer_create(net, &ds, &tc, ctx, &tr)) != LOGT_OK) goto done;
-    tr->device_readout = r->gpu_readout;
-    STORE(logt_store_set_i64(st, id, "", "parameters", net->w.numel + tr->ro.w.numel));
+    memset(&g, 0, sizeof g);   /* closed at done whatever happens */
+    memset(&next, 0, sizeof next);
 
     double wall = 0;
     int64_t neval = 0;
     int64_t latest = -1;   /* -1: a run started afresh and killed before its first checkpoint */
+    int k = 0;             /* the stage: the run trains at stage_T(r, k) */
     if (logt_store_has(st, id, "checkpoint", "latest"))
         STORE(logt_store_get_i64(st, id, "checkpoint", "latest", &latest));
     if (resume && latest >= 0) {
-        if ((s = ckpt_load(st, id, tr, &wall, &neval, fatal)) != LOGT_OK) goto done;
-        res->resumed_at = (int)tr->step;
+        if ((s = ckpt_stage(st, id, &k, fatal)) != LOGT_OK) goto done;
+        if (k > nstage) {
+            s = LOGT_FAIL(LOGT_EINVAL, "the checkpoint is at curriculum stage %d, but this run has %d "
+                          "stages before its T = %d", k, nstage, r->T);
+            goto done;
+        }
+    }
+    if ((s = stage_open(ctx, r, stage_T(r, k), &g)) != LOGT_OK) goto done;
+    res->input_size = g.ds.input_size;
+    STORE(logt_store_set_i64(st, id, "", "input_size", g.ds.input_size));
+    STORE(logt_store_set_i64(st, id, "", "parameters", g.net->w.numel + g.tr->ro.w.numel));
+    if (resume && latest >= 0) {
+        if ((s = ckpt_load(st, id, g.tr, &wall, &neval, fatal)) != LOGT_OK) goto done;
+        res->resumed_at = (int)g.tr->step;
     }
     if (!resume && logt_store_has(st, id, "checkpoint", "latest"))
         STORE(logt_store_set_i64(st, id, "checkpoint", "latest", -1));   /* start afresh */
-    for (int k = 0; k < NSTEP_SETS; k++) STORE(logt_store_truncate(st, id, step_sets[k], tr->step));
-    for (int k = 0; k < NEVAL_SETS; k++) STORE(logt_store_truncate(st, id, eval_sets[k], neval));
+    for (int j = 0; j < NSTEP_SETS; j++) STORE(logt_store_truncate(st, id, step_sets[j], g.tr->step));
+    for (int j = 0; j < NEVAL_SETS; j++) STORE(logt_store_truncate(st, id, eval_sets[j], neval));
+    if (nstage) STORE(logt_store_truncate(st, id, "eval_T", neval));
     STORE(logt_store_flush(st));
 
-    for (int k = 0; k < NSTEP_SETS; k++)
-        if (!(buf[k] = malloc(FLUSH_STEPS * sizeof(double)))) {
+    for (int j = 0; j < NSTEP_SETS; j++)
+        if (!(buf[j] = malloc(FLUSH_STEPS * sizeof(double)))) {
             s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
             goto done;
         }
     double last_flush = logt_now(), loss = NAN;
     char what[160];
     /* solve_acc: a run stops at the first evaluation that reaches it (also one resumed after
-     * reaching it: its evaluations so far are in the file) */
+     * reaching it: its evaluations so far are in the file); a curriculum run, at the first one
+     * at its own T (eval_T says where each was) */
     res->solve_step = -1, res->solve_s = NAN;
     if (r->solve_acc > 0 && neval > 0) {
-        double *acc = NULL, *at = NULL, *when = NULL;
-        int64_t na, nt, nw;
+        double *acc = NULL, *at = NULL, *when = NULL, *evT = NULL;
+        int64_t na, nt, nw, nT = 0;
         STORE(logt_store_read(st, id, "eval_acc", &acc, &na));
         s = logt_store_read(st, id, "eval_step", &at, &nt);
         if (s == LOGT_OK) s = logt_store_read(st, id, "eval_wall_s", &when, &nw);
-        for (int64_t k = 0; s == LOGT_OK && res->solve_step < 0 && k < na && k < nt && k < nw; k++)
-            if (acc[k] >= r->solve_acc) res->solve_step = (int64_t)at[k], res->solve_s = when[k];
-        free(acc), free(at), free(when);
+        if (s == LOGT_OK && nstage) s = logt_store_read(st, id, "eval_T", &evT, &nT);
+        for (int64_t j = 0; s == LOGT_OK && res->solve_step < 0 && j < na && j < nt && j < nw; j++)
+            if (acc[j] >= r->solve_acc && (!nstage || (j < nT && evT[j] == r->T)))
+                res->solve_step = (int64_t)at[j], res->solve_s = when[j];
+        free(acc), free(at), free(when), free(evT);
         if (s != LOGT_OK) {
             *fatal = 1;
             goto done;
         }
     }
     res->budget_step = -1;
-    while (tr->step < r->steps && res->solve_step < 0 && !over_budget(r, wall)) {
+    while (g.tr->step < r->steps && res->solve_step < 0 && !over_budget(r, wall)) {
         if (stop_requested) {
             res->interrupted = 1;
             break;
         }
         double gn, t0 = logt_now();
-        s = logt_trainer_step(tr, &loss, &gn);
-        if (s == LOGT_OK && fail_at > 0 && tr->step == fail_at)
+        s = logt_trainer_step(g.tr, &loss, &gn);
+        if (s == LOGT_OK && fail_at > 0 && g.tr->step == fail_at)
             s = LOGT_FAIL(LOGT_ENUMERIC, "step %d failed: injected by LOGT_TEST_FAIL_AFTER_STEPS",
                           fail_at);
         if (s != LOGT_OK) {
@@ -708,11 +778,11 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             goto done;
         }
         wall += logt_now() - t0;
-        const int ntrace = net->layer[0]->ntrace;
+        const int ntrace = g.net->layer[0]->ntrace;
         buf[0][nbuf] = loss, buf[1][nbuf] = gn, buf[2][nbuf] = wall;
         buf[3][nbuf] = ntrace > 0 ? ntrace - 1 : NAN;
         nbuf++;
-        const int64_t step = tr->step;
+        const int64_t step = g.tr->step;
         /* evaluated (and checkpointed) also where the budget stops it: its last point is known */
         const int eval_now = step % r->eval_every == 0 || step == r->steps || over_budget(r, wall);
         if (eval_now || nbuf == FLUSH_STEPS || logt_now() - last_flush > FLUSH_SECONDS) {
@@ -721,25 +791,36 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         }
         double cost_now = pr->cost_done + r->cost * (double)step / r->steps;
         if (eval_now) {
-            double el, ea, ev_step = (double)step;
-            if ((s = logt_trainer_eval(tr, LOGT_SPLIT_VALID, r->eval_batches, &el, &ea)) != LOGT_OK)
+            double el, ea, ev_step = (double)step, ev_T = stage_T(r, k);
+            if ((s = logt_trainer_eval(g.tr, LOGT_SPLIT_VALID, r->eval_batches, &el, &ea)) != LOGT_OK)
                 goto done;
             STORE(logt_store_append(st, id, "eval_step", &ev_step, 1));
             STORE(logt_store_append(st, id, "eval_loss", &el, 1));
             STORE(logt_store_append(st, id, "eval_acc", &ea, 1));
             STORE(logt_store_append(st, id, "eval_wall_s", &wall, 1));
+            if (nstage) STORE(logt_store_append(st, id, "eval_T", &ev_T, 1));
             const double bpc = el / log(2.0);
-            if (ds.report_bpc) STORE(logt_store_append(st, id, "eval_bpc", &bpc, 1));
+            if (g.ds.report_bpc) STORE(logt_store_append(st, id, "eval_bpc", &bpc, 1));
             neval++;
-            if (r->solve_acc > 0 && res->solve_step < 0 && ea >= r->solve_acc)
+            char staged[48] = "";
+            if (k < nstage && ea >= r->solve_acc) {   /* this stage is solved: on to the next length */
+                if ((s = stage_open(ctx, r, stage_T(r, k + 1), &next)) != LOGT_OK) goto done;
+                if ((s = stage_move(&g, &next)) != LOGT_OK) goto done;
+                stage_close(&g);
+                g = next;
+                memset(&next, 0, sizeof next);
+                k++;
+                snprintf(staged, sizeof staged, "  (T = %d solved: now T = %d)", (int)ev_T, stage_T(r, k));
+            } else if (r->solve_acc > 0 && res->solve_step < 0 && k == nstage && ea >= r->solve_acc) {
                 res->solve_step = step, res->solve_s = wall;
-            if ((s = ckpt_save(st, id, tr, wall, neval, fatal)) != LOGT_OK) goto done;
-            if (ds.report_bpc) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g bpc",
-                                        (long long)step, r->steps, loss, bpc);
+            }
+            if ((s = ckpt_save(st, id, g.tr, wall, neval, k, fatal)) != LOGT_OK) goto done;
+            if (g.ds.report_bpc) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g bpc",
+                                          (long long)step, r->steps, loss, bpc);
             else if (isnan(ea)) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g",
                                          (long long)step, r->steps, loss, el);
-            else snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g acc %.3f",
-                          (long long)step, r->steps, loss, el, ea);
+            else snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g acc %.3f%s",
+                          (long long)step, r->steps, loss, el, ea, staged);
             if (!pr->tty && step < r->steps)
                 fprintf(stderr, "        %s%s%s%s\n", what, *pr->shard ? "  (" : "", pr->shard,
                         *pr->shard ? ")" : "");
@@ -751,14 +832,15 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (die_at > 0 && step == die_at) _exit(137);
     }
     if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
-    if (!res->interrupted && tr->step < r->steps && res->solve_step < 0 && over_budget(r, wall))
-        res->budget_step = tr->step;
-    if (!res->interrupted && (tr->step >= r->steps || res->solve_step >= 0 || res->budget_step >= 0) &&
-        /* finished: the test split */
-        (s = logt_trainer_eval(tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
+    if (!res->interrupted && g.tr->step < r->steps && res->solve_step < 0 && over_budget(r, wall))
+        res->budget_step = g.tr->step;
+    /* finished: the test split (a curriculum run stopped early: at the length it had reached) */
+    if (!res->interrupted && (g.tr->step >= r->steps || res->solve_step >= 0 || res->budget_step >= 0) &&
+        (s = logt_trainer_eval(g.tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
         goto done;
+    if (nstage && !res->interrupted) STORE(logt_store_set_i64(st, id, "", "curriculum_T", stage_T(r, k)));
     res->peak = (int64_t)logt_mem_peak();
-    logt_strlcpy(res->impl, sizeof res->impl, net->layer[0]->impl);
+    logt_strlcpy(res->impl, sizeof res->impl, g.net->layer[0]->impl);
 
     /* final values, over the whole run (earlier sessions included) */
     int64_t n;
@@ -773,16 +855,15 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     free(v), v = NULL;
     STORE(logt_store_read(st, id, "eval_acc", &v, &n));
     res->final_eval_acc = n ? v[n - 1] : NAN;
-    if (ds.report_bpc && n) {
+    if (g.ds.report_bpc && n) {
         res->final_eval_bpc = res->final_eval_loss / log(2.0);
         STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_bpc));
     }
 done:
     free(v);
-    for (int k = 0; k < NSTEP_SETS; k++) free(buf[k]);
-    logt_trainer_destroy(tr);
-    logt_net_destroy(net);
-    logt_dataset_close(&ds);
+    for (int j = 0; j < NSTEP_SETS; j++) free(buf[j]);
+    stage_close(&next);
+    stage_close(&g);
     return s;
 }
 

@@ -338,6 +338,96 @@ Test(runner, solve_acc_stops_a_solved_run)
     EXPECT_ERR("solve_acc = 1.5");
 }
 
+static const char *const curriculum_ini =
+    "[experiment]\n"
+    "name = tinycurriculum\n"
+    "models = lstm\n"
+    "kind = train\n"
+    "[train]\n"
+    "task = 2b\n"
+    "T = 24\n"
+    "B = 16\n"
+    "D = 8\n"
+    "steps = 3000\n"
+    "lr = 0.01\n"
+    "eval_every = 25\n"
+    "eval_batches = 2\n"
+    "solve_acc = 0.95\n"
+    "curriculum = 6, 12, 48\n";
+
+/* curriculum: the run trains at T = 6 until an evaluation there reaches solve_acc, then at
+ * 12, then at its own 24 (48 is not below 24: not a stage of this run), and is solved only at
+ * 24; eval_T says where each evaluation was. Killed just after the first stage ended, the
+ * rerun resumes at T = 12 from the checkpoint and ends with the very curve of the whole run. */
+Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
+{
+    write_at("exp/experiment.ini", curriculum_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 0, "%s", err);
+    EXPECT_ERR("(T = 6 solved: now T = 12)");
+    EXPECT_ERR("(T = 12 solved: now T = 24)");
+    logt_store *a = open_results("whole.h5");
+    int64_t id, n, ne, solved, reached;
+    logt_run_state state;
+    const char *key;
+    logt_store_run_at(a, 0, &id, &key, &state);
+    cr_assert(strstr(key, " curriculum=6,12") && !strstr(key, "curriculum=6,12,"),
+              "the key names the stages below T only: %s", key);
+    cr_assert_eq(logt_store_get_i64(a, id, "", "solve_step", &solved), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_get_i64(a, id, "", "curriculum_T", &reached), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(reached, 24);
+    double *evT, *acc, *at;
+    cr_assert_eq(logt_store_read(a, id, "eval_T", &evT, &ne), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_store_read(a, id, "eval_acc", &acc, &n), LOGT_OK);
+    cr_assert_eq(n, ne);
+    cr_assert_eq(logt_store_read(a, id, "eval_step", &at, &n), LOGT_OK);
+    int64_t switch_step = -1;
+    for (int64_t i = 0; i < ne; i++) {
+        cr_assert(evT[i] == 6 || evT[i] == 12 || evT[i] == 24, "eval_T[%lld] = %g", (long long)i, evT[i]);
+        if (i > 0) {
+            cr_assert(evT[i] >= evT[i - 1], "eval_T goes back at %lld", (long long)i);
+            /* a stage ends exactly at an evaluation of it that reached solve_acc */
+            cr_assert_eq(evT[i] != evT[i - 1], acc[i - 1] >= 0.95 && evT[i - 1] < 24, "evaluation %lld",
+                         (long long)i);
+        }
+        if (switch_step < 0 && evT[i] == 12) switch_step = (int64_t)at[i - 1];
+        /* solved only at the run's own T: every earlier evaluation at 24 is below the bar */
+        if (evT[i] == 24 && i < ne - 1) cr_assert(acc[i] < 0.95);
+    }
+    cr_assert(evT[0] == 6 && evT[ne - 1] == 24 && acc[ne - 1] >= 0.95 && (int64_t)at[ne - 1] == solved,
+              "first at 6, solved at 24 at step %lld", (long long)solved);
+    cr_assert(switch_step > 0);
+    free(evT), free(acc), free(at);
+
+    char die[64];
+    snprintf(die, sizeof die, "LOGT_TEST_DIE_AFTER_STEPS=%lld", (long long)switch_step + 10);
+    cr_assert_eq(logt(die, "run exp --backend cpu --out cut.h5"), 137, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out cut.h5"), 0, "%s", err);
+    EXPECT_ERR("(resumed)");
+    logt_store *b = open_results("cut.h5");
+    static const char *const sets[] = {"loss", "grad_norm", "eval_step", "eval_loss", "eval_T"};
+    for (int k = 0; k < 5; k++) {
+        double *va, *vb;
+        int64_t na, nb;
+        cr_assert_eq(logt_store_read(a, 0, sets[k], &va, &na), LOGT_OK);
+        cr_assert_eq(logt_store_read(b, 0, sets[k], &vb, &nb), LOGT_OK);
+        cr_assert_eq(nb, na, "%s", sets[k]);
+        for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "%s[%lld]", sets[k], (long long)i);
+        free(va), free(vb);
+    }
+    logt_summary_row *ra, *rb;
+    cr_assert_eq(logt_store_summary(a, &ra, &n), LOGT_OK);
+    cr_assert_eq(logt_store_summary(b, &rb, &n), LOGT_OK);
+    cr_assert_eq(ra[0].test_loss, rb[0].test_loss);
+    free(ra), free(rb);
+    logt_store_close(a);
+    logt_store_close(b);
+
+    cr_assert_neq(logt(NULL, "run exp --backend cpu --out bad.h5 --set train.solve_acc=0"), 0);
+    EXPECT_ERR("needs solve_acc");
+    cr_assert_neq(logt(NULL, "run exp --backend cpu --out bad.h5 --set train.curriculum=12,6"), 0);
+    EXPECT_ERR("the lengths must increase");
+}
+
 /* max_train_s: a run whose training time reaches the budget stops there, is evaluated at
  * that step (its last point known) and tested, records the step, and keeps its checkpoint;
  * the steps it took fit the budget (the last one crossed it). Run again under no budget it
