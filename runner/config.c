@@ -102,6 +102,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"eval_loss", "validation loss", 1, 0},
     {"eval_acc", "validation accuracy", 1, 1},
     {"eval_bpc", "validation bits per character", 1, 0},
+    {"eval_T", "length trained at (curriculum runs)", 1, 1},
     {NULL, NULL, 0, 0}};
 
 static int in_names(const char *const *names, const char *s)

@@ -6,7 +6,7 @@
  * set against the matching baseline row's value (same x and same sweep point apart
  * from FIELD and the knobs): baseline / this for times, this / baseline for rates
  * (tokens_per_s, gbps, ...), so a speedup, above 1 when better.
- * Per-step values (loss, grad_norm, eval_loss, eval_acc, eval_bpc) are one curve per run
+ * Per-step values (loss, grad_norm, eval_loss, eval_acc, eval_bpc, eval_T) are one curve per run
  * read from /runs/NNNNNN, against step or training seconds (wall_s).
  * Only the backend of the last `logt run` is plotted unless `where` names one.
  */
@@ -275,6 +275,8 @@ static logt_status curve_figure(const logt_experiment *e, const logt_plot *p, lo
     for (int64_t i = 0; i < n; i++) {
         const logt_summary_row *r = &rows[i];
         if (strcmp(r->kind, "train") || !keep_row(e, p, r, 0)) continue;
+        /* the evaluations' optional sets (eval_bpc, eval_T) are where their runs have them */
+        if (eval && !logt_store_has(st, r->run, p->y, NULL)) continue;
         double *y = NULL, *x = NULL;
         int64_t ny, nx = 0;
         LOGT_TRY(logt_store_read(st, r->run, p->y, &y, &ny));
