@@ -62,6 +62,16 @@ logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t 
                                  float alpha, const float *A, int64_t strideA, const float *B,
                                  int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch);
 
+/* The same three products over parts that the caller keeps as planes (not side by side):
+ *     C = alpha · (A_0·B_0 + A_1·B_1 + A_2·B_2) + beta · C,   A_k = A + k·strideA, B_k = B + k·strideB
+ * (the pairs (hi, lo), (lo, hi), (hi, hi) of logt_tf32_split's parts), as one batched TF32 GEMM
+ * of the three products into ctx's workspace and a pass that adds them (k in order) into C,
+ * packed [M][N]. Three times the tiles of one product of inner dimension 3K: the form for
+ * products whose C alone has too few tiles to fill the GPU (SRU's backward at small T·B). */
+logt_status logt_gemm_f32_3planes(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
+                                  float alpha, const float *A, int64_t lda, int64_t strideA, const float *B,
+                                  int64_t ldb, int64_t strideB, float beta, float *C);
+
 /* The split itself, for callers that keep the parts (and lay them out) themselves: element
  * (q, r, c) of x (batch of [rows][cols] packed, x_stride apart) lands at o = out +
  * q·out_stride + r·ld + c: its TF32 high part at o[hi], its low part at o[lo], and, when

@@ -75,9 +75,11 @@ typedef struct sru_cuda_scratch {
     logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
     logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
-    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi (backward's dW) */
-    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi             */
-    logt_tensor g2;     /* math = 3xtf32: [2][N][K·D] dG's TF32 parts hi, lo                 */
+    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi (the forward)  */
+    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi (forward)   */
+    logt_tensor xp;     /* math = 3xtf32: [3][N][I] x's parts as planes lo, hi, hi (dW)      */
+    logt_tensor wp;     /* math = 3xtf32: [3][K·D][I] [W; Wp]'s planes lo, hi, hi (dx)       */
+    logt_tensor g3;     /* math = 3xtf32: [3][N][K·D] dG's planes hi, lo, hi                 */
 } sru_cuda_scratch;
 
 /* ---- element access and math ----------------------------------------------------------- */
@@ -397,48 +399,48 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
     return s;
 }
 
-/* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (x's kept
- * in s->x3 for backward's dW), then ONE TF32 GEMM of inner dimension 3I per plane:
- * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). */
+/* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side, then ONE
+ * TF32 GEMM of inner dimension 3I per plane: G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T
+ * (kernels/gemm.h). The parts are also kept as planes for the backward (s->xp, s->wp). */
 static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
                                   int K, const float *X, const float *W, float *G)
 {
+    const int64_t KD = (int64_t)K * D;
     LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
-    LOGT_TRY(logt_tensor_reserve(&s->w3, LOGT_CUDA, LOGT_F32, 3 * K * D * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->w3, LOGT_CUDA, LOGT_F32, 3 * KD * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->xp, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->wp, LOGT_CUDA, LOGT_F32, 3 * KD * I, NULL));
     float *x3 = (float *)s->x3.data, *w3 = (float *)s->w3.data;
     LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 3 * I, 0, 0, I, 2 * I, 1));
-    LOGT_TRY(logt_tf32_split(ctx, 1, K * D, I, W, 0, w3, 3 * I, 0, I, 0, 2 * I, 1));
+    LOGT_TRY(logt_tf32_split(ctx, 1, KD, I, W, 0, w3, 3 * I, 0, I, 0, 2 * I, 1));
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, (float *)s->xp.data, I, 0, N * I, 0, 2 * N * I, 1));
+    LOGT_TRY(logt_tf32_split(ctx, 1, KD, I, W, 0, (float *)s->wp.data, I, 0, KD * I, 0, 2 * KD * I, 1));
     return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 3 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
                         D, N * D, K, 1);
 }
 
-/* math = 3xtf32, backward's two GEMMs: dG split once into planes (s->g2), then
- *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi     (x's parts from the forward)
- *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
- * three TF32 products each (small terms first), the parts read in place with their strides. */
+/* math = 3xtf32, backward's two GEMMs: dG split once into planes (s->g3), then
+ *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi     (x's planes from the forward)
+ *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)   ([W; Wp]'s from the forward)
+ * each as one batched GEMM of its three products and their sum (logt_gemm_f32_3planes): at
+ * T·B = 1024 a single product of inner dimension 3N has too few tiles for 132 SMs, and three
+ * products one after another (the first version) took 60 µs of the 200 for dW alone. */
 static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
-                                   int K, const float *dG, const float *W, float *dW, float *dx,
-                                   float beta_dx)
+                                   int K, const float *dG, float *dW, float *dx, float beta_dx)
 {
     const int64_t KD = (int64_t)K * D;
-    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float))
-        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x: "
+    if (!s->xp.data || logt_tensor_bytes(&s->xp) < (size_t)(3 * N * I) * sizeof(float) || !s->wp.data ||
+        logt_tensor_bytes(&s->wp) < (size_t)(3 * KD * I) * sizeof(float))
+        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x and W: "
                          "call forward first");
-    LOGT_TRY(logt_tensor_reserve(&s->g2, LOGT_CUDA, LOGT_F32, 2 * N * KD, NULL));
-    float *g2 = (float *)s->g2.data, *w3 = (float *)s->w3.data;
-    const float *x3 = (const float *)s->x3.data;
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g2, KD, 0, 0, N * KD, 0, 0));
-    LOGT_TRY(logt_tf32_split(ctx, 1, KD, I, W, 0, w3, 3 * I, 0, I, 0, 2 * I, 1));
-    const float *g_hi = g2, *g_lo = g2 + N * KD;
-    const float *ga[3] = {g_hi, g_lo, g_hi};
-    const float *xb[3] = {x3 + I, x3, x3};   /* x's lo, hi, hi (columns I.., 0.., 0..) */
-    const float *wb[3] = {w3, w3 + I, w3 + I};   /* W's lo, hi, hi */
-    for (int k = 0; k < 3; k++)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, N, 1.0f, LOGT_F32, ga[k], KD, 0, xb[k], 3 * I, 0, k ? 1.0f : 0.0f,
-                              dW, I, 0, 1, 1));
-    for (int k = 0; dx && k < 3; k++)
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, KD, 1.0f, LOGT_F32, ga[k], KD, 0, wb[k], 3 * I, 0,
-                              k ? 1.0f : beta_dx, dx, I, 0, 1, 1));
+    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, 3 * N * KD, NULL));
+    float *g3 = (float *)s->g3.data;
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, 0, N * KD, 2 * N * KD, 1));
+    LOGT_TRY(logt_gemm_f32_3planes(ctx, 1, 0, KD, I, N, 1.0f, g3, KD, N * KD, (const float *)s->xp.data, I,
+                                   N * I, 0.0f, dW));
+    if (dx)
+        LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, (const float *)s->wp.data,
+                                       I, KD * I, beta_dx, dx));
     return LOGT_OK;
 }
 
@@ -762,7 +764,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
 
     /* the weights over the whole sequence, then the input */
     if (m->o.math == SRU_MATH_3XTF32) {
-        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, W, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
+        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
     } else {
         LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
         if (dx) LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
@@ -776,7 +778,7 @@ extern "C" void sru_free_cuda(sru_model *m)
     sru_cuda_scratch *s = (sru_cuda_scratch *)m->cuda;
     if (!s) return;
     logt_tensor *all[] = {&s->res, &s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
-                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->g2};
+                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->xp, &s->wp, &s->g3};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(s);
     m->cuda = NULL;

@@ -1,5 +1,6 @@
 /* test_gemm_cuda.c — kernels/gemm.h beyond the plain product: the long-K product
- * (logt_gemm_f32_tn_long) against a float64 loop, and the 3xTF32 product (logt_gemm_f32_3xtf32): equal to a
+ * (logt_gemm_f32_tn_long) against a float64 loop, and the 3xTF32 products (logt_gemm_f32_3xtf32, and
+ * logt_gemm_f32_3planes over split planes): equal to a
  * float64 loop on every transpose, batch and stride layout within fp32's tolerance, and as
  * accurate as strict fp32 (cublasSgemm) on a long inner dimension, where a single TF32
  * product is ~100 times worse. */
@@ -89,6 +90,53 @@ Test(gemm_cuda, three_tf32_matches_a_loop)
                     free(A), free(B), free(C), free(ref), free(got);
                     logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
                 }
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* logt_gemm_f32_3planes over parts that logt_tf32_split laid out as planes (hi, lo, hi of A;
+ * lo, hi, hi of B), on every transpose, odd sizes (the split's scalar path) and multiples of 4
+ * (its float4 path), with alpha and beta: equal to a float64 loop within fp32's tolerance. */
+Test(gemm_cuda, three_tf32_planes_matches_a_loop)
+{
+    SKIP_WITHOUT_GPU("the 3xTF32 GEMM over planes");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    static const int sizes[][3] = {{5, 7, 3}, {33, 17, 65}, {64, 48, 128}, {1, 9, 4}, {130, 72, 256}};
+    for (int si = 0; si < 5; si++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                const int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
+                double *A = f32_values(M * K, 6), *B = f32_values(K * N, 7), *C = f32_values(M * N, 8);
+                double *ref = malloc(sizeof(double) * (size_t)(M * N));
+                cr_assert(ref);
+                for (int64_t i = 0; i < M * N; i++) ref[i] = C[i];
+                const float alpha = 0.75f, beta = si % 2 ? 0.5f : 0.0f;
+                reference(ta, tb, M, N, K, alpha, A, 0, B, 0, beta, ref, 1);
+                logt_tensor dA = on_device(A, M * K), dB = on_device(B, K * N), dC = on_device(C, M * N), pA, pB;
+                cr_assert_eq(logt_tensor_new1(&pA, LOGT_CUDA, LOGT_F32, 3 * M * K), LOGT_OK, "%s", logt_errmsg());
+                cr_assert_eq(logt_tensor_new1(&pB, LOGT_CUDA, LOGT_F32, 3 * K * N), LOGT_OK, "%s", logt_errmsg());
+                /* as stored: A is [M][K] or (ta) [K][M], B [K][N] or (tb) [N][K] */
+                const int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+                cr_assert_eq(logt_tf32_split(ctx, 1, ar, ac, dA.data, 0, pA.data, ac, 0, 0, M * K, 2 * M * K, 1),
+                             LOGT_OK, "%s", logt_errmsg());
+                cr_assert_eq(logt_tf32_split(ctx, 1, br, bc, dB.data, 0, pB.data, bc, 0, K * N, 0, 2 * K * N, 1),
+                             LOGT_OK, "%s", logt_errmsg());
+                cr_assert_eq(logt_gemm_f32_3planes(ctx, ta, tb, M, N, K, alpha, pA.data, ac, M * K, pB.data, bc,
+                                                   K * N, beta, dC.data),
+                             LOGT_OK, "%s", logt_errmsg());
+                cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+                double *got = on_host(&dC);
+                char what[64];
+                snprintf(what, sizeof what, "3 planes %lldx%lldx%lld t%d%d", (long long)M, (long long)N,
+                         (long long)K, ta, tb);
+                check_result c = check_close(what, got, ref, M * N, 1e-5, 1e-5);
+                cr_expect(c.ok, "%s", c.msg);
+                free(A), free(B), free(C), free(ref), free(got);
+                logt_tensor_free(&dA), logt_tensor_free(&dB), logt_tensor_free(&dC);
+                logt_tensor_free(&pA), logt_tensor_free(&pB);
+            }
     logt_ctx_destroy(ctx);
 #endif
 }
