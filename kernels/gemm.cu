@@ -99,15 +99,15 @@ __device__ __forceinline__ float tf32_round(float x)
     return __uint_as_float(u & 0xffffe000u);
 }
 
-/* See logt_tf32_split: element (q, r, c) of x goes to o = out + q·out_stride + r·ld + c,
- * its high part to o[hi], its low part to o[lo], the high part again to o[hi2] unless it is
- * SPLIT_NONE. A row of threads walks one row of x (blockDim.y rows a block), four columns at
- * a time when `vec` (every offset, stride and pointer a multiple of 16 bytes): one division a
- * row, not per element (64-bit divisions made the first version move 1.1 TB/s). */
-#define SPLIT_NONE INT64_MIN
+/* See logt_tf32_split: element (q, r, c) of x goes to o = out + q·out_stride + r·ld + c, its
+ * low part to o[lo], its high part to o[hi.o[j]] for each j < hi.n. A row of threads walks one
+ * row of x (blockDim.y rows a block), four columns at a time when `vec` (every offset, stride
+ * and pointer a multiple of 16 bytes): one division a row, not per element (64-bit divisions
+ * per element made the first version move 1.1 TB/s). */
+struct HiOffsets { int64_t o[LOGT_TF32_SPLIT_MAX_HI]; int n; };
+
 __global__ void tf32_split_kernel(int64_t nrows, int64_t rows, int64_t cols, const float *x, int64_t x_stride,
-                                  float *out, int64_t ld, int64_t out_stride, int64_t hi, int64_t lo,
-                                  int64_t hi2, int vec)
+                                  float *out, int64_t ld, int64_t out_stride, int64_t lo, HiOffsets hi, int vec)
 {
     for (int64_t rr = (int64_t)blockIdx.x * blockDim.y + threadIdx.y; rr < nrows;
          rr += (int64_t)gridDim.x * blockDim.y) {
@@ -118,33 +118,39 @@ __global__ void tf32_split_kernel(int64_t nrows, int64_t rows, int64_t cols, con
             for (int64_t c = 4 * (int64_t)threadIdx.x; c < cols; c += 4 * (int64_t)blockDim.x) {
                 const float4 v = *reinterpret_cast<const float4 *>(xr + c);
                 const float4 h = make_float4(tf32_round(v.x), tf32_round(v.y), tf32_round(v.z), tf32_round(v.w));
-                *reinterpret_cast<float4 *>(o + hi + c) = h;
                 *reinterpret_cast<float4 *>(o + lo + c) = make_float4(
                     tf32_round(v.x - h.x), tf32_round(v.y - h.y), tf32_round(v.z - h.z), tf32_round(v.w - h.w));
-                if (hi2 != SPLIT_NONE) *reinterpret_cast<float4 *>(o + hi2 + c) = h;
+                for (int j = 0; j < hi.n; j++) *reinterpret_cast<float4 *>(o + hi.o[j] + c) = h;
             }
         } else {
             for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
                 const float v = xr[c], h = tf32_round(v);
-                o[hi + c] = h, o[lo + c] = tf32_round(v - h);
-                if (hi2 != SPLIT_NONE) o[hi2 + c] = h;
+                o[lo + c] = tf32_round(v - h);
+                for (int j = 0; j < hi.n; j++) o[hi.o[j] + c] = h;
             }
         }
     }
 }
 
 extern "C" logt_status logt_tf32_split(logt_ctx *ctx, int64_t batch, int64_t rows, int64_t cols, const float *x,
-                                       int64_t x_stride, float *out, int64_t ld, int64_t out_stride,
-                                       int64_t hi, int64_t lo, int64_t hi2, int with_hi2)
+                                       int64_t x_stride, float *out, int64_t ld, int64_t out_stride, int64_t lo,
+                                       int nhi, const int64_t *hi)
 {
     if (batch < 0 || rows < 0 || cols < 0 || ld < cols)
         return LOGT_FAIL(LOGT_EINVAL, "tf32 split of %lld x [%lld][%lld] with rows %lld apart: sizes must "
                          "be >= 0 and the rows at least cols apart", (long long)batch, (long long)rows,
                          (long long)cols, (long long)ld);
+    if (nhi < 1 || nhi > LOGT_TF32_SPLIT_MAX_HI)
+        return LOGT_FAIL(LOGT_EINVAL, "tf32 split with %d copies of the high part: 1 to %d", nhi,
+                         LOGT_TF32_SPLIT_MAX_HI);
     const int64_t nrows = batch * rows;
     if (nrows == 0 || cols == 0) return LOGT_OK;
-    const int vec = cols % 4 == 0 && ld % 4 == 0 && (batch == 1 || (x_stride % 4 == 0 && out_stride % 4 == 0)) &&
-                    hi % 4 == 0 && lo % 4 == 0 && (!with_hi2 || hi2 % 4 == 0) &&
+    HiOffsets h;
+    h.n = nhi;
+    int aligned = lo % 4 == 0;
+    for (int j = 0; j < nhi; j++) h.o[j] = hi[j], aligned &= hi[j] % 4 == 0;
+    const int vec = aligned && cols % 4 == 0 && ld % 4 == 0 &&
+                    (batch == 1 || (x_stride % 4 == 0 && out_stride % 4 == 0)) &&
                     (uintptr_t)x % 16 == 0 && (uintptr_t)out % 16 == 0;
     /* a row of threads covers a row of x (in float4s when vec), up to 128 threads wide */
     const int64_t per_row = vec ? cols / 4 : cols;
@@ -153,8 +159,8 @@ extern "C" logt_status logt_tf32_split(logt_ctx *ctx, int64_t batch, int64_t row
     const dim3 block((unsigned)tx, (unsigned)(256 / tx));
     const int64_t blocks = (nrows + block.y - 1) / block.y;
     const unsigned grid = (unsigned)(blocks < 65535 ? blocks : 65535);
-    tf32_split_kernel<<<grid, block, 0, (cudaStream_t)ctx->stream>>>(
-        nrows, rows, cols, x, x_stride, out, ld, out_stride, hi, lo, with_hi2 ? hi2 : SPLIT_NONE, vec);
+    tf32_split_kernel<<<grid, block, 0, (cudaStream_t)ctx->stream>>>(nrows, rows, cols, x, x_stride, out, ld,
+                                                                     out_stride, lo, h, vec);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -180,6 +186,17 @@ extern "C" logt_status logt_gemm_f32_3planes(logt_ctx *ctx, int transA, int tran
     if (K == 0) {
         if (beta == 1.0f) return LOGT_OK;
         return LOGT_FAIL(LOGT_EINVAL, "gemm (3 planes) with K = 0 takes beta 1 (C unchanged)");
+    }
+    /* C alone with tiles (of cuBLAS's ~128 × 128) for two waves over the SMs: the three
+     * products one after another, accumulating in C, no workspace; else all three at once */
+    int dev = 0, sms = 0;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (((M + 127) / 128) * ((N + 127) / 128) >= 2 * (int64_t)sms) {
+        for (int k = 0; k < 3; k++)
+            LOGT_TRY(logt_gemm_ex(ctx, transA, transB, M, N, K, alpha, LOGT_F32, A + k * strideA, lda, 0,
+                                  B + k * strideB, ldb, 0, k ? 1.0f : beta, C, N, 0, 1, 1));
+        return LOGT_OK;
     }
     void *ws = NULL;
     const int64_t n = M * N;
@@ -209,14 +226,20 @@ extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int trans
     void *ws = NULL;
     LOGT_TRY(logt_ctx_workspace(ctx, (size_t)(3 * (ba * M * K + bb * K * N)) * sizeof(float), &ws));
     float *a3 = (float *)ws, *b3 = a3 + 3 * ba * M * K;
-    if (transA)   /* A^T stored [K][M]: blocks of rows */
-        LOGT_TRY(logt_tf32_split(ctx, ba, K, M, A, strideA, a3, M, 3 * M * K, 0, K * M, 2 * K * M, 1));
-    else          /* [M][K]: blocks of columns */
-        LOGT_TRY(logt_tf32_split(ctx, ba, M, K, A, strideA, a3, 3 * K, 3 * M * K, 0, K, 2 * K, 1));
-    if (transB)   /* B^T stored [N][K]: columns lo, hi, hi */
-        LOGT_TRY(logt_tf32_split(ctx, bb, N, K, B, strideB, b3, 3 * K, 3 * K * N, K, 0, 2 * K, 1));
-    else          /* [K][N]: rows lo, hi, hi */
-        LOGT_TRY(logt_tf32_split(ctx, bb, K, N, B, strideB, b3, N, 3 * K * N, K * N, 0, 2 * K * N, 1));
+    if (transA) {   /* A^T stored [K][M]: blocks of rows hi, lo, hi */
+        const int64_t hi[2] = {0, 2 * K * M};
+        LOGT_TRY(logt_tf32_split(ctx, ba, K, M, A, strideA, a3, M, 3 * M * K, K * M, 2, hi));
+    } else {        /* [M][K]: blocks of columns hi, lo, hi */
+        const int64_t hi[2] = {0, 2 * K};
+        LOGT_TRY(logt_tf32_split(ctx, ba, M, K, A, strideA, a3, 3 * K, 3 * M * K, K, 2, hi));
+    }
+    if (transB) {   /* B^T stored [N][K]: columns lo, hi, hi */
+        const int64_t hi[2] = {K, 2 * K};
+        LOGT_TRY(logt_tf32_split(ctx, bb, N, K, B, strideB, b3, 3 * K, 3 * K * N, 0, 2, hi));
+    } else {        /* [K][N]: rows lo, hi, hi */
+        const int64_t hi[2] = {K * N, 2 * K * N};
+        LOGT_TRY(logt_tf32_split(ctx, bb, K, N, B, strideB, b3, N, 3 * K * N, 0, 2, hi));
+    }
     return logt_gemm_ex(ctx, transA, transB, M, N, 3 * K, alpha, LOGT_F32, a3, transA ? M : 3 * K,
                         strideA ? 3 * M * K : 0, b3, transB ? 3 * K : N, strideB ? 3 * K * N : 0, beta, C, N,
                         strideC, batch, 1);

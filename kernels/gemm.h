@@ -62,23 +62,25 @@ logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t 
                                  float alpha, const float *A, int64_t strideA, const float *B,
                                  int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch);
 
-/* The same three products over parts that the caller keeps as planes (not side by side):
+/* The same three products over parts that the caller keeps apart (planes, or columns of parts
+ * side by side read with a stride):
  *     C = alpha · (A_0·B_0 + A_1·B_1 + A_2·B_2) + beta · C,   A_k = A + k·strideA, B_k = B + k·strideB
- * (the pairs (hi, lo), (lo, hi), (hi, hi) of logt_tf32_split's parts), as one batched TF32 GEMM
- * of the three products into ctx's workspace and a pass that adds them (k in order) into C,
- * packed [M][N]. Three times the tiles of one product of inner dimension 3K: the form for
- * products whose C alone has too few tiles to fill the GPU (SRU's backward at small T·B). */
+ * (the pairs (hi, lo), (lo, hi), (hi, hi) of logt_tf32_split's parts, in any order), C packed
+ * [M][N]. Where C has too few tiles to fill the GPU twice (SRU's backward at small T·B), one
+ * batched TF32 GEMM makes the three products at once into ctx's workspace and a pass adds
+ * them (k in order) into C; else three TF32 GEMMs accumulate in C. */
 logt_status logt_gemm_f32_3planes(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
                                   float alpha, const float *A, int64_t lda, int64_t strideA, const float *B,
                                   int64_t ldb, int64_t strideB, float beta, float *C);
 
 /* The split itself, for callers that keep the parts (and lay them out) themselves: element
  * (q, r, c) of x (batch of [rows][cols] packed, x_stride apart) lands at o = out +
- * q·out_stride + r·ld + c: its TF32 high part at o[hi], its low part at o[lo], and, when
- * with_hi2, the high part again at o[hi2]. Offsets are in elements and may be negative. */
+ * q·out_stride + r·ld + c: its TF32 low part at o[lo] and its high part at o[hi[j]] for each of
+ * the nhi (1 to LOGT_TF32_SPLIT_MAX_HI) offsets. Offsets are in elements and may be negative. */
+#define LOGT_TF32_SPLIT_MAX_HI 3
 logt_status logt_tf32_split(logt_ctx *ctx, int64_t batch, int64_t rows, int64_t cols, const float *x,
-                            int64_t x_stride, float *out, int64_t ld, int64_t out_stride, int64_t hi,
-                            int64_t lo, int64_t hi2, int with_hi2);
+                            int64_t x_stride, float *out, int64_t ld, int64_t out_stride, int64_t lo, int nhi,
+                            const int64_t *hi);
 #endif
 
 #ifdef __cplusplus

@@ -96,15 +96,17 @@ Test(gemm_cuda, three_tf32_matches_a_loop)
 
 /* logt_gemm_f32_3planes over parts that logt_tf32_split laid out as planes (hi, lo, hi of A;
  * lo, hi, hi of B), on every transpose, odd sizes (the split's scalar path) and multiples of 4
- * (its float4 path), with alpha and beta: equal to a float64 loop within fp32's tolerance. */
+ * (its float4 path), with alpha and beta, both of its ways (products at once and a sum; one
+ * after another into C): equal to a float64 loop within fp32's tolerance. */
 Test(gemm_cuda, three_tf32_planes_matches_a_loop)
 {
     SKIP_WITHOUT_GPU("the 3xTF32 GEMM over planes");
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    static const int sizes[][3] = {{5, 7, 3}, {33, 17, 65}, {64, 48, 128}, {1, 9, 4}, {130, 72, 256}};
-    for (int si = 0; si < 5; si++)
+    /* the last: C with enough tiles that the three products run one after another */
+    static const int sizes[][3] = {{5, 7, 3}, {33, 17, 65}, {64, 48, 128}, {1, 9, 4}, {130, 72, 256}, {2100, 2100, 8}};
+    for (int si = 0; si < 6; si++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 const int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
@@ -119,9 +121,10 @@ Test(gemm_cuda, three_tf32_planes_matches_a_loop)
                 cr_assert_eq(logt_tensor_new1(&pB, LOGT_CUDA, LOGT_F32, 3 * K * N), LOGT_OK, "%s", logt_errmsg());
                 /* as stored: A is [M][K] or (ta) [K][M], B [K][N] or (tb) [N][K] */
                 const int64_t ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-                cr_assert_eq(logt_tf32_split(ctx, 1, ar, ac, dA.data, 0, pA.data, ac, 0, 0, M * K, 2 * M * K, 1),
+                const int64_t ahi[2] = {0, 2 * M * K}, bhi[2] = {K * N, 2 * K * N};
+                cr_assert_eq(logt_tf32_split(ctx, 1, ar, ac, dA.data, 0, pA.data, ac, 0, M * K, 2, ahi),
                              LOGT_OK, "%s", logt_errmsg());
-                cr_assert_eq(logt_tf32_split(ctx, 1, br, bc, dB.data, 0, pB.data, bc, 0, K * N, 0, 2 * K * N, 1),
+                cr_assert_eq(logt_tf32_split(ctx, 1, br, bc, dB.data, 0, pB.data, bc, 0, 0, 2, bhi),
                              LOGT_OK, "%s", logt_errmsg());
                 cr_assert_eq(logt_gemm_f32_3planes(ctx, ta, tb, M, N, K, alpha, pA.data, ac, M * K, pB.data, bc,
                                                    K * N, beta, dC.data),
