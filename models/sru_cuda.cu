@@ -75,9 +75,9 @@ typedef struct sru_cuda_scratch {
     logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
     logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
-    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi (backward's dW) */
-    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi (and dx)    */
-    logt_tensor g4;     /* math = 3xtf32: [4][N][K·D] dG's TF32 parts as planes hi, lo, hi, hi */
+    logt_tensor x3;     /* math = 3xtf32: [N][4I] x's TF32 parts hi | lo | hi | hi            */
+    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi             */
+    logt_tensor g3;     /* math = 3xtf32: [3][N][K·D] dG's TF32 parts as planes hi, lo, hi   */
 } sru_cuda_scratch;
 
 /* ---- element access and math ----------------------------------------------------------- */
@@ -399,24 +399,25 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
 
 /* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (both kept
  * for the backward), then ONE TF32 GEMM of inner dimension 3I per plane:
- * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). */
+ * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). x's parts are hi | lo | hi |
+ * hi: the first three for this product, the last three for backward's dW. */
 static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
                                   int K, const float *X, const float *W, float *G)
 {
-    LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 4 * N * I, NULL));
     LOGT_TRY(logt_tensor_reserve(&s->w3, LOGT_CUDA, LOGT_F32, 3 * K * D * I, NULL));
     float *x3 = (float *)s->x3.data, *w3 = (float *)s->w3.data;
-    const int64_t xhi[2] = {0, 2 * I}, whi[2] = {I, 2 * I};
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 3 * I, 0, I, 2, xhi));
+    const int64_t xhi[3] = {0, 2 * I, 3 * I}, whi[2] = {I, 2 * I};
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 4 * I, 0, I, 3, xhi));
     LOGT_TRY(logt_tf32_split(ctx, 1, K * D, I, W, 0, w3, 3 * I, 0, 0, 2, whi));
-    return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 3 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
+    return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 4 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
                         D, N * D, K, 1);
 }
 
 /* math = 3xtf32, backward's two GEMMs from the forward's parts and dG's, split once into the
- * planes hi, lo, hi, hi (s->g4): three consecutive planes pair with x's columns hi | lo | hi
- * (planes 1-3) and with [W; Wp]'s lo | hi | hi (planes 0-2), each read with a stride of I:
- *   d[W; Wp] = dG_lo^T x_hi + dG_hi^T x_lo + dG_hi^T x_hi
+ * planes hi, lo, hi (s->g3), which pair with x's columns lo | hi | hi (its parts 1-3) and with
+ * [W; Wp]'s lo | hi | hi, each read with a stride of I:
+ *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
  *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
  * each through logt_gemm_f32_3planes: at small T·B its three products at once (the first
  * version ran them one after another: dW's three took 60 of the 200 µs at D = 512, T = 32). */
@@ -424,17 +425,17 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
                                    int K, const float *dG, float *dW, float *dx, float beta_dx)
 {
     const int64_t KD = (int64_t)K * D;
-    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float))
+    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(4 * N * I) * sizeof(float))
         return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x: "
                          "call forward first");
-    LOGT_TRY(logt_tensor_reserve(&s->g4, LOGT_CUDA, LOGT_F32, 4 * N * KD, NULL));
-    float *g4 = (float *)s->g4.data;
-    const int64_t ghi[3] = {0, 2 * N * KD, 3 * N * KD};
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g4, KD, 0, N * KD, 3, ghi));
-    LOGT_TRY(logt_gemm_f32_3planes(ctx, 1, 0, KD, I, N, 1.0f, g4 + N * KD, KD, N * KD, (const float *)s->x3.data,
-                                   3 * I, I, 0.0f, dW));
+    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, 3 * N * KD, NULL));
+    float *g3 = (float *)s->g3.data;
+    const int64_t ghi[2] = {0, 2 * N * KD};
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, 2, ghi));
+    LOGT_TRY(logt_gemm_f32_3planes(ctx, 1, 0, KD, I, N, 1.0f, g3, KD, N * KD, (const float *)s->x3.data + I,
+                                   4 * I, I, 0.0f, dW));
     if (dx)
-        LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g4, KD, N * KD, (const float *)s->w3.data,
+        LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, (const float *)s->w3.data,
                                        3 * I, I, beta_dx, dx));
     return LOGT_OK;
 }
@@ -773,7 +774,7 @@ extern "C" void sru_free_cuda(sru_model *m)
     sru_cuda_scratch *s = (sru_cuda_scratch *)m->cuda;
     if (!s) return;
     logt_tensor *all[] = {&s->res, &s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
-                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->g4};
+                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->g3};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(s);
     m->cuda = NULL;
