@@ -187,13 +187,12 @@ extern "C" logt_status logt_gemm_f32_3planes(logt_ctx *ctx, int transA, int tran
         if (beta == 1.0f) return LOGT_OK;
         return LOGT_FAIL(LOGT_EINVAL, "gemm (3 planes) with K = 0 takes beta 1 (C unchanged)");
     }
-    /* C alone with tiles (of cuBLAS's ~128 × 128) for two waves over the SMs, or a long K
-     * (that cuBLAS splits itself in a single product, not in a batched one): the three
+    /* C alone with tiles (of cuBLAS's ~128 × 128) for two waves over the SMs: the three
      * products one after another, accumulating in C, no workspace; else all three at once */
     int dev = 0, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (((M + 127) / 128) * ((N + 127) / 128) >= 2 * (int64_t)sms || K > 4096) {
+    if (((M + 127) / 128) * ((N + 127) / 128) >= 2 * (int64_t)sms) {
         for (int k = 0; k < 3; k++)
             LOGT_TRY(logt_gemm_ex(ctx, transA, transB, M, N, K, alpha, LOGT_F32, A + k * strideA, lda, 0,
                                   B + k * strideB, ldb, 0, k ? 1.0f : beta, C, N, 0, 1, 1));

@@ -66,9 +66,9 @@ logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int transB, int64_t 
  * side by side read with a stride):
  *     C = alpha · (A_0·B_0 + A_1·B_1 + A_2·B_2) + beta · C,   A_k = A + k·strideA, B_k = B + k·strideB
  * (the pairs (hi, lo), (lo, hi), (hi, hi) of logt_tf32_split's parts, in any order), C packed
- * [M][N]. Where C has too few tiles to fill the GPU twice and K is at most 4096 (SRU's
- * backward at small T·B), one batched TF32 GEMM makes the three products at once into ctx's
- * workspace and a pass adds them (k in order) into C; else three TF32 GEMMs accumulate in C. */
+ * [M][N]. Where C has too few tiles to fill the GPU twice (SRU's backward at small T·B), one
+ * batched TF32 GEMM makes the three products at once into ctx's workspace and a pass adds
+ * them (k in order) into C; else three TF32 GEMMs accumulate in C. */
 logt_status logt_gemm_f32_3planes(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
                                   float alpha, const float *A, int64_t lda, int64_t strideA, const float *B,
                                   int64_t ldb, int64_t strideB, float beta, float *C);

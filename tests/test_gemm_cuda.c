@@ -104,11 +104,9 @@ Test(gemm_cuda, three_tf32_planes_matches_a_loop)
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    /* the last two: C with enough tiles, and a long K, so that the three products run one
-     * after another */
-    static const int sizes[][3] = {{5, 7, 3},      {33, 17, 65},   {64, 48, 128}, {1, 9, 4},
-                                   {130, 72, 256}, {2100, 2100, 8}, {9, 5, 5000}};
-    for (int si = 0; si < 7; si++)
+    /* the last: C with enough tiles that the three products run one after another */
+    static const int sizes[][3] = {{5, 7, 3}, {33, 17, 65}, {64, 48, 128}, {1, 9, 4}, {130, 72, 256}, {2100, 2100, 8}};
+    for (int si = 0; si < 6; si++)
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 const int64_t M = sizes[si][0], N = sizes[si][1], K = sizes[si][2];
