@@ -718,6 +718,12 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         }
     }
     if ((s = stage_open(ctx, r, stage_T(r, k), &g)) != LOGT_OK) goto done;
+    if (nstage && g.ds.loss != LOGT_LOSS_XENT) {
+        s = LOGT_FAIL(LOGT_EINVAL, "[train] curriculum: a stage ends when its validation accuracy reaches "
+                      "solve_acc, and task '%s' has no accuracy (a regression, MSE): use a classification "
+                      "task (2b, selcopy, parity, modsum, digits, charlm) or no curriculum", r->task);
+        goto done;
+    }
     res->input_size = g.ds.input_size;
     STORE(logt_store_set_i64(st, id, "", "input_size", g.ds.input_size));
     STORE(logt_store_set_i64(st, id, "", "parameters", g.net->w.numel + g.tr->ro.w.numel));

@@ -426,6 +426,8 @@ Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
     EXPECT_ERR("needs solve_acc");
     cr_assert_neq(logt(NULL, "run exp --backend cpu --out bad.h5 --set train.curriculum=12,6"), 0);
     EXPECT_ERR("the lengths must increase");
+    cr_assert_neq(logt(NULL, "run exp --backend cpu --out mse.h5 --set train.task=adding"), 0);
+    EXPECT_ERR("has no accuracy");
 }
 
 /* max_train_s: a run whose training time reaches the budget stops there, is evaluated at
