@@ -414,7 +414,9 @@ static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N,
                         D, N * D, K, 1);
 }
 
-/* math = 3xtf32, backward's two GEMMs from the forward's parts and dG's, split once into the
+/* math = 3xtf32, backward's two GEMMs from the forward's parts (of x, and of the weights as the
+ * forward saw them: a step's weights do not change between its forward and backward) and dG's,
+ * split once into the
  * planes hi, lo, hi (s->g3), which pair with x's columns lo | hi | hi (its parts 1-3) and with
  * [W; Wp]'s lo | hi | hi, each read with a stride of I:
  *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
@@ -425,9 +427,10 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
                                    int K, const float *dG, float *dW, float *dx, float beta_dx)
 {
     const int64_t KD = (int64_t)K * D;
-    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(4 * N * I) * sizeof(float))
-        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x: "
-                         "call forward first");
+    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(4 * N * I) * sizeof(float) || !s->w3.data ||
+        logt_tensor_bytes(&s->w3) < (size_t)(3 * KD * I) * sizeof(float))
+        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x and of "
+                         "the weights: call forward first");
     LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, 3 * N * KD, NULL));
     float *g3 = (float *)s->g3.data;
     const int64_t ghi[2] = {0, 2 * N * KD};

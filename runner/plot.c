@@ -275,8 +275,6 @@ static logt_status curve_figure(const logt_experiment *e, const logt_plot *p, lo
     for (int64_t i = 0; i < n; i++) {
         const logt_summary_row *r = &rows[i];
         if (strcmp(r->kind, "train") || !keep_row(e, p, r, 0)) continue;
-        /* the evaluations' optional sets (eval_bpc, eval_T) are where their runs have them */
-        if (eval && !logt_store_has(st, r->run, p->y, NULL)) continue;
         double *y = NULL, *x = NULL;
         int64_t ny, nx = 0;
         LOGT_TRY(logt_store_read(st, r->run, p->y, &y, &ny));

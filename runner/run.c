@@ -618,8 +618,9 @@ done:
 }
 
 /* One length of a training run: its dataset, a net and the net's trainer. A run without a
- * curriculum has one; a curriculum run makes one per stage in turn, each taking over the
- * state of the one before (stage_move): the nets' buffers are sized by T, their weights not. */
+ * curriculum has one; a curriculum run makes one per stage in turn, each loading the
+ * checkpoint the one before saved as it ended (the nets' buffers are sized by T, their
+ * weights not): a stage starts as a resumed run would. */
 typedef struct stage {
     logt_dataset ds;
     logt_net *net;
@@ -648,20 +649,6 @@ static logt_status stage_open(logt_ctx *ctx, const logt_run_spec *r, int T, stag
     return s;
 }
 
-/* `to` takes over from `from` everything a checkpoint holds: weights, readout, Adam's moments
- * and step counts, the step reached. */
-static logt_status stage_move(const stage *from, stage *to)
-{
-    ckpt_part a[8], b[8];
-    const int n = ckpt_parts(from->tr, a);
-    ckpt_parts(to->tr, b);
-    for (int i = 0; i < n; i++) LOGT_TRY(logt_tensor_copy(b[i].t, a[i].t));
-    to->tr->step = from->tr->step;
-    to->tr->adam_net.t = from->tr->adam_net.t;
-    to->tr->adam_ro.t = from->tr->adam_ro.t;
-    return LOGT_OK;
-}
-
 /* The length of stage k of r: its curriculum's, then (k = ncurriculum) the run's own. */
 static int stage_T(const logt_run_spec *r, int k) { return k < r->ncurriculum ? r->curriculum[k] : r->T; }
 
@@ -673,6 +660,7 @@ typedef struct train_result {
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
+    int stopped_short;       /* a curriculum run that ended before its own T: the length it was at */
 } train_result;
 
 static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SETS], int *nbuf)
@@ -692,7 +680,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
                              int resume, progress *pr, train_result *res, int *fatal)
 {
     logt_status s = LOGT_OK;
-    stage g, next;
+    stage g;
     double *buf[NSTEP_SETS] = {NULL};
     int nbuf = 0;
     double *v = NULL;
@@ -701,7 +689,6 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     const int nstage = r->ncurriculum;   /* stages before the run's own T */
     logt_mem_reset_peak();
     memset(&g, 0, sizeof g);   /* closed at done whatever happens */
-    memset(&next, 0, sizeof next);
 
     double wall = 0;
     int64_t neval = 0;
@@ -721,7 +708,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     if (nstage && g.ds.loss != LOGT_LOSS_XENT) {
         s = LOGT_FAIL(LOGT_EINVAL, "[train] curriculum: a stage ends when its validation accuracy reaches "
                       "solve_acc, and task '%s' has no accuracy (a regression, MSE): use a classification "
-                      "task (2b, selcopy, parity, modsum, digits, charlm) or no curriculum", r->task);
+                      "task of any length (2b, selcopy, parity, modsum, charlm) or no curriculum", r->task);
         goto done;
     }
     res->input_size = g.ds.input_size;
@@ -808,19 +795,24 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
             const double bpc = el / log(2.0);
             if (g.ds.report_bpc) STORE(logt_store_append(st, id, "eval_bpc", &bpc, 1));
             neval++;
-            char staged[48] = "";
-            if (k < nstage && ea >= r->solve_acc) {   /* this stage is solved: on to the next length */
-                if ((s = stage_open(ctx, r, stage_T(r, k + 1), &next)) != LOGT_OK) goto done;
-                if ((s = stage_move(&g, &next)) != LOGT_OK) goto done;
+            /* a stage solved: its checkpoint already belongs to the next length, so that a run
+             * killed or failing from here on resumes there; the next length starts from it now,
+             * unless the run ends with this evaluation (a continued run takes it up) */
+            const int stage_solved = k < nstage && ea >= r->solve_acc;
+            if (r->solve_acc > 0 && res->solve_step < 0 && k == nstage && ea >= r->solve_acc)
+                res->solve_step = step, res->solve_s = wall;
+            if ((s = ckpt_save(st, id, g.tr, wall, neval, k + stage_solved, fatal)) != LOGT_OK) goto done;
+            char staged[64] = "";
+            if (stage_solved && step < r->steps && !over_budget(r, wall)) {
                 stage_close(&g);
-                g = next;
-                memset(&next, 0, sizeof next);
+                if ((s = stage_open(ctx, r, stage_T(r, k + 1), &g)) != LOGT_OK) goto done;
+                if ((s = ckpt_load(st, id, g.tr, &wall, &neval, fatal)) != LOGT_OK) goto done;
                 k++;
                 snprintf(staged, sizeof staged, "  (T = %d solved: now T = %d)", (int)ev_T, stage_T(r, k));
-            } else if (r->solve_acc > 0 && res->solve_step < 0 && k == nstage && ea >= r->solve_acc) {
-                res->solve_step = step, res->solve_s = wall;
+            } else if (stage_solved) {
+                snprintf(staged, sizeof staged, "  (T = %d solved: T = %d when continued)", (int)ev_T,
+                         stage_T(r, k + 1));
             }
-            if ((s = ckpt_save(st, id, g.tr, wall, neval, k, fatal)) != LOGT_OK) goto done;
             if (g.ds.report_bpc) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g bpc",
                                           (long long)step, r->steps, loss, bpc);
             else if (isnan(ea)) snprintf(what, sizeof what, "step %lld/%d  loss %.4g  valid %.4g",
@@ -840,8 +832,11 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     if (nbuf) STORE(flush_steps(st, id, buf, &nbuf));
     if (!res->interrupted && g.tr->step < r->steps && res->solve_step < 0 && over_budget(r, wall))
         res->budget_step = g.tr->step;
-    /* finished: the test split (a curriculum run stopped early: at the length it had reached) */
-    if (!res->interrupted && (g.tr->step >= r->steps || res->solve_step >= 0 || res->budget_step >= 0) &&
+    /* finished: the test split, at the run's own T (a curriculum run that stopped short of it
+     * has no test and no final values: they would be a shorter length's, in a row saying T) */
+    if (k < nstage) res->stopped_short = stage_T(r, k);
+    if (!res->interrupted && !res->stopped_short &&
+        (g.tr->step >= r->steps || res->solve_step >= 0 || res->budget_step >= 0) &&
         (s = logt_trainer_eval(g.tr, LOGT_SPLIT_TEST, r->test_batches, &res->test_loss, &res->test_acc)) != LOGT_OK)
         goto done;
     if (nstage && !res->interrupted) STORE(logt_store_set_i64(st, id, "", "curriculum_T", stage_T(r, k)));
@@ -857,18 +852,17 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     res->final_loss = n > from ? sum / (double)(n - from) : NAN;
     free(v), v = NULL;
     STORE(logt_store_read(st, id, "eval_loss", &v, &n));
-    res->final_eval_loss = n ? v[n - 1] : NAN;
+    res->final_eval_loss = n && !res->stopped_short ? v[n - 1] : NAN;
     free(v), v = NULL;
     STORE(logt_store_read(st, id, "eval_acc", &v, &n));
-    res->final_eval_acc = n ? v[n - 1] : NAN;
-    if (g.ds.report_bpc && n) {
+    res->final_eval_acc = n && !res->stopped_short ? v[n - 1] : NAN;
+    if (g.ds.report_bpc && n && !res->stopped_short) {
         res->final_eval_bpc = res->final_eval_loss / log(2.0);
         STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_bpc));
     }
 done:
     free(v);
     for (int j = 0; j < NSTEP_SETS; j++) free(buf[j]);
-    stage_close(&next);
     stage_close(&g);
     return s;
 }
@@ -1050,6 +1044,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
             const size_t len = strlen(what);
             snprintf(what + len, sizeof what - len, "  stopped by max_train_s = %g s at step %lld",
                      r->max_train_s, (long long)tr.budget_step);
+        }
+        if (s == LOGT_OK && tr.stopped_short) {
+            const size_t len = strlen(what);
+            snprintf(what + len, sizeof what - len, "  (curriculum at T = %d: no test)", tr.stopped_short);
         }
     }
     if (fatal) return s;

@@ -358,7 +358,8 @@ static const char *const curriculum_ini =
 /* curriculum: the run trains at T = 6 until an evaluation there reaches solve_acc, then at
  * 12, then at its own 24 (48 is not below 24: not a stage of this run), and is solved only at
  * 24; eval_T says where each evaluation was. Killed just after the first stage ended, the
- * rerun resumes at T = 12 from the checkpoint and ends with the very curve of the whole run. */
+ * rerun resumes at T = 12 from the checkpoint and ends with the very curve of the whole run.
+ * A run whose steps end at the evaluation that solves T = 6 stops there, untested. */
 Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
 {
     write_at("exp/experiment.ini", curriculum_ini);
@@ -421,6 +422,20 @@ Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
     free(ra), free(rb);
     logt_store_close(a);
     logt_store_close(b);
+
+    /* steps end at the evaluation that solves T = 6: the run stops short of its T, untested */
+    char steps[64];
+    snprintf(steps, sizeof steps, "run exp --backend cpu --out short.h5 --set train.steps=%lld", (long long)switch_step);
+    cr_assert_eq(logt(NULL, steps), 0, "%s", err);
+    EXPECT_ERR("(curriculum at T = 6: no test)");
+    logt_store *c = open_results("short.h5");
+    cr_assert_eq(logt_store_get_i64(c, 0, "", "curriculum_T", &reached), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(reached, 6);
+    cr_assert_eq(logt_store_summary(c, &ra, &n), LOGT_OK);
+    cr_assert(isnan(ra[0].test_loss) && isnan(ra[0].final_eval_acc), "test %g, final acc %g at a shorter T",
+              ra[0].test_loss, ra[0].final_eval_acc);
+    free(ra);
+    logt_store_close(c);
 
     cr_assert_neq(logt(NULL, "run exp --backend cpu --out bad.h5 --set train.solve_acc=0"), 0);
     EXPECT_ERR("needs solve_acc");
