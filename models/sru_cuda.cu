@@ -416,9 +416,8 @@ static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N,
 
 /* math = 3xtf32, backward's two GEMMs from the forward's parts (of x, and of the weights as the
  * forward saw them: a step's weights do not change between its forward and backward) and dG's,
- * split once into the
- * planes hi, lo, hi (s->g3), which pair with x's columns lo | hi | hi (its parts 1-3) and with
- * [W; Wp]'s lo | hi | hi, each read with a stride of I:
+ * split once into the planes hi, lo, hi (s->g3), which pair with x's columns lo | hi | hi (its
+ * parts 1-3) and with [W; Wp]'s lo | hi | hi, each read with a stride of I:
  *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
  *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
  * each through logt_gemm_f32_3planes: at small T·B its three products at once (the first
