@@ -7,6 +7,7 @@
 #   make dev        workbenches in kernels/dev/, models/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
 #                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
+#                   (BUNDLE_DEV=0: logt and logt-tests only, ~2 MB less, for size-limited copies)
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
 CUDA_ARCH ?= sm_90
@@ -125,9 +126,10 @@ datasets/data/digits.csv: scripts/fetch-datasets.sh
 datasets/data/fortunes.txt: scripts/fetch-datasets.sh
 	scripts/fetch-datasets.sh fortunes
 
+BUNDLE_DEV ?= 1
 bundle: deps
-	$(MAKE) --no-print-directory all dev
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(NVCC),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
+	$(MAKE) --no-print-directory all $(if $(filter 1,$(BUNDLE_DEV)),dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
 
 clean:
 	rm -rf $(B) bundle bundle.tar.xz
