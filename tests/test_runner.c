@@ -111,6 +111,19 @@ static void gp_data(const char *rel, char *out, size_t n)
             used += (size_t)snprintf(out + used, n - used, "%.*s\n", (int)strcspn(p, "\n"), p);
 }
 
+/* Dataset `set` of run 0 is the same, value for value, in two results files; its length. */
+static int64_t expect_same_set(logt_store *a, logt_store *b, const char *set)
+{
+    double *va, *vb;
+    int64_t na, nb;
+    cr_assert_eq(logt_store_read(a, 0, set, &va, &na), LOGT_OK, "%s", set);
+    cr_assert_eq(logt_store_read(b, 0, set, &vb, &nb), LOGT_OK, "%s", set);
+    cr_assert_eq(nb, na, "%s", set);
+    for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "%s[%lld]", set, (long long)i);
+    free(va), free(vb);
+    return na;
+}
+
 /* ---- commands ------------------------------------------------------------------------ */
 
 Test(runner, help_and_listing)
@@ -244,17 +257,7 @@ Test(runner, killed_training_resumes_from_checkpoint)
     EXPECT_ERR("(resumed)");
     logt_store *a = open_results("whole.h5"), *b = open_results("cut.h5");
     static const char *const sets[] = {"loss", "grad_norm", "eval_step", "eval_loss"};
-    for (int k = 0; k < 4; k++) {
-        double *va, *vb;
-        int64_t na, nb;
-        cr_assert_eq(logt_store_read(a, 0, sets[k], &va, &na), LOGT_OK);
-        cr_assert_eq(logt_store_read(b, 0, sets[k], &vb, &nb), LOGT_OK);
-        cr_assert_eq(na, k < 2 ? 40 : 4, "%s", sets[k]);
-        cr_assert_eq(nb, na, "%s", sets[k]);
-        for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "%s[%lld]", sets[k], (long long)i);
-        free(va);
-        free(vb);
-    }
+    for (int k = 0; k < 4; k++) cr_assert_eq(expect_same_set(a, b, sets[k]), k < 2 ? 40 : 4, "%s", sets[k]);
     logt_summary_row *ra, *rb;
     int64_t n;
     cr_assert_eq(logt_store_summary(a, &ra, &n), LOGT_OK);
@@ -406,15 +409,7 @@ Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
     EXPECT_ERR("(resumed)");
     logt_store *b = open_results("cut.h5");
     static const char *const sets[] = {"loss", "grad_norm", "eval_step", "eval_loss", "eval_T"};
-    for (int k = 0; k < 5; k++) {
-        double *va, *vb;
-        int64_t na, nb;
-        cr_assert_eq(logt_store_read(a, 0, sets[k], &va, &na), LOGT_OK);
-        cr_assert_eq(logt_store_read(b, 0, sets[k], &vb, &nb), LOGT_OK);
-        cr_assert_eq(nb, na, "%s", sets[k]);
-        for (int64_t i = 0; i < na; i++) cr_assert_eq(va[i], vb[i], "%s[%lld]", sets[k], (long long)i);
-        free(va), free(vb);
-    }
+    for (int k = 0; k < 5; k++) expect_same_set(a, b, sets[k]);
     logt_summary_row *ra, *rb;
     cr_assert_eq(logt_store_summary(a, &ra, &n), LOGT_OK);
     cr_assert_eq(logt_store_summary(b, &rb, &n), LOGT_OK);
