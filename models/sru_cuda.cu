@@ -75,9 +75,11 @@ typedef struct sru_cuda_scratch {
     logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
     logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
-    logt_tensor x3;     /* math = 3xtf32: [N][4I] x's TF32 parts hi | lo | hi | hi            */
+    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi                 */
+    logt_tensor xs3;    /* math = 3xtf32, N <= X3_STACK_ROWS: [3][N][I] x's parts lo; hi; hi  */
     logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi             */
-    logt_tensor g3;     /* math = 3xtf32: [3][N][K·D] dG's TF32 parts as planes hi, lo, hi   */
+    logt_tensor g3;     /* math = 3xtf32: [3][N][K·D] dG's parts hi; lo; hi (N above
+                         * X3_STACK_ROWS: [2][N][K·D], hi; lo)                                */
 } sru_cuda_scratch;
 
 /* ---- element access and math ----------------------------------------------------------- */
@@ -397,48 +399,76 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
     return s;
 }
 
+/* math = 3xtf32 at T·B <= X3_STACK_ROWS rows: backward's dW, a sum over the rows, is ONE TF32
+ * GEMM over the row-stacked planes of dG and of x (inner dimension 3·T·B, so that cuBLAS may
+ * split it as it would a plain long product), which needs x's parts also stacked; above, the
+ * three products run one after another (each already long enough to spread) and x's parts
+ * are kept once. The batched route of logt_gemm_f32_3planes gave cuBLAS 72 blocks for dW at
+ * D = 512, T = 32: 43 of the pass's 154 µs (results/sru-ncu-T32-D512-3xtf32-da7d1c0-h200.csv). */
+#define X3_STACK_ROWS 4096
+
 /* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (both kept
  * for the backward), then ONE TF32 GEMM of inner dimension 3I per plane:
- * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). x's parts are hi | lo | hi |
- * hi: the first three for this product, the last three for backward's dW. */
+ * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). */
 static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
                                   int K, const float *X, const float *W, float *G)
 {
-    LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 4 * N * I, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->x3, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
     LOGT_TRY(logt_tensor_reserve(&s->w3, LOGT_CUDA, LOGT_F32, 3 * K * D * I, NULL));
     float *x3 = (float *)s->x3.data, *w3 = (float *)s->w3.data;
-    const int64_t xhi[3] = {0, 2 * I, 3 * I}, whi[2] = {I, 2 * I};
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 4 * I, 0, I, 3, xhi));
+    const int64_t xhi[2] = {0, 2 * I}, whi[2] = {I, 2 * I};
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, x3, 3 * I, 0, I, 2, xhi));
+    if (N <= X3_STACK_ROWS) {
+        LOGT_TRY(logt_tensor_reserve(&s->xs3, LOGT_CUDA, LOGT_F32, 3 * N * I, NULL));
+        const int64_t shi[2] = {N * I, 2 * N * I};
+        LOGT_TRY(logt_tf32_split(ctx, 1, N, I, X, 0, (float *)s->xs3.data, I, 0, 0, 2, shi));
+    }
     LOGT_TRY(logt_tf32_split(ctx, 1, K * D, I, W, 0, w3, 3 * I, 0, 0, 2, whi));
-    return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 4 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
+    return logt_gemm_ex(ctx, 0, 1, N, D, 3 * I, 1.0f, LOGT_F32, x3, 3 * I, 0, w3, 3 * I, D * 3 * I, 0.0f, G,
                         D, N * D, K, 1);
 }
 
 /* math = 3xtf32, backward's two GEMMs from the forward's parts (of x, and of the weights as the
- * forward saw them: a step's weights do not change between its forward and backward) and dG's,
- * split once into the planes hi, lo, hi (s->g3), which pair with x's columns lo | hi | hi (its
- * parts 1-3) and with [W; Wp]'s lo | hi | hi, each read with a stride of I:
+ * forward saw them: a step's weights do not change between its forward and backward) and dG's:
  *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
  *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
- * each through logt_gemm_f32_3planes: at small T·B its three products at once (the first
- * version ran them one after another: dW's three took 60 of the 200 µs at D = 512, T = 32). */
+ * At T·B <= X3_STACK_ROWS dW is one GEMM over the stacked planes (above) and dx goes through
+ * logt_gemm_f32_3planes (its three products at once where C has few tiles); above, each is
+ * three TF32 products accumulating in place, and dG has two planes, not three (at D = 768,
+ * T·B = 16384 a plane is 151 MB to write). */
 static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
                                    int K, const float *dG, float *dW, float *dx, float beta_dx)
 {
     const int64_t KD = (int64_t)K * D;
-    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(4 * N * I) * sizeof(float) || !s->w3.data ||
-        logt_tensor_bytes(&s->w3) < (size_t)(3 * KD * I) * sizeof(float))
+    const int stacked = N <= X3_STACK_ROWS;
+    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float) || !s->w3.data ||
+        logt_tensor_bytes(&s->w3) < (size_t)(3 * KD * I) * sizeof(float) ||
+        (stacked && (!s->xs3.data || logt_tensor_bytes(&s->xs3) < (size_t)(3 * N * I) * sizeof(float))))
         return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x and of "
                          "the weights: call forward first");
-    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, 3 * N * KD, NULL));
+    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, (stacked ? 3 : 2) * N * KD, NULL));
     float *g3 = (float *)s->g3.data;
+    const float *x3 = (const float *)s->x3.data, *w3 = (const float *)s->w3.data;
     const int64_t ghi[2] = {0, 2 * N * KD};
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, 2, ghi));
-    LOGT_TRY(logt_gemm_f32_3planes(ctx, 1, 0, KD, I, N, 1.0f, g3, KD, N * KD, (const float *)s->x3.data + I,
-                                   4 * I, I, 0.0f, dW));
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, stacked ? 2 : 1, ghi));
+    if (stacked) {
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, 3 * N, 1.0f, LOGT_F32, g3, KD, 0, s->xs3.data, I, 0, 0.0f, dW,
+                              I, 0, 1, 1));
+        if (dx)
+            LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, w3, 3 * I, I, beta_dx,
+                                           dx));
+        return LOGT_OK;
+    }
+    /* the pairs (dG_hi, lo), (dG_lo, hi), (dG_hi, hi): x3's columns I, 0, 0 and w3's 0, I, I */
+    const float *gp[3] = {g3, g3 + N * KD, g3};
+    const int64_t xo[3] = {I, 0, 0}, wo[3] = {0, I, I};
+    for (int k = 0; k < 3; k++)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, N, 1.0f, LOGT_F32, gp[k], KD, 0, x3 + xo[k], 3 * I, 0,
+                              k ? 1.0f : 0.0f, dW, I, 0, 1, 1));
     if (dx)
-        LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, (const float *)s->w3.data,
-                                       3 * I, I, beta_dx, dx));
+        for (int k = 0; k < 3; k++)
+            LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, KD, 1.0f, LOGT_F32, gp[k], KD, 0, w3 + wo[k], 3 * I, 0,
+                                  k ? 1.0f : beta_dx, dx, I, 0, 1, 1));
     return LOGT_OK;
 }
 
@@ -776,7 +806,7 @@ extern "C" void sru_free_cuda(sru_model *m)
     sru_cuda_scratch *s = (sru_cuda_scratch *)m->cuda;
     if (!s) return;
     logt_tensor *all[] = {&s->res, &s->xf, &s->dG,  &s->dxf,  &s->part, &s->g,
-                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->w3, &s->g3};
+                          &s->da, &s->c0f, &s->dc0f, &s->ones, &s->x3, &s->xs3, &s->w3, &s->g3};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(s);
     m->cuda = NULL;

@@ -519,14 +519,20 @@ Test(sru_cuda, tf32_matches_cpu_reference)
 }
 
 /* math = 3xtf32: fp32's accuracy from TF32 tensor cores, so held to the strict-f32 tolerance
- * on every shape (a 3xTF32 product that dropped its low parts would be off by TF32's 5e-4). */
+ * on every shape (a 3xTF32 product that dropped its low parts would be off by TF32's 5e-4).
+ * SHAPES all have T·B <= 4096, where dW is one product over stacked planes; the last two
+ * shapes here have more rows, where the backward runs its products one after another. */
 Test(sru_cuda, three_tf32_matches_cpu_reference_to_f32_tolerance)
 {
     SKIP_WITHOUT_GPU("sru on cuda with math = 3xtf32 vs the f64 CPU reference");
     const char *knobs[] = {"math=3xtf32", "v=zero,math=3xtf32"};
-    for (int k = 0; k < 2; k++)
+    const shape many_rows[] = {{1100, 4, 20, 24, 1, 1, 1}, {700, 7, 24, 24, 2, 0, 1}};
+    for (int k = 0; k < 2; k++) {
         for (int i = 0; i < NSHAPES; i++)
             expect_matches(knobs[k], LOGT_F32, SHAPES[i], 80 + (uint64_t)(k * NSHAPES + i), TOL_F32);
+        for (int i = 0; i < 2; i++)
+            expect_matches(knobs[k], LOGT_F32, many_rows[i], 95 + (uint64_t)(2 * k + i), TOL_F32);
+    }
 }
 
 /* A route on the GPU against the element-wise loop on the same net (knobs, then route = loop),

@@ -13,6 +13,14 @@
  * each checked against the cublasSgemm result, then timed: median of 50 calls after 5.
  * Bound: 2·N·D·I·3 flops per product; the H200's fp32 FFMA peak is ~67 TFLOP/s, so
  * 1.6 GFLOP takes >= 24 µs, and a product whose tiles cover a third of the SMs >= 72 µs.
+ *
+ *   build/bin/gemm-small-dev N D I tf32
+ *
+ * times, on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32), the shapes math = 3xtf32 makes
+ * of dW and dx: the three products of split planes as one strided batch of 3 (what
+ * logt_gemm_f32_3planes runs, before its sum of the three), and dW as one product over the
+ * row-stacked planes (inner dimension 3N, models/sru_cuda.cu at N <= 4096). The operands are
+ * random (a time, not a 3xtf32 result); each algorithm is checked against cuBLAS's own.
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -51,6 +59,8 @@ typedef struct prob {
 
 static cublasOperation_t op(int t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
+static int use_tf32;   /* argv[4] == "tf32": TF32 tensor cores, both libraries */
+
 static void run_sgemm(cublasHandle_t h, const prob *p)
 {
     const float one = 1.0f;
@@ -83,7 +93,8 @@ static cublasLtMatrixLayout_t layout(int rows, int cols, int ld, int batch, long
 static lt_setup lt_make(const prob *p)
 {
     lt_setup s;
-    CB(cublasLtMatmulDescCreate(&s.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CB(cublasLtMatmulDescCreate(&s.desc, use_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                CUDA_R_32F));
     cublasOperation_t ta = op(p->transB), tb = op(p->transA);
     CB(cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     CB(cublasLtMatmulDescSetAttribute(s.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
@@ -162,30 +173,38 @@ static double max_rel_diff(const float *x, const float *y, size_t n)
 int main(int argc, char **argv)
 {
     int N = 1024, D = 512, I = 512;
-    if (argc == 4) N = atoi(argv[1]), D = atoi(argv[2]), I = atoi(argv[3]);
+    if (argc >= 4) N = atoi(argv[1]), D = atoi(argv[2]), I = atoi(argv[3]);
+    use_tf32 = argc >= 5 && !strcmp(argv[4], "tf32");
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    printf("%s, %d SMs; N = %d, D = %d, I = %d (fp32, CUBLAS_COMPUTE_32F)\n", prop.name,
-           prop.multiProcessorCount, N, D, I);
+    printf("%s, %d SMs; N = %d, D = %d, I = %d (%s)\n", prop.name, prop.multiProcessorCount, N, D, I,
+           use_tf32 ? "TF32 tensor cores, CUBLAS_COMPUTE_32F_FAST_TF32" : "fp32, CUBLAS_COMPUTE_32F");
     cublasHandle_t h;
     cublasLtHandle_t lt;
     CB(cublasCreate(&h));
     CB(cublasLtCreate(&lt));
+    if (use_tf32) CB(cublasSetMathMode(h, CUBLAS_TF32_TENSOR_OP_MATH));
     size_t ws_bytes = 32u << 20;
     void *ws;
     CK(cudaMalloc(&ws, ws_bytes));
     CB(cublasSetWorkspace(h, ws, ws_bytes));
 
-    float *X = dev_random((size_t)N * I, 1), *W = dev_random((size_t)3 * D * I, 2);
-    float *dG = dev_random((size_t)N * 3 * D, 3), *G = dev_random((size_t)3 * N * D, 4);
-    float *dW = dev_random((size_t)3 * D * I, 5), *dx = dev_random((size_t)N * I, 6);
-    prob ps[3] = {
+    /* three planes of each operand (the 3xtf32 shapes use all three; the others the first) */
+    float *X = dev_random((size_t)3 * N * I, 1), *W = dev_random((size_t)3 * 3 * D * I, 2);
+    float *dG = dev_random((size_t)3 * N * 3 * D, 3), *G = dev_random((size_t)3 * N * D, 4);
+    float *dW = dev_random((size_t)3 * 3 * D * I, 5), *dx = dev_random((size_t)3 * N * I, 6);
+    const long long sx = (long long)N * I, sw = 3LL * D * I, sg = 3LL * N * D;
+    prob ps[6] = {
         {"fwd", 0, 1, N, D, I, 3, 0, (long long)D * I, (long long)N * D, X, W, G, 0.0f},
         {"dW", 1, 0, 3 * D, I, N, 1, 0, 0, 0, dG, X, dW, 0.0f},
         {"dx", 0, 0, N, I, 3 * D, 1, 0, 0, 0, dG, W, dx, 1.0f},
+        {"dW, 3 planes batched", 1, 0, 3 * D, I, N, 3, sg, sx, sw, dG, X, dW, 0.0f},
+        {"dW, planes stacked (K = 3N)", 1, 0, 3 * D, I, 3 * N, 1, 0, 0, 0, dG, X, dW, 0.0f},
+        {"dx, 3 planes batched", 0, 0, N, I, 3 * D, 3, sg, sw, sx, dG, W, dx, 0.0f},
     };
+    const int nprob = use_tf32 ? 6 : 3;
     float base_sum = 0, best_sum = 0;
-    for (int q = 0; q < 3; q++) {
+    for (int q = 0; q < nprob; q++) {
         prob *p = &ps[q];
         size_t cn = (size_t)p->M * p->N * p->batch, cbytes = cn * sizeof(float);
         float *C0, *ref;
@@ -224,7 +243,7 @@ int main(int argc, char **argv)
             if (diff <= 1e-5 && t < best) best = t;
         }
         printf("  best %.1f us (cublasSgemm %.1f)\n", best, tb);
-        base_sum += tb, best_sum += best;
+        if (q < 3) base_sum += tb, best_sum += best;
         cublasLtMatmulPreferenceDestroy(pref);
         CK(cudaFree(C0));
         CK(cudaFree(ref));
