@@ -13,6 +13,7 @@ logt_status logt_ctx_cuda_sync(logt_ctx *ctx);
 logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_end(logt_ctx *ctx, double *ms);
+logt_status logt_ctx_cuda_head_start(logt_ctx *ctx, int us);
 #endif
 
 double logt_now(void)
@@ -102,6 +103,16 @@ logt_status logt_timer_begin(logt_ctx *ctx)
     if (ctx->device == LOGT_CUDA) return logt_ctx_cuda_timer_begin(ctx);
 #endif
     ctx->t0 = logt_now();
+    return LOGT_OK;
+}
+
+logt_status logt_ctx_head_start(logt_ctx *ctx, int us)
+{
+    if (us < 0) return LOGT_FAIL(LOGT_EINVAL, "head start of %d us: it must be >= 0", us);
+#ifdef LOGT_HAVE_CUDA
+    if (ctx->device == LOGT_CUDA && us > 0) return logt_ctx_cuda_head_start(ctx, us);
+#endif
+    (void)ctx;
     return LOGT_OK;
 }
 

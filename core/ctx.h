@@ -45,6 +45,11 @@ logt_status logt_cuda_fill_f32(logt_ctx *ctx, float *p, int64_t n, float v);
 #endif
 
 /* Time one region: begin, run, end. end waits for the device and returns ms. */
+/* Before a timer_begin on the GPU: queue a kernel that keeps the device busy for `us`
+ * microseconds, so that the host has queued the timed work before the device reaches it; the
+ * time is then the device's, without the host's launch rate and its jitter (nvbench's way).
+ * No-op on the CPU. */
+logt_status logt_ctx_head_start(logt_ctx *ctx, int us);
 logt_status logt_timer_begin(logt_ctx *ctx);
 logt_status logt_timer_end(logt_ctx *ctx, double *ms);
 

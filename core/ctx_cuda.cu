@@ -62,6 +62,22 @@ extern "C" logt_status logt_cuda_fill_f32(logt_ctx *ctx, float *p, int64_t n, fl
     return LOGT_OK;
 }
 
+/* One thread spins on the global nanosecond timer until `ns` have passed. */
+__global__ void head_start_kernel(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    while (t - t0 < ns);
+}
+
+extern "C" logt_status logt_ctx_cuda_head_start(logt_ctx *ctx, int us)
+{
+    head_start_kernel<<<1, 1, 0, (cudaStream_t)ctx->stream>>>(1000ull * (unsigned long long)us);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 extern "C" logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx)
 {
     CUDA_TRY(cudaEventRecord((cudaEvent_t)ctx->ev_start, (cudaStream_t)ctx->stream));

@@ -61,7 +61,8 @@ static const keydef sweep_keys[] = {
     {"T", V_POSINTS}, {"B", V_POSINTS}, {"D", V_POSINTS}, {"input_size", V_NNINTS},
     {"head_dim", V_NNINTS}, {"layers", V_POSINTS}, {"dtype", V_DTYPES}, {"seed", V_U64S},
     {"pass", V_PASSES}, {"cell", V_WORDS}, {"zip", V_ZIP}, {NULL, 0}};
-static const keydef speed_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
+static const keydef speed_keys[] = {
+    {"warmup", V_NNINT}, {"repeats", V_POSINT}, {"head_start_us", V_NNINT}, {NULL, 0}};
 static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
@@ -895,6 +896,7 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     int64_t iv;
     logt_parse_i64(getv(e, "speed", "warmup", "1"), &iv), e->warmup[LOGT_KIND_SPEED] = (int)iv;
     logt_parse_i64(getv(e, "speed", "repeats", "5"), &iv), e->repeats[LOGT_KIND_SPEED] = (int)iv;
+    logt_parse_i64(getv(e, "speed", "head_start_us", "0"), &iv), e->head_start_us = (int)iv;
     logt_parse_i64(getv(e, "kernel", "warmup", "3"), &iv), e->warmup[LOGT_KIND_KERNEL] = (int)iv;
     logt_parse_i64(getv(e, "kernel", "repeats", "20"), &iv), e->repeats[LOGT_KIND_KERNEL] = (int)iv;
     logt_strlcpy(e->task, sizeof e->task, getv(e, "train", "task", "adding"));
@@ -1102,11 +1104,14 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         logt_strlcpy(r->pass, sizeof r->pass, ax[AX_PASS].v[ai[AX_PASS]]);
         r->warmup = e->warmup[kind];
         r->repeats = e->repeats[kind];
+        r->head_start_us = e->head_start_us;
+        char hs[40] = "";   /* only when set: keys of runs without one stay as they were */
+        if (r->head_start_us) snprintf(hs, sizeof hs, " head_start_us=%d", r->head_start_us);
         snprintf(r->key, sizeof r->key,
                  "speed model=%s backend=%s T=%d B=%d D=%d input_size=%d head_dim=%d layers=%d "
-                 "dtype=%s seed=%llu cell=%s pass=%s knobs=%s warmup=%d repeats=%d",
+                 "dtype=%s seed=%llu cell=%s pass=%s knobs=%s warmup=%d repeats=%d%s",
                  model, e->backend, r->T, r->B, (int)D, (int)I, (int)H, (int)L, dtype,
-                 (unsigned long long)seed, r->cfg.cell, r->pass, r->knobs, r->warmup, r->repeats);
+                 (unsigned long long)seed, r->cfg.cell, r->pass, r->knobs, r->warmup, r->repeats, hs);
         snprintf(r->label, sizeof r->label, "%s T=%d B=%d D=%d %s%.150s", model, r->T, r->B, (int)D,
                  r->pass, extra);
         r->cost = (double)T * (double)B * per_token * (!strcmp(r->pass, "fwdbwd") ? 3 : 1) *

@@ -74,6 +74,7 @@ typedef struct logt_experiment {
     logt_list axis[LOGT_NKIND][LOGT_NAXIS];
     unsigned zip[LOGT_NKIND];    /* bit a: sweep key a is walked with the other zipped keys */
     int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
+    int head_start_us;       /* [speed] head_start_us                              */
     char task[32];
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
@@ -97,6 +98,7 @@ typedef struct logt_run_spec {
     int T, B;
     char pass[16];           /* "forward", "fwdbwd" (speed); "train"; "" (kernel)  */
     int warmup, repeats;     /* speed, kernel                                      */
+    int head_start_us;       /* speed: the GPU kept busy this long before each timed pass */
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;

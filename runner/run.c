@@ -402,7 +402,8 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     for (int i = 0; s == LOGT_OK && i < r->warmup + r->repeats; i++) {
         const int timed = i >= r->warmup;
         const logt_tensor *h;
-        if (timed) s = logt_timer_begin(ctx);
+        if (timed && r->head_start_us) s = logt_ctx_head_start(ctx, r->head_start_us);
+        if (s == LOGT_OK && timed) s = logt_timer_begin(ctx);
         if (s == LOGT_OK) s = logt_net_forward(net, x, &h, ctx);
         if (s == LOGT_OK && fwdbwd) s = logt_net_backward(net, dh, &dx, ctx);
         if (s == LOGT_OK) s = timed ? logt_timer_end(ctx, &ms[i - r->warmup]) : logt_ctx_sync(ctx);
@@ -929,6 +930,7 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
         LOGT_TRY(logt_store_set_i64(st, id, "", "warmup", r->warmup));
         LOGT_TRY(logt_store_set_i64(st, id, "", "repeats", r->repeats));
     }
+    if (r->kind == LOGT_KIND_SPEED) LOGT_TRY(logt_store_set_i64(st, id, "", "head_start_us", r->head_start_us));
     if (r->kind == LOGT_KIND_KERNEL) {
         LOGT_TRY(logt_store_set_i64(st, id, "", "C", (int64_t)r->B * c->hidden_size));
     } else if (r->kind == LOGT_KIND_TRAIN) {

@@ -285,3 +285,25 @@ Test(core, onehot_large_on_the_gpu)
     logt_tensor_free(&x);
     free(code), free(want), free(got);
 }
+
+/* logt_ctx_head_start keeps the GPU busy for the time asked: a timed region holding only a
+ * 2 ms head start lasts 2 ms (and on the CPU it is a no-op). */
+Test(core, head_start_holds_the_gpu_for_its_time)
+{
+    logt_ctx *cpu;
+    cr_assert_eq(logt_ctx_create(LOGT_CPU, &cpu), LOGT_OK);
+    cr_assert_eq(logt_ctx_head_start(cpu, 1000), LOGT_OK);
+    cr_assert_neq(logt_ctx_head_start(cpu, -1), LOGT_OK, "a negative head start is refused");
+    logt_ctx_destroy(cpu);
+    SKIP_WITHOUT_GPU("the head start's kernel");
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    double ms = 0;
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(logt_timer_begin(ctx), LOGT_OK);
+        cr_assert_eq(logt_ctx_head_start(ctx, 2000), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(logt_timer_end(ctx, &ms), LOGT_OK, "%s", logt_errmsg());
+        cr_expect(ms >= 1.99 && ms < 2.5, "a 2000 us head start took %.4f ms", ms);
+    }
+    logt_ctx_destroy(ctx);
+}

@@ -651,6 +651,29 @@ Test(runner, set_beats_the_files_backend_section)
     }
 }
 
+/* [speed] head_start_us is stored with each speed run and keeps runs with and without one
+ * apart (a file's runs without one keep their keys: a rerun skips them). */
+Test(runner, head_start_is_recorded_and_keys_runs_apart)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4"), 0, "%s", err);
+    EXPECT_ERR("0 to run");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4 --set speed.head_start_us=300"),
+                 0, "%s", err);
+    EXPECT_ERR("2 to run");
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(st), 4);
+    for (int64_t id = 0; id < 4; id++) {
+        int64_t us = -1;
+        cr_assert_eq(logt_store_get_i64(st, id, "", "head_start_us", &us), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(us, id < 2 ? 0 : 300, "run %lld: head_start_us %lld", (long long)id, (long long)us);
+    }
+    logt_store_close(st);
+    cr_assert_neq(logt(NULL, "run exp --backend cpu --out s.h5 --set speed.head_start_us=-5"), 0);
+    EXPECT_ERR("head_start_us");
+}
+
 /* The same run twice in a sweep (training ignores input_size) is run and stored once. */
 Test(runner, duplicate_sweep_points_run_once)
 {
