@@ -149,6 +149,13 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
 
 #define SCAN_LB2_Q 8   /* predecessors per thread per round: window = lanes·Q */
 
+/* Who runs a tile's phases: the whole block (scan_cta), or, in a warp-specialised kernel, a
+ * group of SCAN_LB_THREADS threads with its own thread index and barrier (kernels/dev/scan.cu) */
+struct scan_cta {
+    static __device__ __forceinline__ int tid() { return threadIdx.x; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+
 struct scan_lb2_status {
     unsigned long long *counter;   /* next tile id                                  */
     void *word;                    /* [ntiles][Cb] status words (scan_lbw)             */
@@ -181,41 +188,41 @@ template <> struct scan_lbw<false> {
 /* Phase 1 of a tile: the thread's map over its V steps, scanned across lanes (sm.sA, sm.sB:
  * inclusive, lane l covers lanes 0..l); the tile's aggregate is published (k > 0) by the last
  * lane. Returns the thread's inclusive map in (A, B). */
-template <int V, bool W8 = false>
+template <int V, bool W8 = false, typename S = scan_cta>
 __device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
                                                    const float (&av)[V], const float (&bv)[V],
                                                    const scan_lb2_status &st, scan_lb2_smem &sm,
                                                    float &A, float &B)
 {
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     A = 1.0f, B = 0.0f;
 #pragma unroll
     for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     sm.sA[tid] = A, sm.sB[tid] = B;
-    __syncthreads();
+    S::sync();
     for (int off = 1; off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
         if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
-        __syncthreads();
+        S::sync();
         scan_compose(A, B, pa, pb);
         sm.sA[tid] = A, sm.sB[tid] = B;
-        __syncthreads();
+        S::sync();
     }
     if (tile >= G && lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
 }
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-template <int Q = SCAN_LB2_Q, bool W8 = false, typename H>
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm)
 {
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float h0c = (h0 && c < C) ? ld(h0 + c) : 0.0f;
     if (tid < Cb)   /* channels past C (the last group's padding) have nothing to wait for */
         sm.cA[cl] = 1.0f, sm.cB[cl] = 0.0f, sm.next[cl] = k > 0 && c < C ? k - 1 : -1, sm.carry[cl] = h0c;
-    __syncthreads();
+    S::sync();
     if (k == 0) return;
     for (;;) {
         const long long j = sm.next[cl];   /* -1: this channel is done */
@@ -242,7 +249,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             }
         }
         sm.rA[tid] = mA, sm.rB[tid] = mB, sm.rI[tid] = (unsigned char)fi, sm.rE[tid] = (unsigned char)fe;
-        __syncthreads();
+        S::sync();
         if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
             float qA = sm.cA[cl], qB = sm.cB[cl];
             int found = 0, empty = 0;
@@ -255,7 +262,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
             /* empty: poll the same window again */
         }
-        __syncthreads();
+        S::sync();
         bool pending = false;
         for (int i = 0; i < Cb; i++) pending |= sm.next[i] >= 0;
         if (!pending) return;
@@ -264,13 +271,13 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
 
 /* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
  * write h. (A, B) is the thread's inclusive map from phase 1. */
-template <int V, bool W8 = false, typename E>
+template <int V, bool W8 = false, typename E, typename S = scan_cta>
 __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                                 int64_t G, int64_t tile, const float (&av)[V],
                                                 const float (&bv)[V], float A, float B, E *h,
                                                 const scan_lb2_status &st, const scan_lb2_smem &sm)
 {
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
     if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));

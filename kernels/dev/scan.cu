@@ -38,6 +38,11 @@
  *      stores); 17 V = 32 with the hints; 18 as 16 with 4 blocks an SM (64 registers)
  * 19, 20 version 13 with 8-byte status words (A, B; the status in NaN patterns of A), 16 and
  *      24 predecessors a thread a round (windows of 128 and 192 tiles at 32 channels)
+ * 21-23 warp-specialised persistent blocks: a producer warp fills a ring of S tiles in shared
+ *      memory by bulk copies while NG groups of 256 threads each take a tile into registers,
+ *      free its stage and run version 13's three phases (scan_ring_kernel): 21 V = 32, S = 3,
+ *      one group, 16 predecessors a thread a round; 22 V = 32, S = 3, two groups, 8; 23
+ *      V = 16, S = 6, two groups, 8
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -301,6 +306,151 @@ scan_lookback3_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int6
     }
 }
 
+
+/* ---- versions 21-23: warp-specialised persistent blocks, a ring of tiles in shared memory ---
+ *
+ * One block an SM: a producer warp and NG consumer groups of SCAN_LB_THREADS threads. The
+ * producer claims tile ids from the counter (in order) and fills a ring of S stages, each one
+ * tile of a and b (32 channels × L = 8·V steps, [L][32] floats a plane), by bulk copies
+ * (cp.async.bulk, the copy engine: one 128-byte copy a step at C > 32, one for the whole tile
+ * at C = 32) completing on the stage's "full" mbarrier. Group i takes every NG-th stage in
+ * ring order: it waits for the stage, copies its steps into registers, frees the stage
+ * ("empty" mbarrier) at once, and runs the library's three phases (aggregate, look-back,
+ * finish) with its own barrier. So while a group waits on its look-back, the producer keeps
+ * up to S tiles of loads in flight: waiting for carries no longer holds the data that keeps
+ * DRAM busy (what versions 13-20 could not change). Rows the copy engine cannot take (a
+ * channel group past C, C not a multiple of 4, steps past T) are written by the producer's
+ * lanes with identity values (a = 1, b = 0) where outside the data.
+ * No deadlock: each group takes its tiles in increasing order and frees a stage before it
+ * looks back, so the smallest unfinished tile always has its data and its predecessors. */
+#define RING_L(V) (8 * (V))   /* steps a tile (lanes = 8 at 32 channels) */
+
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mbar_init(unsigned long long *m, unsigned count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(m)), "r"(count));
+}
+__device__ __forceinline__ void mbar_arrive(unsigned long long *m)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(smem_addr(m)) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_tx(unsigned long long *m, unsigned bytes)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(smem_addr(m)),
+                 "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned long long *m, unsigned parity)
+{
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra W; }" ::"r"(
+                     smem_addr(m)), "r"(parity) : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *m)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(m)) : "memory");
+}
+
+template <int GRP> struct ring_group {
+    static __device__ __forceinline__ int tid() { return (int)threadIdx.x - 32 - GRP * SCAN_LB_THREADS; }
+    static __device__ __forceinline__ void sync()
+    {
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + GRP), "r"(SCAN_LB_THREADS) : "memory");
+    }
+};
+
+template <int V, int S, int NG> struct ring_smem {
+    float a[S][RING_L(V)][32], b[S][RING_L(V)][32];
+    unsigned long long full[S], empty[S];
+    long long tile[S];
+    scan_lb2_smem sm[NG];
+};
+
+/* The producer warp: fill stage s with tile `tile` (or the sentinel -1 when tile >= ntiles). */
+template <int V, int S, int NG>
+__device__ __forceinline__ void ring_fill(ring_smem<V, S, NG> &r, int s, long long tile, long long ntiles,
+                                          int64_t T, int64_t C, int64_t G, const float *a, const float *b)
+{
+    const int l = threadIdx.x & 31, L = RING_L(V);
+    if (tile >= ntiles) {
+        if (l == 0) r.tile[s] = -1, mbar_arrive(&r.full[s]);
+        return;
+    }
+    const int64_t g = tile % G, k = tile / G, s0 = k * L, c0 = g * 32;
+    const int rows = (int)(T - s0 < L ? T - s0 : L);          /* steps with data */
+    const bool bulk = c0 + 32 <= C && C % 4 == 0;              /* whole 128-byte rows */
+    /* rows the copy engine does not take: written by the lanes (lane = channel) */
+    for (int i = bulk ? rows : 0; i < L; i++) {
+        const bool in = i < rows && c0 + l < C;
+        r.a[s][i][l] = in ? a[(s0 + i) * C + c0 + l] : 1.0f;
+        r.b[s][i][l] = in ? b[(s0 + i) * C + c0 + l] : 0.0f;
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncwarp();
+    if (l == 0) r.tile[s] = tile, mbar_arrive_tx(&r.full[s], bulk ? 2u * 128u * (unsigned)rows : 0u);
+    __syncwarp();
+    if (!bulk) return;
+    if (C == 32) {   /* the tile is one contiguous run in each plane */
+        if (l == 0) bulk_copy(&r.a[s][0][0], a + s0 * C, 128u * rows, &r.full[s]);
+        if (l == 1) bulk_copy(&r.b[s][0][0], b + s0 * C, 128u * rows, &r.full[s]);
+        return;
+    }
+    for (int i = l; i < rows; i += 32) {
+        bulk_copy(&r.a[s][i][0], a + (s0 + i) * C + c0, 128u, &r.full[s]);
+        bulk_copy(&r.b[s][i][0], b + (s0 + i) * C + c0, 128u, &r.full[s]);
+    }
+}
+
+template <int V, int S, int NG, int Q, int GRP>
+__device__ __forceinline__ void ring_consume(ring_smem<V, S, NG> &r, int64_t T, int64_t C, int64_t G, float *h,
+                                             scan_lb2_status st)
+{
+    typedef ring_group<GRP> grp;
+    const int tid = grp::tid(), lane = tid / 32, cl = tid % 32, lanes = 8;
+    scan_lb2_smem &sm = r.sm[GRP];
+    for (int it = GRP;; it += NG) {
+        const int s = it % S;
+        mbar_wait(&r.full[s], (unsigned)(it / S) & 1u);
+        const long long tile = r.tile[s];
+        if (tile < 0) return;
+        float av[V], bv[V], A, B;
+#pragma unroll
+        for (int v = 0; v < V; v++) av[v] = r.a[s][lane * V + v][cl], bv[v] = r.b[s][lane * V + v][cl];
+        grp::sync();   /* every thread of the group has its steps: the stage is free */
+        if (tid == 0) mbar_arrive(&r.empty[s]);
+        scan_lb2_aggregate<V, false, grp>(32, lanes, tile, G, av, bv, st, sm, A, B);
+        scan_lb2_lookback<Q, false, float, grp>(C, 32, lanes, G, tile, (const float *)NULL, st, sm);
+        scan_lb2_finish<V, false, float, grp>(T, C, 0, 32, lanes, G, tile, av, bv, A, B, h, st, sm);
+        grp::sync();   /* sm is reused by the group's next tile */
+    }
+}
+
+template <int V, int S, int NG, int Q>
+__global__ void __launch_bounds__(32 + NG * SCAN_LB_THREADS, 1)
+scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float *a, const float *b, float *h,
+                 scan_lb2_status st)
+{
+    extern __shared__ __align__(128) unsigned char ring_raw[];
+    ring_smem<V, S, NG> &r = *reinterpret_cast<ring_smem<V, S, NG> *>(ring_raw);
+    if (threadIdx.x == 0)
+        for (int s = 0; s < S; s++) mbar_init(&r.full[s], 1), mbar_init(&r.empty[s], 1);
+    __syncthreads();
+    if (threadIdx.x < 32) {   /* the producer warp */
+        int sentinels = 0;
+        for (int it = 0; sentinels < NG; it++) {
+            const int s = it % S;
+            if (it >= S) mbar_wait(&r.empty[s], (unsigned)(it / S - 1) & 1u);
+            long long tile = 0;
+            if ((threadIdx.x & 31) == 0) tile = (long long)atomicAdd(st.counter, 1ull);
+            tile = __shfl_sync(0xffffffffu, tile, 0);
+            ring_fill<V, S, NG>(r, s, tile, ntiles, T, C, G, a, b);
+            sentinels += tile >= ntiles;
+        }
+        return;
+    }
+    const int grp = (threadIdx.x - 32) / SCAN_LB_THREADS;
+    if (grp == 0) ring_consume<V, S, NG, Q, 0>(r, T, C, G, h, st);
+    else if (NG > 1) ring_consume<V, S, NG, Q, (NG > 1 ? 1 : 0)>(r, T, C, G, h, st);
+}
 
 #define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
 static void cuda_check(cudaError_t e, const char *file, int line)
@@ -760,7 +910,32 @@ static void scan_lbp(bench *w)
         w->T, w->C, 0, 0, Cb, lanes, G, n, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 20
+/* versions 21-23: the ring (scan_ring_kernel), one block an SM */
+template <int V, int S, int NG, int Q>
+static void scan_ring(bench *w)
+{
+    const int L = RING_L(V);
+    const int64_t G = (w->C + 31) / 32, K = (w->T + L - 1) / L, n = G * K;
+    size_t bytes = 16 + (size_t)n * 32 * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_ring: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    const size_t smem = sizeof(ring_smem<V, S, NG>);
+    static int ready = 0;   /* per instantiation */
+    if (!ready) {
+        cudaCheck(cudaFuncSetAttribute(scan_ring_kernel<V, S, NG, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)smem));
+        ready = 1;
+    }
+    int sms = 0;
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    const int64_t grid = sms < n ? sms : n;
+    scan_ring_kernel<V, S, NG, Q><<<(unsigned)grid, 32 + NG * SCAN_LB_THREADS, smem>>>(w->T, w->C, G, n, w->a, w->b,
+                                                                                      w->h, st);
+    cudaCheck(cudaGetLastError());
+}
+
+#define NVERSIONS 23
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -784,6 +959,9 @@ static void scan(int version, bench *w, int bs)
     case 18: scan_lb4<16, 4, 1>(w); break;
     case 19: scan_lb2<16, true>(w); break;
     case 20: scan_lb2<24, true>(w); break;
+    case 21: scan_ring<32, 3, 1, 16>(w); break;
+    case 22: scan_ring<32, 3, 2, 8>(w); break;
+    case 23: scan_ring<16, 6, 2, 8>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
