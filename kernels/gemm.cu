@@ -13,7 +13,6 @@
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "gemm.h"
-#include "tf32.cuh"
 
 static cublasOperation_t op(int trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; }
 
@@ -88,6 +87,16 @@ extern "C" logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64
                                           &beta, C, CUDA_R_32F, (int)ldc, (long long)strideC,
                                           (int)batch, ct, CUBLAS_GEMM_DEFAULT));
     return LOGT_OK;
+}
+
+/* x rounded to the nearest TF32 value (10 explicit mantissa bits, ties to even); inf and NaN
+ * kept. */
+__device__ __forceinline__ float tf32_round(float x)
+{
+    unsigned u = __float_as_uint(x);
+    if ((u & 0x7f800000u) == 0x7f800000u) return x;
+    u += 0xfffu + ((u >> 13) & 1u);
+    return __uint_as_float(u & 0xffffe000u);
 }
 
 /* See logt_tf32_split: element (q, r, c) of x goes to o = out + q·out_stride + r·ld + c, its

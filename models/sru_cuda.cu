@@ -56,7 +56,6 @@
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../core/reduce.cuh"
-#include "../kernels/tf32.cuh"
 #include "../core/elem.cuh"
 #include "../kernels/gemm.h"
 #include "../kernels/scan.h"
@@ -137,8 +136,7 @@ __global__ void __launch_bounds__(BLOCK, 2)
 
 /* Backward, thread j walks t = T-1..0 carrying dL/dc_t from step t+1 (the mirror of
  * recurrence_backward in sru.c). f, r are recomputed from G, v, b and c_{t-1}. Writes row
- * n = t·B + b of dG [N][K·D] (lo != 0, math = 3xtf32: its TF32 parts, as tf32_store lays them
- * out, so that no split pass reads dG again), the direct dx term into dxd [N][D] (I == D; NULL: none), dL/dc_{-1}
+ * n = t·B + b of dG [N][K·D], the direct dx term into dxd [N][D] (I == D; NULL: none), dL/dc_{-1}
  * into dc0 (NULL: none), and this channel's sums over t of dv_f, dv_r, db_f, db_r into
  * part[q][b][d]: one write each, summed over b by sru_sum_batch_kernel. */
 template <typename E, typename XP>
@@ -147,8 +145,8 @@ __global__ void __launch_bounds__(BLOCK)
                         const XP *__restrict__ xp, const float *__restrict__ C,
                         const E *__restrict__ c0, const E *__restrict__ dH,
                         const float *__restrict__ v, const float *__restrict__ bias, float alpha,
-                        float *__restrict__ dG, int64_t lo, int64_t hi2, float *__restrict__ dxd,
-                        float *__restrict__ part, E *__restrict__ dc0)
+                        float *__restrict__ dG, float *__restrict__ dxd, float *__restrict__ part,
+                        E *__restrict__ dc0)
 {
     const int64_t BD = B * D, ND = T * BD, j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= BD) return;
@@ -180,11 +178,9 @@ __global__ void __launch_bounds__(BLOCK)
                 carry = gc * f + df * vf + dr * vr;                           /* dL/dc_{t-1} */
                 dvf += df * cp[k], dvr += dr * cp[k], dbf += df, dbr += dr;
                 float *o = dG + (t * B + b) * KD + d;
-                tf32_store(o, gc * (1.0f - f), lo, hi2);
-                tf32_store(o + D, df, lo, hi2);
-                tf32_store(o + 2 * D, dr, lo, hi2);
+                o[0] = gc * (1.0f - f), o[D] = df, o[2 * D] = dr;
                 const float dxh = dh * (1.0f - r) * alpha;   /* through the highway */
-                if (K == 4) tf32_store(o + 3 * D, dxh, lo, hi2);
+                if (K == 4) o[3 * D] = dxh;
                 else if (dxd) dxd[t * BD + j] = dxh;
                 c = cp[k];
             }
@@ -411,19 +407,6 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
  * D = 512, T = 32: 43 of the pass's 154 µs (results/sru-ncu-T32-D512-3xtf32-da7d1c0-h200.csv). */
 #define X3_STACK_ROWS 4096
 
-/* s->g3 for N rows of K·D, and where tf32_store puts a value's parts in it (from the high
- * part: the low part lo ahead, the high part's second copy hi2 ahead; 0: none) */
-static logt_status g3_reserve(sru_cuda_scratch *s, int64_t N, int64_t KD, float **g3, int64_t *lo,
-                              int64_t *hi2)
-{
-    const int stacked = N <= X3_STACK_ROWS;
-    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, (stacked ? 3 : 2) * N * KD, NULL));
-    *g3 = (float *)s->g3.data;
-    *lo = N * KD;
-    *hi2 = stacked ? 2 * N * KD : 0;
-    return LOGT_OK;
-}
-
 /* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (both kept
  * for the backward), then ONE TF32 GEMM of inner dimension 3I per plane:
  * G_k = [x_hi x_lo x_hi] · [W_lo W_hi W_hi]_k^T (kernels/gemm.h). */
@@ -458,17 +441,16 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
 {
     const int64_t KD = (int64_t)K * D;
     const int stacked = N <= X3_STACK_ROWS;
-    float *g3;
-    int64_t lo, hi2;
-    LOGT_TRY(g3_reserve(s, N, KD, &g3, &lo, &hi2));
     if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float) || !s->w3.data ||
         logt_tensor_bytes(&s->w3) < (size_t)(3 * KD * I) * sizeof(float) ||
         (stacked && (!s->xs3.data || logt_tensor_bytes(&s->xs3) < (size_t)(3 * N * I) * sizeof(float))))
         return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x and of "
                          "the weights: call forward first");
+    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, (stacked ? 3 : 2) * N * KD, NULL));
+    float *g3 = (float *)s->g3.data;
     const float *x3 = (const float *)s->x3.data, *w3 = (const float *)s->w3.data;
-    const int64_t ghi[2] = {0, hi2};
-    if (dG) LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, lo, stacked ? 2 : 1, ghi));
+    const int64_t ghi[2] = {0, 2 * N * KD};
+    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, stacked ? 2 : 1, ghi));
     if (stacked) {
         LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, 3 * N, 1.0f, LOGT_F32, g3, KD, 0, s->xs3.data, I, 0, 0.0f, dW,
                               I, 0, 1, 1));
@@ -680,15 +662,15 @@ template <typename E, typename XP>
 static logt_status loop_backward(logt_ctx *ctx, int64_t T, int64_t B, int64_t D, int K,
                                  const float *G, const void *xp, const float *C, const void *c0,
                                  const void *dH, const float *v, const float *bias, float alpha,
-                                 float *dG, int64_t lo, int64_t hi2, float *dxd, float *part,
-                                 void *dc0, float *dv, float *db)
+                                 float *dG, float *dxd, float *part, void *dc0, float *dv,
+                                 float *db)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const int64_t BD = B * D;
     const int threads = walk_threads(BD);
     sru_backward_kernel<E, XP><<<(unsigned)((BD + threads - 1) / threads), threads, 0, st>>>(
-        T, B, D, K, G, (const XP *)xp, C, (const E *)c0, (const E *)dH, v, bias, alpha, dG, lo, hi2,
-        dxd, part, (E *)dc0);
+        T, B, D, K, G, (const XP *)xp, C, (const E *)c0, (const E *)dH, v, bias, alpha, dG, dxd,
+        part, (E *)dc0);
     LAUNCH_TRY();
     sru_sum_batch_kernel<<<(unsigned)((4 * D + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(B, D, part,
                                                                                      dv, db);
@@ -731,6 +713,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     if (dx) LOGT_TRY(check_act(dx, dt, "the gradient dx"));
     sru_cuda_scratch *s = NULL;
     LOGT_TRY(scratch_of(m, &s));
+    LOGT_TRY(logt_tensor_reserve(&s->dG, LOGT_CUDA, LOGT_F32, N * K * D, NULL));
     const float *W = param(m, &m->base.w, "W");
     const float *v = m->o.v_on ? param(m, &m->base.w, "v") : NULL;
     const float *bias = param(m, &m->base.w, "b");
@@ -740,16 +723,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     const float *G = (const float *)m->gates.data, *C = (const float *)m->c.data;
     const float *X = dt == LOGT_F32 ? (const float *)x->data : (const float *)s->xf.data;
     const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;
-    /* dG, or (math = 3xtf32 on the loop route) its TF32 parts straight into s->g3 */
-    const int presplit = m->o.math == SRU_MATH_3XTF32 && !m->o.use_scan;
-    float *dG;
-    int64_t lo = 0, hi2 = 0;
-    if (presplit) {
-        LOGT_TRY(g3_reserve(s, N, (int64_t)K * D, &dG, &lo, &hi2));
-    } else {
-        LOGT_TRY(logt_tensor_reserve(&s->dG, LOGT_CUDA, LOGT_F32, N * K * D, NULL));
-        dG = (float *)s->dG.data;
-    }
+    float *dG = (float *)s->dG.data;
     cudaStream_t st = (cudaStream_t)ctx->stream;
 
     float *dxf = NULL;   /* dx in f32: dx itself, or a scratch rounded to bf16 at the end */
@@ -767,15 +741,15 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         void *dc0 = m->base.dh0.data;
         if (dt == LOGT_F32)
             LOGT_TRY((loop_backward<float, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data, v, bias,
-                                                  alpha, dG, lo, hi2, dxd, part, dc0, dv, db)));
+                                                  alpha, dG, dxd, part, dc0, dv, db)));
         else if (K == 4)
             LOGT_TRY((loop_backward<__nv_bfloat16, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data,
-                                                          v, bias, alpha, dG, lo, hi2, dxd, part,
-                                                          dc0, dv, db)));
+                                                          v, bias, alpha, dG, dxd, part, dc0, dv,
+                                                          db)));
         else
             LOGT_TRY((loop_backward<__nv_bfloat16, __nv_bfloat16>(ctx, T, B, D, K, G, xp, C, c0,
-                                                                  dh->data, v, bias, alpha, dG, lo,
-                                                                  hi2, dxd, part, dc0, dv, db)));
+                                                                  dh->data, v, bias, alpha, dG,
+                                                                  dxd, part, dc0, dv, db)));
     } else {
         int fresh;
         LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
@@ -818,8 +792,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
 
     /* the weights over the whole sequence, then the input */
     if (m->o.math == SRU_MATH_3XTF32) {
-        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, presplit ? NULL : dG, dW, dx ? dxf : NULL,
-                                 K == 3 ? 1.0f : 0.0f));
+        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
     } else {
         LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
         if (dx) LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
