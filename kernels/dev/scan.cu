@@ -42,7 +42,15 @@
  *      memory by bulk copies while NG groups of 256 threads each take a tile into registers,
  *      free its stage and run version 13's three phases (scan_ring_kernel): 21 V = 32, S = 3,
  *      one group, 16 predecessors a thread a round; 22 V = 32, S = 3, two groups, 8; 23
- *      V = 16, S = 6, two groups, 8
+ *      V = 16, S = 6, two groups, 8. Measured (a3d40ef): 20-22% of copy at C >= 1024 (a bulk copy a
+ *      128-byte row: the copy engine's issue rate), 30-43% at C = 32: a stage is loaded
+ *      when its tile is claimed but consumed S tiles later, so a tile's predecessors wait
+ *      in other SMs' rings and the look-back waits for them
+ * 24-26 the ring with static tiles (block b takes b, b + grid, ...: every block is on the same
+ *      round, predecessors are being consumed, not queued) and stages filled by 16-byte
+ *      cp.async from the producer's lanes (one async arrival a lane, cp.async.mbarrier.arrive):
+ *      24 V = 32, S = 3, one group, 16; 25 V = 16, S = 6, two groups, 8; 26 as 24 with the
+ *      bulk copies
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -350,6 +358,16 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
                      smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(m)) : "memory");
 }
 
+__device__ __forceinline__ void cp_async16(void *dst, const void *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+}
+/* one arrival on m once every cp.async this thread issued so far has landed */
+__device__ __forceinline__ void cp_async_arrive(unsigned long long *m)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(m)) : "memory");
+}
+
 template <int GRP> struct ring_group {
     static __device__ __forceinline__ int tid() { return (int)threadIdx.x - 32 - GRP * SCAN_LB_THREADS; }
     static __device__ __forceinline__ void sync()
@@ -366,13 +384,37 @@ template <int V, int S, int NG> struct ring_smem {
 };
 
 /* The producer warp: fill stage s with tile `tile` (or the sentinel -1 when tile >= ntiles). */
-template <int V, int S, int NG>
+template <int V, int S, int NG, bool CPA>
 __device__ __forceinline__ void ring_fill(ring_smem<V, S, NG> &r, int s, long long tile, long long ntiles,
                                           int64_t T, int64_t C, int64_t G, const float *a, const float *b)
 {
     const int l = threadIdx.x & 31, L = RING_L(V);
     if (tile >= ntiles) {
+        if (CPA) cp_async_arrive(&r.full[s]);
+        __syncwarp();
         if (l == 0) r.tile[s] = -1, mbar_arrive(&r.full[s]);
+        return;
+    }
+    if (CPA) {   /* 16-byte cp.async per lane; each lane's async arrival, then lane 0's */
+        const int64_t s0 = (tile / G) * L, c0 = (tile % G) * 32;
+        const int rows = (int)(T - s0 < L ? T - s0 : L);
+        for (int i = l; i < L * 8; i += 32) {
+            const int row = i >> 3, q = (i & 7) * 4;
+            const int64_t c = c0 + q, e = (s0 + row) * C + c;
+            if (row < rows && c + 4 <= C && C % 4 == 0) {
+                cp_async16(&r.a[s][row][q], a + e);
+                cp_async16(&r.b[s][row][q], b + e);
+            } else {
+                for (int j = 0; j < 4; j++) {
+                    const bool in = row < rows && c + j < C;
+                    r.a[s][row][q + j] = in ? a[e + j] : 1.0f;
+                    r.b[s][row][q + j] = in ? b[e + j] : 0.0f;
+                }
+            }
+        }
+        cp_async_arrive(&r.full[s]);
+        __syncwarp();
+        if (l == 0) r.tile[s] = tile, mbar_arrive(&r.full[s]);
         return;
     }
     const int64_t g = tile % G, k = tile / G, s0 = k * L, c0 = g * 32;
@@ -424,7 +466,7 @@ __device__ __forceinline__ void ring_consume(ring_smem<V, S, NG> &r, int64_t T, 
     }
 }
 
-template <int V, int S, int NG, int Q>
+template <int V, int S, int NG, int Q, bool STATIC = false, bool CPA = false>
 __global__ void __launch_bounds__(32 + NG * SCAN_LB_THREADS, 1)
 scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float *a, const float *b, float *h,
                  scan_lb2_status st)
@@ -432,7 +474,7 @@ scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float 
     extern __shared__ __align__(128) unsigned char ring_raw[];
     ring_smem<V, S, NG> &r = *reinterpret_cast<ring_smem<V, S, NG> *>(ring_raw);
     if (threadIdx.x == 0)
-        for (int s = 0; s < S; s++) mbar_init(&r.full[s], 1), mbar_init(&r.empty[s], 1);
+        for (int s = 0; s < S; s++) mbar_init(&r.full[s], CPA ? 33 : 1), mbar_init(&r.empty[s], 1);
     __syncthreads();
     if (threadIdx.x < 32) {   /* the producer warp */
         int sentinels = 0;
@@ -440,9 +482,10 @@ scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float 
             const int s = it % S;
             if (it >= S) mbar_wait(&r.empty[s], (unsigned)(it / S - 1) & 1u);
             long long tile = 0;
-            if ((threadIdx.x & 31) == 0) tile = (long long)atomicAdd(st.counter, 1ull);
-            tile = __shfl_sync(0xffffffffu, tile, 0);
-            ring_fill<V, S, NG>(r, s, tile, ntiles, T, C, G, a, b);
+            if (STATIC) tile = (long long)blockIdx.x + (long long)it * gridDim.x;
+            else if ((threadIdx.x & 31) == 0) tile = (long long)atomicAdd(st.counter, 1ull);
+            if (!STATIC) tile = __shfl_sync(0xffffffffu, tile, 0);
+            ring_fill<V, S, NG, CPA>(r, s, tile, ntiles, T, C, G, a, b);
             sentinels += tile >= ntiles;
         }
         return;
@@ -911,7 +954,7 @@ static void scan_lbp(bench *w)
 }
 
 /* versions 21-23: the ring (scan_ring_kernel), one block an SM */
-template <int V, int S, int NG, int Q>
+template <int V, int S, int NG, int Q, bool STATIC = false, bool CPA = false>
 static void scan_ring(bench *w)
 {
     const int L = RING_L(V);
@@ -922,20 +965,20 @@ static void scan_ring(bench *w)
     const size_t smem = sizeof(ring_smem<V, S, NG>);
     static int ready = 0;   /* per instantiation */
     if (!ready) {
-        cudaCheck(cudaFuncSetAttribute(scan_ring_kernel<V, S, NG, Q>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)smem));
+        cudaCheck(cudaFuncSetAttribute(scan_ring_kernel<V, S, NG, Q, STATIC, CPA>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         ready = 1;
     }
     int sms = 0;
     cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
     const int64_t grid = sms < n ? sms : n;
-    scan_ring_kernel<V, S, NG, Q><<<(unsigned)grid, 32 + NG * SCAN_LB_THREADS, smem>>>(w->T, w->C, G, n, w->a, w->b,
-                                                                                      w->h, st);
+    scan_ring_kernel<V, S, NG, Q, STATIC, CPA><<<(unsigned)grid, 32 + NG * SCAN_LB_THREADS, smem>>>(
+        w->T, w->C, G, n, w->a, w->b, w->h, st);
     cudaCheck(cudaGetLastError());
 }
 
-#define NVERSIONS 23
+#define NVERSIONS 26
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -962,6 +1005,9 @@ static void scan(int version, bench *w, int bs)
     case 21: scan_ring<32, 3, 1, 16>(w); break;
     case 22: scan_ring<32, 3, 2, 8>(w); break;
     case 23: scan_ring<16, 6, 2, 8>(w); break;
+    case 24: scan_ring<32, 3, 1, 16, true, true>(w); break;
+    case 25: scan_ring<16, 6, 2, 8, true, true>(w); break;
+    case 26: scan_ring<32, 3, 1, 16, true, false>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
