@@ -185,19 +185,15 @@ template <> struct scan_lbw<false> {
         __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
     }
 };
-/* Phase 1 of a tile: the thread's map over its V steps, scanned across lanes (sm.sA, sm.sB:
- * inclusive, lane l covers lanes 0..l); the tile's aggregate is published (k > 0) by the last
- * lane. Returns the thread's inclusive map in (A, B). */
-template <int V, bool W8 = false, typename S = scan_cta>
-__device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
-                                                   const float (&av)[V], const float (&bv)[V],
-                                                   const scan_lb2_status &st, scan_lb2_smem &sm,
-                                                   float &A, float &B)
+/* Phase 1 of a tile, from the thread's map (A, B) over its own steps: the maps scanned
+ * across lanes (sm.sA, sm.sB: inclusive, lane l covers lanes 0..l), and, when `publish`, the
+ * tile's aggregate published (k > 0) by the last lane. Leaves the thread's inclusive map in
+ * (A, B). */
+template <bool W8 = false, typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, int64_t G, bool publish,
+                                               const scan_lb2_status &st, scan_lb2_smem &sm, float &A, float &B)
 {
     const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
-    A = 1.0f, B = 0.0f;
-#pragma unroll
-    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     sm.sA[tid] = A, sm.sB[tid] = B;
     S::sync();
     for (int off = 1; off < lanes; off *= 2) {
@@ -208,7 +204,21 @@ __device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t ti
         sm.sA[tid] = A, sm.sB[tid] = B;
         S::sync();
     }
-    if (tile >= G && lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
+    if (publish && tile >= G && lane == lanes - 1)
+        scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
+}
+
+/* Phase 1 from the thread's V steps in registers: their map, then scan_lb2_lanes. */
+template <int V, bool W8 = false, typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
+                                                   const float (&av)[V], const float (&bv)[V],
+                                                   const scan_lb2_status &st, scan_lb2_smem &sm,
+                                                   float &A, float &B)
+{
+    A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    scan_lb2_lanes<W8, S>(Cb, lanes, tile, G, true, st, sm, A, B);
 }
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */

@@ -50,7 +50,13 @@
  *      round, predecessors are being consumed, not queued) and stages filled by 16-byte
  *      cp.async from the producer's lanes (one async arrival a lane, cp.async.mbarrier.arrive):
  *      24 V = 32, S = 3, one group, 16; 25 V = 16, S = 6, two groups, 8; 26 as 24 with the
- *      bulk copies
+ *      bulk copies. Measured (5a6cef7): 24 at 62-69%, 25 at 55-66%, 26 at 21-62%: no better
+ *      than 13; the consumer's own time a tile (lane scan, look-back, rescan) sets the pace
+ * 27-29 the look-back LAG tiles behind the loads (scan_lag_kernel): block j loads tile j,
+ *      and while those loads fly completes tile j − LAG from L2 (re-read, look-back over
+ *      aggregates published long before, INC, h); at V = 32 the kernel spills (the loads in
+ *      flight with them). LAG = the resident blocks (29: twice that); 27 V = 24, Q = 4,
+ *      16-byte words; 28, 29 V = 16, Q = 16, 8-byte words; 30 V = 16, Q = 8, 16-byte words
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
@@ -493,6 +499,86 @@ scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float 
     const int grp = (threadIdx.x - 32) / SCAN_LB_THREADS;
     if (grp == 0) ring_consume<V, S, NG, Q, 0>(r, T, C, G, h, st);
     else if (NG > 1) ring_consume<V, S, NG, Q, (NG > 1 ? 1 : 0)>(r, T, C, G, h, st);
+}
+
+/* ---- versions 27-29: the look-back LAG tiles behind the loads, the tile re-read from L2 ----
+ *
+ * Block j (ids from the counter, in start order) issues the loads of tile j into registers,
+ * then, while they are in flight, completes tile i = j − LAG: its steps read again (they were
+ * read from DRAM by block i, LAG tiles earlier, and are still in L2), its lane scan, its
+ * look-back, its INC, its h; then it folds tile j and publishes tile j's aggregate. The
+ * look-back of tile i finds its predecessors' aggregates long published (no EMPTY polls), and
+ * its waiting overlaps tile j's DRAM loads instead of holding DRAM idle; the price is a
+ * second read of each tile from L2 (LAG tiles of a and b, 64 KB each at V = 32, must stay
+ * there). The first LAG blocks only load; the last LAG blocks (ids past the tiles) only
+ * complete. Deadlock-free: what block j waits for was published by blocks that started
+ * earlier. Phase B reads and writes in chunks of LAG_CHUNK steps (phase A's registers are live). */
+#define LAG_CHUNK 4   /* phase B's steps in flight a thread */
+template <int V, int Q, bool W8>
+__device__ __forceinline__ void lag_complete(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+                                             const float *a, const float *b, float *h, const scan_lb2_status &st,
+                                             scan_lb2_smem &sm)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * V;
+    const bool active = lane < lanes && c < C;
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v0 = 0; v0 < V; v0 += LAG_CHUNK) {
+        float x[LAG_CHUNK], y[LAG_CHUNK];
+#pragma unroll
+        for (int v = 0; v < LAG_CHUNK; v++) {
+            const bool in = active && s0 + v0 + v < T;
+            x[v] = in ? a[(s0 + v0 + v) * C + c] : 1.0f;   /* read again below (L1, else L2) */
+            y[v] = in ? b[(s0 + v0 + v) * C + c] : 0.0f;
+        }
+#pragma unroll
+        for (int v = 0; v < LAG_CHUNK; v++) B = fmaf(x[v], B, y[v]), A *= x[v];
+    }
+    scan_lb2_lanes<W8>(Cb, lanes, tile, G, false, st, sm, A, B);
+    scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, tile, (const float *)NULL, st, sm);
+    const float x0 = sm.carry[cl];
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    float xc = x0;
+    if (lane > 0) xc = fmaf(sm.sA[tid - Cb], xc, sm.sB[tid - Cb]);
+    if (!active) return;
+#pragma unroll
+    for (int v0 = 0; v0 < V; v0 += LAG_CHUNK) {
+        float x[LAG_CHUNK], y[LAG_CHUNK];
+#pragma unroll
+        for (int v = 0; v < LAG_CHUNK; v++) {
+            const bool in = s0 + v0 + v < T;
+            x[v] = in ? __ldcs(a + (s0 + v0 + v) * C + c) : 1.0f;   /* their last use */
+            y[v] = in ? __ldcs(b + (s0 + v0 + v) * C + c) : 0.0f;
+        }
+#pragma unroll
+        for (int v = 0; v < LAG_CHUNK; v++) {
+            xc = fmaf(x[v], xc, y[v]);
+            if (s0 + v0 + v < T) __stcs(h + (s0 + v0 + v) * C + c, xc);
+        }
+    }
+}
+
+template <int V, int Q, bool W8>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lag_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, long long ntiles, long long lag, const float *a,
+                const float *b, float *h, scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    const long long j = s_tile, i = j - lag;
+    float av[V], bv[V];
+    if (j < ntiles) scan_lb_load<V, 0>(T, C, 0, Cb, lanes, G, j, a, b, av, bv);
+    if (i >= 0) {
+        lag_complete<V, Q, W8>(T, C, Cb, lanes, G, i, a, b, h, st, sm);
+        __syncthreads();   /* sm is phase A's next */
+    }
+    if (j < ntiles) {
+        float A, B;
+        scan_lb2_aggregate<V, W8>(Cb, lanes, j, G, av, bv, st, sm, A, B);
+    }
 }
 
 #define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
@@ -978,7 +1064,27 @@ static void scan_ring(bench *w)
     cudaCheck(cudaGetLastError());
 }
 
-#define NVERSIONS 26
+/* versions 27-29: the look-back LAG tiles behind (scan_lag_kernel) */
+template <int V, int Q, bool W8>
+static void scan_lag(bench *w, int lag_per_resident)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * V - 1) / ((int64_t)lanes * V);
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * (W8 ? 8 : 16);
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lag: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    int per_sm = 0, sms = 0;
+    cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lag_kernel<V, Q, W8>, SCAN_LB_THREADS, 0));
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const long long lag = (long long)lag_per_resident * per_sm * sms;
+    cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
+    cudaCheck(cudaMemsetAsync(w->ws + 16, W8 ? 0xff : 0, bytes - 16));
+    scan_lag_kernel<V, Q, W8><<<(unsigned)(n + lag), SCAN_LB_THREADS>>>(w->T, w->C, Cb, lanes, G, n, lag, w->a, w->b,
+                                                                     w->h, st);
+}
+
+#define NVERSIONS 30
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1008,6 +1114,10 @@ static void scan(int version, bench *w, int bs)
     case 24: scan_ring<32, 3, 1, 16, true, true>(w); break;
     case 25: scan_ring<16, 6, 2, 8, true, true>(w); break;
     case 26: scan_ring<32, 3, 1, 16, true, false>(w); break;
+    case 27: scan_lag<24, 4, false>(w, 1); break;
+    case 28: scan_lag<16, 16, true>(w, 1); break;
+    case 29: scan_lag<16, 16, true>(w, 2); break;
+    case 30: scan_lag<16, 8, false>(w, 1); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
