@@ -31,7 +31,7 @@ TEST_C := $(wildcard tests/*.c)
 
 ifneq ($(NVCC),)
   CFLAGS    += -DLOGT_HAVE_CUDA -I$(CUDA_HOME)/include
-  NVFLAGS   := -O3 -g -std=c++17 -DLOGT_HAVE_CUDA -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=[$(CUDA_ARCH),compute_$(CUDA_ARCH:sm_%=%)] \
+  NVFLAGS   := -O3 -g -std=c++17 -DLOGT_HAVE_CUDA -DLOGT_CUDA_ARCH=$(CUDA_ARCH:sm_%=%) -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=[$(CUDA_ARCH),compute_$(CUDA_ARCH:sm_%=%)] \
                -Xcompiler -Wall,-Wextra -MMD -MP
   LDLIBS    += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudnn -lcublas -lcudart -lstdc++
   # NCCL (the multi-GPU scan, kernels/scan_multi.cu) where it sits beside the toolkit or the system's

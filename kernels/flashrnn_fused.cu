@@ -25,9 +25,15 @@
  *
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
- * (bph = 1), else written to h in global memory and, after a barrier among the bph blocks
- * of the head (an atomic counter; the grid is launched cooperatively, so all blocks are
- * resident), read back from L2. Backward is the mirror: dL/d(R h) is the exchanged operand.
+ * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
+ * grid, h written to global memory and, after a barrier among the bph blocks of the head (an
+ * atomic counter; the grid is launched cooperatively, so all blocks are resident), read back
+ * from L2; or cluster, the bph blocks launched as one thread-block cluster, each storing its
+ * units of h straight into the operand buffer of every block of the cluster (distributed
+ * shared memory) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
+ * exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
+ * peers only after the barrier that ends step t - 1, which every peer reaches after its last
+ * read of that buffer (step t - 1's products forward, step t + 2's backward).
  *
  * Bounds at the issue's shape (lstm, D = 768, B = 16, T = 1024, dh = 64, bf16): a step's
  * products are 16·768·256 = 3.1 M MACs (6.3 MFLOP; 6.4 GFLOP per pass: ~10 µs of the
@@ -37,6 +43,7 @@
  * latencies, the cell, a barrier): measured 1.27 µs forward and 1.96 µs backward at b5c0325.
  * A split head's barrier through global memory costs ~2 µs more a step (dh = 768).
  */
+#include <cooperative_groups.h>
 #include <cuda_bf16.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -147,11 +154,50 @@ __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
     __syncthreads();
 }
 
+/* Thread-block clusters (head_sync = cluster) exist from sm_90; built for an older GPU the
+ * tuner never picks them (flashrnn_fused_plan), and these compile to nothing. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FLASHRNN_CLUSTERS_ON_DEVICE 1
+#endif
+
+/* The whole cluster (every thread of its blocks) has arrived: the stores to distributed
+ * shared memory before it are visible to every block after it (release / acquire). */
+__device__ __forceinline__ void cluster_barrier()
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    cooperative_groups::this_cluster().sync();
+#endif
+}
+
 /* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
 struct Geo {
     int hpb, bph, bt, wk, split, nbb, U, gpb, oprow, nf, nd;
+    int cl;   /* 1: a split head's bph blocks are one cluster (consecutive block ids) */
     int64_t op, pff, pfd, state, red;
+    /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
+     * consecutive, so with clusters the part varies fastest; else the batch tile does. */
+    __device__ __forceinline__ void coords(int &bb, int &part, int &hg) const
+    {
+        const int b = blockIdx.x;
+        if (cl) part = b % bph, bb = b / bph % nbb, hg = b / bph / nbb;
+        else bb = b % nbb, part = b / nbb % bph, hg = b / nbb / bph;
+    }
 };
+
+/* Store v at offset o of the block's shared operand buffer p and, with clusters, of every
+ * block of the cluster (the same offset in each: they share the layout). */
+template <typename T>
+__device__ __forceinline__ void st_operand(const Geo &g, T *p, int o, float v)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    if (g.cl) {
+        cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
+        for (int r = 0; r < g.bph; r++) st(c.map_shared_rank(p, r) + o, v);
+        return;
+    }
+#endif
+    st(p + o, v);
+}
 
 /* Copy rows [b0, b0 + bt) of `ncols` elements (a multiple of 16 bytes), starting at column
  * col of a [B][ld] array, into shared memory rows of `srow` elements: rows >= B are zeros.
@@ -202,8 +248,9 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
-    const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
-    const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
+    int bb, part, hg;
+    g.coords(bb, part, hg);
+    const int b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;               /* the block's first unit in D */
     /* a group's warps: wk k slices × split halves; the halves make the same products and
      * each runs the cell for its own 8 of the group's 16 units (C fragment rows e >> 1) */
@@ -285,6 +332,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
     cp_wait_next();
     __syncthreads();
+    if (g.cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     for (int t = 0; t < T_; t++) {
         const int cur = t & 1, nxt = cur ^ 1;
@@ -333,7 +381,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float c = G == 4 ? cst[n * P + ul] : 0.0f;
                 float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
-                if (g.bph == 1) st(op + ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (g.bph == 1 || g.cl) st_operand(g, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
@@ -343,12 +391,13 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 }
             }
         }
-        if (g.bph > 1) {   /* h_t of the whole head, from the bph blocks that made it */
+        if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
         cp_wait_next();
-        __syncthreads();
+        if (g.cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
+        else __syncthreads();
     }
 }
 
@@ -360,8 +409,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
-    const int bb = blockIdx.x % g.nbb, rest = blockIdx.x / g.nbb;
-    const int part = rest % g.bph, hg = rest / g.bph, b0 = bb * bt;
+    int bb, part, hg;
+    g.coords(bb, part, hg);
+    const int b0 = bb * bt;
     const int ub = hg * g.hpb * dh + part * U;
     /* a group's warps: wk k slices × split halves; the halves make the same products and
      * each runs the cell for its own 8 of the group's 16 units (C fragment rows e >> 1) */
@@ -425,6 +475,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     for (int j = 0; j < FLASHRNN_STAGES - 1; j++) fetch(T_ - 1 - j);
     cp_wait_next();
     __syncthreads();
+    if (g.cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     for (int t = T_ - 1; t >= 0; t--) {
         const int cur = t & 1;
@@ -448,9 +499,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     float dh_ = ld(fd + id) + dhs[i];
                     dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
                     if (G == 4) dcs[i] = dc;
-                    if (g.bph == 1)
+                    if (g.bph == 1 || g.cl)
 #pragma unroll
-                        for (int q = 0; q < G; q++) st(dop + n * L + q * dh + u0 + row, dra[q]);
+                        for (int q = 0; q < G; q++) st_operand(g, dop, n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
@@ -460,7 +511,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                         }
                     }
                 }
-        if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
+        if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
                 rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
@@ -471,7 +522,8 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
          * What the next step overwrites before its own barrier (the prefetch stage of step t,
          * the operand buffer of step t+1) was last read before this one. */
         cp_wait_next();
-        __syncthreads();
+        if (g.cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
+        else __syncthreads();
         for (int nt = 0; nt < bt / 8; nt++) {
             /* G·KS/KT mmas into one output tile: CH independent chains, added at the end, so
              * that they overlap instead of waiting on each other */
@@ -572,6 +624,60 @@ static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrn
     p->B = a->B, p->H = a->H, p->dh = a->dh, p->G = a->G;
     p->dtype_bytes = dtype_bytes(a->dtype), p->pass = pass;
     p->k_slices = flashrnn_fused_k_slices(a->G, p->dtype_bytes);
+    p->head_sync = a->head_sync;
+}
+
+/* The launch geometry of tiling t for a's problem and pass, and its kernel (NULL: none). */
+static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                flashrnn_pass pass, Geo *g, flashrnn_smem *s)
+{
+    flashrnn_problem p;
+    problem_of(a, pass, &p);
+    flashrnn_smem_layout(&p, t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, s);
+    g->hpb = t->heads_per_block, g->bph = t->blocks_per_head, g->bt = t->batch_tile, g->wk = t->warps_k;
+    g->split = t->cell_split, g->cl = t->cluster > 0;
+    g->nbb = t->batch_blocks, g->U = t->heads_per_block * a->dh / t->blocks_per_head, g->gpb = g->U / 16;
+    g->oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s->pad;
+    g->nf = s->nf, g->nd = s->nd;
+    g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red;
+    return a->dh % t->warps_k ? NULL : find(a->G, p.dtype_bytes, a->dh / t->warps_k);
+}
+
+/* The launch configuration of a cluster tiling (clusters of blocks_per_head blocks), its
+ * kernel set up for it (shared memory opt-in, the non-portable cluster size). */
+static logt_status cluster_config(kernel_fn k, const flashrnn_tiling *t, size_t smem, cudaStream_t st,
+                                  cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
+{
+    CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (t->cluster > 8)
+        CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = dim3(t->grid), cfg->blockDim = dim3(t->threads);
+    cfg->dynamicSmemBytes = smem, cfg->stream = st;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = t->cluster, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
+    cfg->attrs = attr, cfg->numAttrs = 1;
+    return LOGT_OK;
+}
+
+/* 1 when the GPU can place one cluster of tiling t (cudaOccupancyMaxActiveClusters > 0). */
+static logt_status cluster_fits(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                flashrnn_pass pass, int *fits)
+{
+    Geo g;
+    flashrnn_smem s;
+    const Instance *in = geometry(a, t, pass, &g, &s);
+    *fits = 0;
+    if (!in) return LOGT_OK;
+    cudaLaunchConfig_t cfg;
+    cudaLaunchAttribute attr;
+    kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
+    LOGT_TRY(cluster_config(k, t, (size_t)s.total, 0, &cfg, &attr));
+    int n = 0;
+    cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)k, &cfg);
+    if (e != cudaSuccess) (void)cudaGetLastError(), n = 0;   /* a size the GPU refuses: none */
+    *fits = n > 0;
+    return LOGT_OK;
 }
 
 extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrnn_pass pass,
@@ -603,6 +709,22 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     }
     flashrnn_device dev;
     LOGT_TRY(flashrnn_device_query(&dev));
+#if !defined(LOGT_CUDA_ARCH) || LOGT_CUDA_ARCH < 90
+    dev.max_cluster = 0;   /* built for a GPU without clusters: the kernels have no cluster path */
+#endif
+    LOGT_TRY(flashrnn_tune(&dev, &p, t));
+    if (!t->cluster) return LOGT_OK;
+    int fits;
+    LOGT_TRY(cluster_fits(a, t, pass, &fits));
+    if (fits) return LOGT_OK;
+    if (a->head_sync == FLASHRNN_SYNC_CLUSTER)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "flashrnn: %s cannot place a cluster of %d blocks of %d threads and %lld "
+                         "bytes of shared memory (cudaOccupancyMaxActiveClusters is 0), which the "
+                         "%s pass with head_sync = cluster needs: use head_sync = grid or auto",
+                         dev.name, t->cluster, t->threads, (long long)t->smem_per_block,
+                         pass == FLASHRNN_FORWARD ? "forward" : "backward");
+    p.head_sync = FLASHRNN_SYNC_GRID;   /* auto: the global barrier instead */
     return flashrnn_tune(&dev, &p, t);
 }
 
@@ -610,32 +732,32 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                           flashrnn_pass pass)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn fused kernel"));
-    flashrnn_problem p;
-    problem_of(a, pass, &p);
-    const int k_slice = a->dh / t->warps_k;
-    const Instance *in = find(a->G, p.dtype_bytes, k_slice);
-    if (!in || a->dh % t->warps_k)
+    Geo g;
+    flashrnn_smem s;
+    const Instance *in = geometry(a, t, pass, &g, &s);
+    if (!in)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
                          "flashrnn: no fused kernel for %s %s with k_slice dh/warps_k = %d/%d; the "
                          "instantiated ones are in kernels/flashrnn_fused.cu",
                          a->G == 4 ? "lstm" : "gru", logt_dtype_name(a->dtype), a->dh, t->warps_k);
-    flashrnn_smem s;
-    flashrnn_smem_layout(&p, t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, &s);
-    Geo g;
-    g.hpb = t->heads_per_block, g.bph = t->blocks_per_head, g.bt = t->batch_tile, g.wk = t->warps_k;
-    g.split = t->cell_split;
-    g.nbb = t->batch_blocks, g.U = t->heads_per_block * a->dh / t->blocks_per_head, g.gpb = g.U / 16;
-    g.oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s.pad;
-    g.nf = s.nf, g.nd = s.nd;
-    g.op = s.op, g.pff = s.pff, g.pfd = s.pfd, g.state = s.state, g.red = s.red;
+    if (t->cluster && t->cluster != t->blocks_per_head)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a cluster of %d blocks for a head split over %d: "
+                         "plan the tiling with flashrnn_fused_plan", t->cluster, t->blocks_per_head);
     kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
     const int threads = g.gpb * g.wk * g.split * 32;
     if (threads != t->threads || (int64_t)t->grid != (int64_t)(a->H / g.hpb) * g.bph * g.nbb)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the tiling does not match the problem (threads %d "
                          "vs %d, grid %d): plan it with flashrnn_fused_plan", threads, t->threads, t->grid);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (g.cl) {   /* one cluster per split head and batch tile: no grid-wide residency needed */
+        cudaLaunchConfig_t cfg;
+        cudaLaunchAttribute attr;
+        LOGT_TRY(cluster_config(k, t, (size_t)s.total, st, &cfg, &attr));
+        CUDA_TRY(cudaLaunchKernelEx(&cfg, k, *a, g));
+        return LOGT_OK;
+    }
     CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)s.total));
-    cudaStream_t st = (cudaStream_t)ctx->stream;
     if (g.bph > 1) {
         if ((uint64_t)g.bph * (uint64_t)a->T >= ((uint64_t)1 << 32))
             return LOGT_FAIL(LOGT_EUNSUPPORTED,

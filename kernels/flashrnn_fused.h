@@ -40,6 +40,8 @@ typedef struct flashrnn_fused_args {
     void *dh0, *dc0;
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
+    flashrnn_head_sync head_sync;   /* ANY: the tuner's choice; GRID or CLUSTER: split heads
+                                     * only that way (flashrnn_tune.h)                          */
     unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
                                /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
 } flashrnn_fused_args;

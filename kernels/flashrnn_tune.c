@@ -70,7 +70,8 @@ static void derive(const flashrnn_device *dev, const flashrnn_problem *p, flashr
     t->batch_blocks = (int)(B_pad / bt);
     t->threads = clamp_int(t->warps_n * wk * t->cell_split * warp);
     t->grid = clamp_int((int64_t)(p->H / hpb) * t->blocks_per_head * t->batch_blocks);
-    t->grid_sync = t->blocks_per_head > 1;
+    if (t->blocks_per_head == 1) t->cluster = 0;   /* nothing to sync */
+    t->grid_sync = t->blocks_per_head > 1 && !t->cluster;
     t->r_bytes_regs = hpb * p->dh * t->gate_tile * bytes;
     t->r_bytes_smem = 0;
 
@@ -175,6 +176,12 @@ static amount co_resident_for_grid_sync(const flashrnn_device *d, const flashrnn
     if (!t->grid_sync) return (amount){0, 0};
     return (amount){t->grid, (int64_t)(t->blocks_per_sm > 0 ? t->blocks_per_sm : 1) * d->sm_count};
 }
+static amount cluster_size(const flashrnn_device *d, const flashrnn_problem *p,
+                           const flashrnn_tiling *t)
+{
+    (void)p;
+    return (amount){t->cluster, t->cluster ? d->max_cluster : 0};
+}
 
 static const struct constraint {
     const char *name;
@@ -197,6 +204,9 @@ static const struct constraint {
     {"threads_per_sm", threads_per_sm, "threads per block <= threads per SM"},
     {"co_resident_for_grid_sync", co_resident_for_grid_sync,
      "with a grid sync every step, all blocks must be resident at once (grid <= blocks per SM x SMs)"},
+    {"cluster_size", cluster_size,
+     "a head synced as one thread-block cluster has at most the device's cluster size of blocks "
+     "(blocks_per_head <= 16 on sm_90, no clusters before)"},
 };
 enum { N_CONSTRAINTS = sizeof CONSTRAINTS / sizeof CONSTRAINTS[0] };
 
@@ -226,8 +236,11 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
 }
 
 /* ---- 3. The objective: keys compared in this order, each minimised ------------------------
- * grid_sync        a grid-wide barrier costs microseconds every step, more than a step's
- *                  math at FlashRNN's sizes: keep a head in one block whenever it fits;
+ * head_sync        0 a head in one block, 1 a head split over a cluster, 2 a head split
+ *                  with a barrier through global memory: a barrier costs more than a step's
+ *                  math at FlashRNN's sizes, so keep a head in one block whenever it fits;
+ *                  the cluster's hardware barrier and shared-memory exchange skip the trips
+ *                  to L2 that the global barrier makes (an atomic, a poll, a reload of h);
  * waves            a second wave of blocks repeats the whole T loop;
  * warps_k          fewer warps per unit group: their partial sums meet in shared memory
  *                  behind a barrier, which costs more than the products they split at
@@ -248,11 +261,11 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
 typedef int64_t (*objective_fn)(const flashrnn_device *, const flashrnn_problem *,
                                 const flashrnn_tiling *);
 
-static int64_t key_grid_sync(const flashrnn_device *d, const flashrnn_problem *p,
+static int64_t key_head_sync(const flashrnn_device *d, const flashrnn_problem *p,
                              const flashrnn_tiling *t)
 {
     (void)d, (void)p;
-    return t->grid_sync;
+    return t->blocks_per_head == 1 ? 0 : t->cluster ? 1 : 2;
 }
 static int64_t key_waves(const flashrnn_device *d, const flashrnn_problem *p,
                          const flashrnn_tiling *t)
@@ -294,7 +307,7 @@ static int64_t key_warps_k(const flashrnn_device *d, const flashrnn_problem *p,
 }
 
 static const objective_fn OBJECTIVE[] = {
-    key_grid_sync, key_waves, key_warps_k, key_cell, key_step_cost, key_blocks_per_head,
+    key_head_sync, key_waves, key_warps_k, key_cell, key_step_cost, key_blocks_per_head,
     key_r_bytes_smem,
 };
 enum { N_KEYS = sizeof OBJECTIVE / sizeof OBJECTIVE[0] };
@@ -357,15 +370,20 @@ static int solve(const flashrnn_device *dev, const flashrnn_problem *p, flashrnn
             for (int64_t bt = MMA_N; bt <= B_pad; bt += MMA_N) {     /* 8 | bt | B_pad  */
                 if (B_pad % bt) continue;
                 for (int b = 0; b < n_wk; b++)
-                    for (int cs = 1; cs <= 2; cs++) {
-                        if (p->cell_split && cs != p->cell_split) continue;
-                        flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
-                                             .blocks_per_head = (int)bph_dom[j],
-                                             .batch_tile = (int)bt, .warps_k = (int)wk_dom[b],
-                                             .cell_split = cs};
-                        derive(dev, p, &c);
-                        consider(&s, &c);
-                    }
+                    for (int cs = 1; cs <= 2; cs++)
+                        for (int hs = FLASHRNN_SYNC_GRID; hs <= FLASHRNN_SYNC_CLUSTER; hs++) {
+                            if (p->cell_split && cs != p->cell_split) continue;
+                            const int bph = (int)bph_dom[j];
+                            if (bph == 1 && hs == FLASHRNN_SYNC_CLUSTER) continue;   /* one candidate */
+                            if (bph > 1 && p->head_sync && (int)p->head_sync != hs) continue;
+                            flashrnn_tiling c = {.heads_per_block = (int)hpb_dom[i],
+                                                 .blocks_per_head = bph,
+                                                 .batch_tile = (int)bt, .warps_k = (int)wk_dom[b],
+                                                 .cell_split = cs,
+                                                 .cluster = hs == FLASHRNN_SYNC_CLUSTER ? bph : 0};
+                            derive(dev, p, &c);
+                            consider(&s, &c);
+                        }
             }
     if (s.found) *best = s.best;
     if (!s.found && closest) *closest = s.closest, *why_not = s.closest_v;
@@ -379,7 +397,7 @@ static logt_status check_inputs(const flashrnn_device *dev, const flashrnn_probl
     if (dev->sm_count < 1 || dev->regs_per_sm < 1 || dev->max_regs_per_thread <= FLASHRNN_BASE_REGS
         || dev->max_threads_per_block < 1 || dev->max_threads_per_sm < 1
         || dev->max_blocks_per_sm < 1 || dev->warp_size < 1 || dev->smem_optin_per_block < 0
-        || dev->smem_per_sm < 0 || dev->smem_reserved_per_block < 0)
+        || dev->smem_per_sm < 0 || dev->smem_reserved_per_block < 0 || dev->max_cluster < 0)
         return LOGT_FAIL(LOGT_EINVAL,
                          "flashrnn_tune: device '%s' has a zero or negative limit (SMs %d, "
                          "registers/SM %d, registers/thread %d, threads/block %d, warp %d)\n"
@@ -389,12 +407,14 @@ static logt_status check_inputs(const flashrnn_device *dev, const flashrnn_probl
     if (p->B < 1 || p->B > (1 << 20) || p->H < 1 || p->H > (1 << 16) || p->dh < 1
         || p->dh > (1 << 16) || (int64_t)p->H * p->dh > (1 << 24) || (p->G != 3 && p->G != 4)
         || (p->dtype_bytes != 2 && p->dtype_bytes != 4)
-        || (p->pass != FLASHRNN_FORWARD && p->pass != FLASHRNN_BACKWARD))
+        || (p->pass != FLASHRNN_FORWARD && p->pass != FLASHRNN_BACKWARD)
+        || (unsigned)p->head_sync > FLASHRNN_SYNC_CLUSTER)
         return LOGT_FAIL(LOGT_EINVAL,
-                         "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d dtype_bytes=%d pass=%d: "
-                         "need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, G 3 (gru) or "
-                         "4 (lstm), dtype_bytes 2 (bf16) or 4 (fp32), pass forward or backward",
-                         p->B, p->H, p->dh, p->G, p->dtype_bytes, (int)p->pass);
+                         "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d dtype_bytes=%d pass=%d "
+                         "head_sync=%d: need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, G 3 "
+                         "(gru) or 4 (lstm), dtype_bytes 2 (bf16) or 4 (fp32), pass forward or "
+                         "backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
+                         p->B, p->H, p->dh, p->G, p->dtype_bytes, (int)p->pass, (int)p->head_sync);
     return LOGT_OK;
 }
 
@@ -427,7 +447,13 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
         kib(smem, sizeof smem, t->smem_per_block);
         const int64_t r_block = t->r_bytes_regs + t->r_bytes_smem;
         const int in_regs = r_block > 0 ? (int)(100 * t->r_bytes_regs / r_block) : 0;
-        if (t->grid_sync)
+        if (t->cluster)
+            snprintf(t->why, sizeof t->why,
+                     "a head's R (%s) fits no single block: split over a cluster of %d blocks "
+                     "that exchange through distributed shared memory every step; %d blocks, "
+                     "R %d%% in registers, smem %s",
+                     head_r, t->cluster, t->grid, in_regs, smem);
+        else if (t->grid_sync)
             snprintf(t->why, sizeof t->why,
                      "a head's R (%s) fits no single block: split over %d blocks, a barrier "
                      "among them every step; %d blocks resident at once (capacity %d), R %d%% "
@@ -464,11 +490,14 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      "The closest candidate (heads_per_block=%d blocks_per_head=%d batch_tile=%d "
                      "warps=%dx%d reg_strips=%d) breaks %s: needs %lld, limit %lld (%s); %d "
                      "constraint(s) fail. For this B, H, cell, dtype and pass on this device %s.\n"
-                     "HINT: use more heads of a smaller dh, or bf16 instead of fp32",
+                     "HINT: use more heads of a smaller dh, or bf16 instead of fp32%s",
                      cell_name(p->G), dtype_name(p->dtype_bytes), pass_name(p->pass), p->B, p->H,
                      p->dh, head_r, all_r, dev->name, chip, closest.heads_per_block, closest.blocks_per_head,
                      closest.batch_tile, closest.warps_n, closest.warps_k, closest.reg_strips,
-                     c->name, (long long)a.need, (long long)a.limit, c->what, v.failures, fits);
+                     c->name, (long long)a.need, (long long)a.limit, c->what, v.failures, fits,
+                     p->head_sync == FLASHRNN_SYNC_CLUSTER
+                         ? ", or head_sync = grid (a barrier through global memory: no cluster-size limit)"
+                         : "");
 }
 
 int flashrnn_tiling_format(const flashrnn_tiling *t, char *buf, size_t n)
@@ -477,12 +506,12 @@ int flashrnn_tiling_format(const flashrnn_tiling *t, char *buf, size_t n)
                     "heads_per_block=%d blocks_per_head=%d batch_tile=%d gate_tile=%d warps_n=%d "
                     "warps_k=%d cell_split=%d threads=%d reg_strips=%d r_bytes_regs=%lld r_bytes_smem=%lld "
                     "regs_per_thread=%d regs_per_block=%lld smem_per_block=%lld grid=%d "
-                    "batch_blocks=%d blocks_per_sm=%d waves=%d grid_sync=%d why=\"%s\"",
+                    "batch_blocks=%d blocks_per_sm=%d waves=%d grid_sync=%d cluster=%d why=\"%s\"",
                     t->heads_per_block, t->blocks_per_head, t->batch_tile, t->gate_tile,
                     t->warps_n, t->warps_k, t->cell_split, t->threads, t->reg_strips,
                     (long long)t->r_bytes_regs, (long long)t->r_bytes_smem, t->regs_per_thread,
                     (long long)t->regs_per_block, (long long)t->smem_per_block, t->grid,
-                    t->batch_blocks, t->blocks_per_sm, t->waves, t->grid_sync, t->why);
+                    t->batch_blocks, t->blocks_per_sm, t->waves, t->grid_sync, t->cluster, t->why);
 }
 
 /* ---- Devices ------------------------------------------------------------------------------ */
@@ -500,6 +529,7 @@ void flashrnn_device_h200(flashrnn_device *dev)
         .smem_optin_per_block = 227 * 1024,
         .smem_per_sm = 228 * 1024,
         .smem_reserved_per_block = 1024,
+        .max_cluster = 16,
     };
 }
 
@@ -518,6 +548,7 @@ void flashrnn_device_from_info(const logt_device_info *info, flashrnn_device *de
         .smem_optin_per_block = (int)info->smem_optin_per_block,
         .smem_per_sm = (int)info->smem_optin_per_block + 1024,
         .smem_reserved_per_block = 1024,
+        .max_cluster = cc >= 90 ? 16 : 0,
     };
     snprintf(dev->name, sizeof dev->name, "%.*s", (int)sizeof dev->name - 1, info->name);
 }

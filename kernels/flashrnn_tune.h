@@ -17,6 +17,11 @@
  *   cs   cell_split       ∈ {1, 2}                                   copies of each of those warps: the
  *                                                                    copies make the same products, and
  *                                                                    each runs the cell for 8 of the 16 units
+ *   hs   head_sync        ∈ {grid, cluster} when bph > 1             how a split head's blocks meet each
+ *                                                                    step: a barrier through global memory
+ *                                                                    (grid), or as one thread-block cluster
+ *                                                                    (distributed shared memory, hardware
+ *                                                                    barrier; bph <= max_cluster)
  * and, fixed by the kernel: warps_n = the block's unit groups (warps per group: warps_k × cell_split),
  * reg_strips = G (all of a warp's R in registers).
  *
@@ -24,8 +29,9 @@
  * Constraints (need <= limit, all must hold): dh_mma_granularity, instantiated_k_slice,
  * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
  * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
- * co_resident_for_grid_sync.
- * Objective (lexicographic, each minimised): grid_sync, waves, warps_k, cell (1 with
+ * co_resident_for_grid_sync, cluster_size.
+ * Objective (lexicographic, each minimised): head_sync (0 whole heads, 1 a cluster, 2 a
+ * barrier through global memory), waves, warps_k, cell (1 with
  * cell_split 2, else 2), step_cost (MACs on the busiest SM per step / busy tensor units),
  * blocks_per_head, R bytes in shared memory (0 with this kernel); then the first candidate
  * found. Their definitions sit in flashrnn_tune.c,
@@ -47,9 +53,14 @@
  *    (problem.regs), else the estimate FLASHRNN_BASE_REGS + R + fp32 accumulators of one
  *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
  *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
- *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) through global
- *    memory and a barrier among them every step; the grid is launched cooperatively, so it
- *    must be resident all at once, which the solver checks. Only with one head per block.
+ *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) every step. With
+ *    head_sync = grid through global memory and a barrier among them; the grid is launched
+ *    cooperatively, so it must be resident all at once, which the solver checks. With
+ *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
+ *    part into every block's shared memory and the cluster's hardware barrier ends the step;
+ *    clusters need not be co-resident with each other, but bph <= max_cluster (16 on sm_90,
+ *    non-portable; whether the GPU can place such a cluster is checked at launch,
+ *    cudaOccupancyMaxActiveClusters). Only with one head per block.
  *
  * Shapes: the grid is (H / hpb) · bph · (B_pad / bt) blocks of wn·wk·cell_split warps.
  */
@@ -80,9 +91,14 @@ typedef struct flashrnn_device {
     int smem_optin_per_block;    /* bytes a block may opt in to [sharedMemPerBlockOptin]   */
     int smem_per_sm;             /* bytes [sharedMemPerMultiprocessor]                     */
     int smem_reserved_per_block; /* bytes CUDA keeps per block [reservedSharedMemPerBlock] */
+    int max_cluster;             /* blocks per thread-block cluster: 16 on sm_90 (the       */
+                                 /* non-portable size), 0 before sm_90 (no clusters)        */
 } flashrnn_device;
 
 typedef enum { FLASHRNN_FORWARD = 0, FLASHRNN_BACKWARD = 1 } flashrnn_pass;
+
+/* How the blocks of a split head meet every step (the problem's request; the tiling's choice). */
+typedef enum { FLASHRNN_SYNC_ANY = 0, FLASHRNN_SYNC_GRID = 1, FLASHRNN_SYNC_CLUSTER = 2 } flashrnn_head_sync;
 
 #define FLASHRNN_MAX_KSLICE 256   /* the largest k_slice the problem can name */
 
@@ -101,6 +117,8 @@ typedef struct flashrnn_problem {
     unsigned k_slices;
     int regs[FLASHRNN_MAX_KSLICE / 16 + 1];
     int cell_split;     /* 0: the solver chooses; 1 or 2: only that cell_split */
+    flashrnn_head_sync head_sync;   /* ANY: the solver chooses; GRID or CLUSTER: split heads
+                                     * only that way (heads that fit one block are not split) */
 } flashrnn_problem;
 
 /* The dynamic shared memory of one block of the fused kernels, byte offsets of its parts
@@ -159,8 +177,10 @@ typedef struct flashrnn_tiling {
     int64_t smem_per_block;  /* bytes of dynamic shared memory to opt in to            */
     int blocks_per_sm;       /* resident blocks per SM (registers, smem, threads)      */
     int waves;               /* ceil(grid / (blocks_per_sm · SMs))                     */
-    int grid_sync;           /* 1: a barrier every step among the blocks of each head    */
-                             /* and batch tile (blocks_per_head > 1)                    */
+    int grid_sync;           /* 1: a barrier every step through global memory among the  */
+                             /* blocks of each head and batch tile (head_sync = grid)   */
+    int cluster;             /* blocks per thread-block cluster: blocks_per_head when a  */
+                             /* split head's blocks are one cluster, else 0             */
     char why[256];           /* one sentence for the record; on failure, what failed   */
     /* set when nothing fits (flashrnn_tune returned LOGT_EUNSUPPORTED) */
     const char *failed;      /* the constraint the closest candidate broke, or NULL     */

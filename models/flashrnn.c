@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -55,6 +55,14 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: cell_split = '%s': 1 (one warp runs a unit group's "
                          "cell) or 2 (two warps, 8 units each), 0 or unset for the tuner's "
                          "choice; only with the cuda backend and kernel = fused", cfg->model, cs);
+    const char *hs = logt_cfg_knob(cfg, "head_sync", "auto");
+    if ((strcmp(hs, "auto") && strcmp(hs, "grid") && strcmp(hs, "cluster"))
+        || (strcmp(hs, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: head_sync = '%s': how the blocks of a head split over "
+                         "several blocks meet every step, grid (a barrier through global memory) "
+                         "or cluster (one thread-block cluster, sm_90 and later), auto or unset "
+                         "for the tuner's choice; only with the cuda backend and kernel = fused",
+                         cfg->model, hs);
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
@@ -111,6 +119,8 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     m->cell_split = atoi(logt_cfg_knob(cfg, "cell_split", "0"));
+    const char *hs = logt_cfg_knob(cfg, "head_sync", "auto");
+    m->head_sync = !strcmp(hs, "grid") ? 1 : !strcmp(hs, "cluster") ? 2 : 0;
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

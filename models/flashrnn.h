@@ -36,8 +36,9 @@
  * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, products on
  * tensor cores). Knob on cuda: kernel = fused (default: one persistent kernel per pass,
  * kernels/flashrnn_fused.cu, tiled by kernels/flashrnn_tune.h) | alternating (per step a
- * cuBLAS GEMM over the heads and a pointwise kernel); warps_k = N and cell_split = 1 | 2
- * (fused only: fix those parts of the tiling instead of the tuner's choice, for ablations).
+ * cuBLAS GEMM over the heads and a pointwise kernel); warps_k = N, cell_split = 1 | 2 and
+ * head_sync = grid | cluster (fused only: fix those parts of the tiling instead of the
+ * tuner's choice, for ablations).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H
@@ -61,6 +62,7 @@ typedef struct flashrnn_model {
     int alternating;     /* cuda: kernel = alternating                                         */
     int warps_k;         /* cuda fused: 0 (the tuner's choice) or the warps_k knob             */
     int cell_split;      /* cuda fused: 0 (the tuner's choice) or the cell_split knob          */
+    int head_sync;       /* cuda fused: 0 auto, 1 grid, 2 cluster (flashrnn_head_sync)         */
     void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 

@@ -164,6 +164,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
     a->warps_k = m->warps_k;
     a->cell_split = m->cell_split;
+    a->head_sync = (flashrnn_head_sync)m->head_sync;
     return LOGT_OK;
 }
 
@@ -181,10 +182,10 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
             snprintf(line[i], sizeof line[i], "not planned yet");
         else
             snprintf(line[i], sizeof line[i],
-                     "hpb=%d bph=%d bt=%d wk=%d split=%d threads=%d grid=%d regs=%d smem=%lld",
+                     "hpb=%d bph=%d bt=%d wk=%d split=%d sync=%s threads=%d grid=%d regs=%d smem=%lld",
                      t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
-                     t->cell_split, t->threads, t->grid, t->regs_per_thread,
-                     (long long)t->smem_per_block);
+                     t->cell_split, t->cluster ? "cluster" : t->grid_sync ? "grid" : "none",
+                     t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
              line[0], line[1], sc->tile[pass].why);

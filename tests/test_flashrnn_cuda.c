@@ -1,7 +1,8 @@
 /* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn_cuda.cu, kernels/flashrnn_fused.cu)
  * against the float64 CPU reference: both cells, both dtypes, both kernels (fused and
- * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), one
- * head split over several blocks (the barrier path), T = 1, H = 1, odd B, B above one batch
+ * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), heads
+ * split over several blocks (both ways they meet: a thread-block cluster, and the barrier
+ * through global memory), T = 1, H = 1, odd B, B above one batch
  * tile, an initial state (h0, c0) and its gradients. The CUDA net runs first; its f32
  * parameters are given to the reference, and the inputs are rounded to the CUDA dtype, so
  * only the arithmetic differs.
@@ -136,6 +137,13 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     fprintf(stderr, "%s: max error / max|ref|: h %.2e, gradients %.2e [%s]\n", label, wh, wg,
             got.detail);
     cr_expect(ok, "%s (%s; %s): %s", label, got.impl, got.detail, msg);
+    const char *hs = strstr(kernel, "head_sync=");   /* a forced way of meeting was the one run */
+    if (hs) {
+        const int cluster = !strncmp(hs + 10, "cluster", 7);
+        cr_expect(strstr(got.detail, cluster ? "sync=cluster" : "sync=grid")
+                      && !strstr(got.detail, cluster ? "sync=grid" : "sync=cluster"),
+                  "%s: %s", label, got.detail);
+    }
     free_result(&got), free_result(&ref);
     free(x), free(dh), free(h0), free(c0);
 }
@@ -181,6 +189,33 @@ Test(flashrnn_cuda, too_large_head_is_a_clear_error)
     logt_status s = run(&cfg, (shape){2, 16, 8, 4096, 4096, 0}, NULL, NULL, NULL, NULL, NULL, &r);
     cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
     cr_assert(strstr(logt_errmsg(), "no tiling fits") && strstr(logt_errmsg(), "largest dh"), "%s",
+              logt_errmsg());
+}
+
+/* A split head's two ways of meeting each step, forced: one thread-block cluster (distributed
+ * shared memory and the cluster's barrier) and the barrier through global memory. dh = 256
+ * bf16 splits over 8 blocks, f32 over 16 (the largest cluster); B = 17 is three batch tiles,
+ * three clusters a head. A dense head of 768 needs 48 blocks, more than a cluster: asking for
+ * a cluster there is a clear error. */
+Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,head_sync=cluster", "fused,head_sync=grid"};
+    for (int k = 0; k < 2; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
+        expect_matches("gru", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){12, 17, 16, 512, 256, 0});
+        expect_matches("lstm", knobs[k], LOGT_F32, (shape){6, 4, 8, 256, 256, 1});
+        expect_matches("gru", knobs[k], LOGT_F32, (shape){5, 3, 8, 128, 128, 1});
+    }
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 768);
+    cfg.dtype = LOGT_BF16;
+    set_knobs(&cfg, "kernel=fused,head_sync=cluster");
+    result r;
+    logt_status s = run(&cfg, (shape){2, 16, 8, 768, 768, 0}, NULL, NULL, NULL, NULL, NULL, &r);
+    cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "cluster") && strstr(logt_errmsg(), "head_sync = grid"), "%s",
               logt_errmsg());
 }
 

@@ -61,7 +61,12 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->threads, wn * wk * t->cell_split * 32, "%s: threads: %s", what, line);
     cr_assert_eq(t->batch_blocks, B_pad / bt, "%s: batch blocks: %s", what, line);
     cr_assert_eq(t->grid, (p->H / hpb) * bph * (B_pad / bt), "%s: grid: %s", what, line);
-    cr_assert_eq(t->grid_sync, bph > 1, "%s: grid_sync: %s", what, line);
+    /* a split head syncs one way: a cluster of all its blocks, or the global barrier */
+    cr_assert(t->cluster == 0 || t->cluster == bph, "%s: cluster: %s", what, line);
+    cr_assert(bph > 1 || t->cluster == 0, "%s: a whole head needs no cluster: %s", what, line);
+    cr_assert_eq(t->grid_sync, bph > 1 && !t->cluster, "%s: grid_sync: %s", what, line);
+    if (p->head_sync == FLASHRNN_SYNC_GRID) cr_assert_eq(t->cluster, 0, "%s: %s", what, line);
+    if (p->head_sync == FLASHRNN_SYNC_CLUSTER) cr_assert(!t->grid_sync, "%s: %s", what, line);
     cr_assert_eq(t->r_bytes_regs, hpb * p->dh * t->gate_tile * bytes, "%s: R in regs: %s", what, line);
     cr_assert_eq(t->r_bytes_smem, 0, "%s: %s", what, line);
 
@@ -103,6 +108,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->waves, ceil_div(t->grid, per_sm * d->sm_count), "%s: waves: %s", what, line);
     if (t->grid_sync)   /* a grid barrier with a block not resident never returns */
         cr_assert_leq(t->grid, per_sm * d->sm_count, "%s: grid sync would deadlock: %s", what, line);
+    if (t->cluster) cr_assert_leq(t->cluster, d->max_cluster, "%s: cluster too large: %s", what, line);
 
     cr_assert(t->why[0] != '\0' && t->failed == NULL, "%s: %s", what, line);
 }
@@ -140,8 +146,10 @@ Test(flashrnn_tune, headdim_sweep_on_h200_is_valid)
                     if ((long long)G * DH[i] * DH[i] * bytes <= 128 * 1024)
                         cr_assert_eq(t.blocks_per_head, 1, "%s: small heads stay whole: %s",
                                      describe(&p), t.why);
-                    if (DH[i] == 768)   /* 4.5 MiB (bf16 lstm) is far beyond one SM */
-                        cr_assert(t.blocks_per_head > 1 && t.grid_sync, "%s: %s", describe(&p), t.why);
+                    if (DH[i] == 768)   /* 4.5 MiB (bf16 lstm) is beyond one SM and a cluster of 16 */
+                        cr_assert(t.blocks_per_head > 16 && t.grid_sync, "%s: %s", describe(&p), t.why);
+                    if ((DH[i] == 128 || DH[i] == 256) && t.blocks_per_head > 1)   /* few enough blocks for a cluster */
+                        cr_assert(t.cluster == t.blocks_per_head && !t.grid_sync, "%s: %s", describe(&p), t.why);
                 }
 }
 
@@ -181,6 +189,43 @@ Test(flashrnn_tune, objective_prefers_whole_heads_many_sms_and_registers)
     t = tune_ok(&d, &p);
     cr_assert_geq(t.grid, 64, "%s", t.why);
     cr_assert_eq(t.waves, 1, "%s", t.why);
+}
+
+/* head_sync: a split head is a cluster where it fits one, the global barrier where asked for,
+ * where the head needs more blocks than a cluster holds, or where the GPU has no clusters. */
+Test(flashrnn_tune, split_heads_sync_as_clusters_when_they_can)
+{
+    flashrnn_device d;
+    flashrnn_device_h200(&d);
+    for (int pass = FLASHRNN_FORWARD; pass <= FLASHRNN_BACKWARD; pass++) {
+        flashrnn_problem p = problem(16, 3, 256, 4, 2, (flashrnn_pass)pass);
+        flashrnn_tiling t = tune_ok(&d, &p);
+        cr_assert(t.cluster > 1 && t.cluster == t.blocks_per_head && !t.grid_sync, "%s", t.why);
+        cr_assert(strstr(t.why, "cluster"), "%s", t.why);
+        p.head_sync = FLASHRNN_SYNC_GRID;
+        t = tune_ok(&d, &p);
+        cr_assert(t.blocks_per_head > 1 && t.grid_sync && !t.cluster, "%s", t.why);
+        p.head_sync = FLASHRNN_SYNC_CLUSTER;   /* a head that fits one block stays whole */
+        p.H = 12, p.dh = 64;
+        t = tune_ok(&d, &p);
+        cr_assert(t.blocks_per_head == 1 && !t.cluster && !t.grid_sync, "%s", t.why);
+        flashrnn_device old = d;   /* before sm_90: no clusters, the barrier instead */
+        old.max_cluster = 0;
+        p = problem(16, 3, 256, 4, 2, (flashrnn_pass)pass);
+        t = tune_ok(&old, &p);
+        cr_assert(t.grid_sync && !t.cluster, "%s", t.why);
+        p.head_sync = FLASHRNN_SYNC_CLUSTER;
+        cr_assert_eq(flashrnn_tune(&old, &p, &t), LOGT_EUNSUPPORTED, "%s", t.why);
+        cr_assert(strstr(logt_errmsg(), "head_sync = grid"), "%s", logt_errmsg());
+    }
+    /* one dense head of 768 needs 48 blocks: more than a cluster of 16 */
+    flashrnn_problem p = problem(16, 1, 768, 4, 2, FLASHRNN_FORWARD);
+    p.head_sync = FLASHRNN_SYNC_CLUSTER;
+    flashrnn_tiling t;
+    cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EUNSUPPORTED, "%s", t.why);
+    cr_assert(strstr(logt_errmsg(), "head_sync = grid"), "%s", logt_errmsg());
+    p.head_sync = 3;
+    cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EINVAL);
 }
 
 Test(flashrnn_tune, same_input_same_output)
@@ -344,6 +389,7 @@ Test(flashrnn_tune, device_from_info_matches_the_preset)
     flashrnn_device_from_info(&info, &a);
     cr_assert_eq(a.max_threads_per_sm, 1536);
     cr_assert_eq(a.max_blocks_per_sm, 16);
+    cr_assert_eq(a.max_cluster, 0, "no thread-block clusters before sm_90");
 }
 
 Test(flashrnn_tune, format_is_one_line_of_the_numbers)
