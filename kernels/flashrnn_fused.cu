@@ -28,9 +28,9 @@
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid, h written to global memory and, after a barrier among the bph blocks of the head (an
  * atomic counter; the grid is launched cooperatively, so all blocks are resident), read back
- * from L2; or cluster, the bph blocks launched as one thread-block cluster, each storing its
- * units of h straight into the operand buffer of every block of the cluster (distributed
- * shared memory) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
+ * from L2; or cluster, the bph blocks launched as one thread-block cluster, each copying its
+ * units of h from its own operand buffer into those of the other blocks of the cluster
+ * (distributed shared memory, 16-byte stores) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
  * exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
  * peers only after the barrier that ends step t - 1, which every peer reaches after its last
  * read of that buffer (step t - 1's products forward, step t + 2's backward).
@@ -184,19 +184,27 @@ struct Geo {
     }
 };
 
-/* Store v at offset o of the block's shared operand buffer p and, with clusters, of every
- * block of the cluster (the same offset in each: they share the layout). */
+/* With clusters: copy the block's own part of the operand buffer buf (rows of L elements;
+ * per row, nseg segments seg apart, each `cols` elements from column col0) into the same
+ * place of every other block of the cluster, 16 bytes a store (the blocks share the layout;
+ * all offsets are multiples of 16 bytes). The block's threads must have written the part
+ * before (a barrier); the cluster barrier after publishes it. */
 template <typename T>
-__device__ __forceinline__ void st_operand(const Geo &g, T *p, int o, float v)
+__device__ __forceinline__ void push_to_cluster(const Geo &g, T *buf, int L, int nseg, int seg,
+                                                int col0, int cols)
 {
 #ifdef FLASHRNN_CLUSTERS_ON_DEVICE
-    if (g.cl) {
-        cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
-        for (int r = 0; r < g.bph; r++) st(c.map_shared_rank(p, r) + o, v);
-        return;
+    cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
+    constexpr int per = 16 / sizeof(T);
+    const int chunks = cols / per, items = g.bt * nseg * chunks, me = (int)c.block_rank();
+    for (int i = threadIdx.x; i < items * (g.bph - 1); i += blockDim.x) {
+        int r = i / items, k = i % items;
+        r += r >= me;   /* the other blocks */
+        const int j = k % chunks, q = k / chunks % nseg, n = k / chunks / nseg;
+        const int o = n * L + q * seg + col0 + j * per;
+        *reinterpret_cast<uint4 *>(c.map_shared_rank(buf, r) + o) = *reinterpret_cast<const uint4 *>(buf + o);
     }
 #endif
-    st(p + o, v);
 }
 
 /* Copy rows [b0, b0 + bt) of `ncols` elements (a multiple of 16 bytes), starting at column
@@ -381,7 +389,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float c = G == 4 ? cst[n * P + ul] : 0.0f;
                 float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
-                if (g.bph == 1 || g.cl) st_operand(g, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (g.bph == 1 || g.cl) st(op + ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
@@ -391,7 +399,10 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 }
             }
         }
-        if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
+        if (g.cl) {   /* this block's units of h_t to the other blocks of its cluster */
+            __syncthreads();
+            push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
+        } else if (g.bph > 1) {   /* h_t of the whole head, from the bph blocks that made it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
@@ -501,7 +512,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     if (G == 4) dcs[i] = dc;
                     if (g.bph == 1 || g.cl)
 #pragma unroll
-                        for (int q = 0; q < G; q++) st_operand(g, dop, n * L + q * dh + u0 + row, dra[q]);
+                        for (int q = 0; q < G; q++) st(dop + n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
@@ -511,7 +522,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                         }
                     }
                 }
-        if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
+        if (g.cl) {   /* this block's units of dL/d(R h_{t-1}), every gate, to the cluster */
+            __syncthreads();
+            push_to_cluster(g, dop, L, G, dh, part * U, U);
+        } else if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
                 rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
