@@ -28,9 +28,9 @@
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid, h written to global memory and, after a barrier among the bph blocks of the head (an
  * atomic counter; the grid is launched cooperatively, so all blocks are resident), read back
- * from L2; or cluster, the bph blocks launched as one thread-block cluster, each copying its
- * units of h from its own operand buffer into those of the other blocks of the cluster
- * (distributed shared memory, 16-byte stores) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
+ * from L2; or cluster, the bph blocks launched as one thread-block cluster, each cell warp
+ * copying the units of h it made from its own block's operand buffer into those of the other
+ * blocks (distributed shared memory, 16-byte stores) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
  * exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
  * peers only after the barrier that ends step t - 1, which every peer reaches after its last
  * read of that buffer (step t - 1's products forward, step t + 2's backward).
@@ -184,24 +184,26 @@ struct Geo {
     }
 };
 
-/* With clusters: copy the block's own part of the operand buffer buf (rows of L elements;
- * per row, nseg segments seg apart, each `cols` elements from column col0) into the same
- * place of every other block of the cluster, 16 bytes a store (the blocks share the layout;
- * all offsets are multiples of 16 bytes). The block's threads must have written the part
- * before (a barrier); the cluster barrier after publishes it. */
+/* With clusters: a cell warp's share of the exchanged operand (8 batch rows from row0; per
+ * row nseg segments seg apart, each `cols` elements from column col0), just written by the
+ * warp into its own block's buffer buf (rows of L elements), copied to the same place in the
+ * other blocks of the cluster, 16 bytes a store, the lanes over (block, segment, row, chunk).
+ * Offsets are multiples of 16 bytes (rows padded by 16 bytes, units in groups of 8). No block
+ * barrier: the warp copies what it wrote itself; the cluster barrier after publishes it. */
 template <typename T>
 __device__ __forceinline__ void push_to_cluster(const Geo &g, T *buf, int L, int nseg, int seg,
-                                                int col0, int cols)
+                                                int row0, int col0, int cols)
 {
 #ifdef FLASHRNN_CLUSTERS_ON_DEVICE
     cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
     constexpr int per = 16 / sizeof(T);
-    const int chunks = cols / per, items = g.bt * nseg * chunks, me = (int)c.block_rank();
-    for (int i = threadIdx.x; i < items * (g.bph - 1); i += blockDim.x) {
+    const int chunks = cols / per, items = 8 * nseg * chunks, me = (int)c.block_rank();
+    __syncwarp();
+    for (int i = threadIdx.x & 31; i < items * (g.bph - 1); i += 32) {
         int r = i / items, k = i % items;
         r += r >= me;   /* the other blocks */
         const int j = k % chunks, q = k / chunks % nseg, n = k / chunks / nseg;
-        const int o = n * L + q * seg + col0 + j * per;
+        const int o = (row0 + n) * L + q * seg + col0 + j * per;
         *reinterpret_cast<uint4 *>(c.map_shared_rank(buf, r) + o) = *reinterpret_cast<const uint4 *>(buf + o);
     }
 #endif
@@ -398,11 +400,11 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                     if (G == 4) a.c[o * D + ub + ul] = c;
                 }
             }
+            if (g.cl)   /* the warp's units of h_t to the other blocks of the cluster */
+                push_to_cluster(g, op + nxt * bt * L, L, 1, 0, nt * 8, u0 + 8 * half * (g.split - 1),
+                                16 / g.split);
         }
-        if (g.cl) {   /* this block's units of h_t to the other blocks of its cluster */
-            __syncthreads();
-            push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
-        } else if (g.bph > 1) {   /* h_t of the whole head, from the bph blocks that made it */
+        if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
@@ -495,7 +497,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * P;
         const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * Pd;
         if (kw == 0)
-            for (int nt = 0; nt < bt / 8; nt++)
+            for (int nt = 0; nt < bt / 8; nt++) {
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     if (g.split == 2 && (e >> 1) != half) continue;
@@ -522,10 +524,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                         }
                     }
                 }
-        if (g.cl) {   /* this block's units of dL/d(R h_{t-1}), every gate, to the cluster */
-            __syncthreads();
-            push_to_cluster(g, dop, L, G, dh, part * U, U);
-        } else if (g.bph > 1) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
+                if (g.cl)   /* the warp's units of dL/d(R h), every gate, to the cluster */
+                    push_to_cluster(g, dop, L, G, dh, nt * 8, u0 + 8 * half * (g.split - 1), 16 / g.split);
+            }
+        if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
                 rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
