@@ -28,9 +28,10 @@
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid, h written to global memory and, after a barrier among the bph blocks of the head (an
  * atomic counter; the grid is launched cooperatively, so all blocks are resident), read back
- * from L2; or cluster, the bph blocks launched as one thread-block cluster, each cell warp
- * copying the units of h it made from its own block's operand buffer into those of the other
- * blocks (distributed shared memory, 16-byte stores) before the cluster's barrier. Backward is the mirror: dL/d(R h) is the
+ * from L2; or cluster, the bph blocks launched as one thread-block cluster, each storing its
+ * units of h into the operand buffers of the other blocks (distributed shared memory: from
+ * the cell, or copied after a block barrier, st_operand / push_to_cluster) before the
+ * cluster's barrier. Backward is the mirror: dL/d(R h) is the
  * exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
  * peers only after the barrier that ends step t - 1, which every peer reaches after its last
  * read of that buffer (step t - 1's products forward, step t + 2's backward).
@@ -172,7 +173,8 @@ __device__ __forceinline__ void cluster_barrier()
 /* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
 struct Geo {
     int hpb, bph, bt, wk, split, nbb, U, gpb, oprow, nf, nd;
-    int cl;   /* 1: a split head's bph blocks are one cluster (consecutive block ids) */
+    int cl;     /* 1: a split head's bph blocks are one cluster (consecutive block ids) */
+    int push;   /* with cl: 1 push_to_cluster, 0 st_operand (below)                     */
     int64_t op, pff, pfd, state, red;
     /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
      * consecutive, so with clusters the part varies fastest; else the batch tile does. */
@@ -184,26 +186,44 @@ struct Geo {
     }
 };
 
-/* With clusters: a cell warp's share of the exchanged operand (8 batch rows from row0; per
- * row nseg segments seg apart, each `cols` elements from column col0), just written by the
- * warp into its own block's buffer buf (rows of L elements), copied to the same place in the
- * other blocks of the cluster, 16 bytes a store, the lanes over (block, segment, row, chunk).
- * Offsets are multiples of 16 bytes (rows padded by 16 bytes, units in groups of 8). No block
- * barrier: the warp copies what it wrote itself; the cluster barrier after publishes it. */
+/* With clusters, two ways to give the other blocks a block's part of the exchanged operand
+ * (forward h_t, backward dL/d(R h), every gate), chosen per launch (Geo::push, see launch()):
+ *
+ * st_operand: each value as the cell makes it, one store per block of the cluster (its own
+ *   included: the same offset in each, they share the layout). Few stores for the cell warps,
+ *   which are a step's critical path, when heads split over few blocks.
+ * push_to_cluster: after a block barrier, the block's part (rows of L elements; per row nseg
+ *   segments seg apart, each `cols` elements from column col0), already in its own buffer,
+ *   copied by all threads to every other block, 16 bytes a store: fewer, wider stores, off
+ *   the cell warps, for many blocks or many segments, at the price of the barrier.
+ * Either way the cluster barrier after publishes it. All offsets are multiples of 16 bytes. */
+template <typename T>
+__device__ __forceinline__ void st_operand(const Geo &g, T *p, int o, float v)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    if (g.cl && !g.push) {
+        cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
+        for (int r = 0; r < g.bph; r++) st(c.map_shared_rank(p, r) + o, v);
+        return;
+    }
+#endif
+    st(p + o, v);
+}
+
 template <typename T>
 __device__ __forceinline__ void push_to_cluster(const Geo &g, T *buf, int L, int nseg, int seg,
-                                                int row0, int col0, int cols)
+                                                int col0, int cols)
 {
 #ifdef FLASHRNN_CLUSTERS_ON_DEVICE
     cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
     constexpr int per = 16 / sizeof(T);
-    const int chunks = cols / per, items = 8 * nseg * chunks, me = (int)c.block_rank();
-    __syncwarp();
-    for (int i = threadIdx.x & 31; i < items * (g.bph - 1); i += 32) {
+    const int chunks = cols / per, items = g.bt * nseg * chunks, me = (int)c.block_rank();
+    __syncthreads();
+    for (int i = threadIdx.x; i < items * (g.bph - 1); i += blockDim.x) {
         int r = i / items, k = i % items;
         r += r >= me;   /* the other blocks */
         const int j = k % chunks, q = k / chunks % nseg, n = k / chunks / nseg;
-        const int o = (row0 + n) * L + q * seg + col0 + j * per;
+        const int o = n * L + q * seg + col0 + j * per;
         *reinterpret_cast<uint4 *>(c.map_shared_rank(buf, r) + o) = *reinterpret_cast<const uint4 *>(buf + o);
     }
 #endif
@@ -391,7 +411,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float c = G == 4 ? cst[n * P + ul] : 0.0f;
                 float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
-                if (g.bph == 1 || g.cl) st(op + ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (g.bph == 1 || g.cl) st_operand(g, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
@@ -400,11 +420,10 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                     if (G == 4) a.c[o * D + ub + ul] = c;
                 }
             }
-            if (g.cl)   /* the warp's units of h_t to the other blocks of the cluster */
-                push_to_cluster(g, op + nxt * bt * L, L, 1, 0, nt * 8, u0 + 8 * half * (g.split - 1),
-                                16 / g.split);
         }
-        if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
+        if (g.cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
+            push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
+        } else if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
@@ -514,7 +533,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     if (G == 4) dcs[i] = dc;
                     if (g.bph == 1 || g.cl)
 #pragma unroll
-                        for (int q = 0; q < G; q++) st(dop + n * L + q * dh + u0 + row, dra[q]);
+                        for (int q = 0; q < G; q++) st_operand(g, dop, n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
@@ -524,10 +543,10 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                         }
                     }
                 }
-                if (g.cl)   /* the warp's units of dL/d(R h), every gate, to the cluster */
-                    push_to_cluster(g, dop, L, G, dh, nt * 8, u0 + 8 * half * (g.split - 1), 16 / g.split);
             }
-        if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
+        if (g.cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
+            push_to_cluster(g, dop, L, G, dh, part * U, U);
+        } else if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
                 rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
@@ -634,6 +653,22 @@ static const Instance *find(int G, int bytes, int k_slice)
 
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
 
+/* With clusters, the cell's own stores (one per value and block) while a cell thread makes at
+ * most 16 of them a step, else the block's copy after a barrier (unless args.cluster_store
+ * says). Measured at D = 768, B = 16, T = 1024 (flashrnn-sync,
+ * experiments/flashrnn-headdim/README.md): bf16 forward, 8 blocks a head, 2 values a thread
+ * (14 stores): 2.18 ms from the cell, 2.41 copied; f32 forward, 16 blocks, 4 values (60):
+ * 3.30 against 2.92; the backward's 4 gates: copied as fast or faster at every dh (f32,
+ * dh = 256: 6.8 against 8.7 ms). */
+extern "C" int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                           flashrnn_pass pass)
+{
+    if (!t->cluster) return 0;
+    if (a->cluster_store) return a->cluster_store == FLASHRNN_STORE_COPY;
+    const int stores = (4 / t->cell_split) * (pass == FLASHRNN_FORWARD ? 1 : a->G) * (t->blocks_per_head - 1);
+    return stores > 16;
+}
+
 static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -652,6 +687,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     flashrnn_smem_layout(&p, t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k, s);
     g->hpb = t->heads_per_block, g->bph = t->blocks_per_head, g->bt = t->batch_tile, g->wk = t->warps_k;
     g->split = t->cell_split, g->cl = t->cluster > 0;
+    g->push = flashrnn_fused_cluster_copy(a, t, pass);
     g->nbb = t->batch_blocks, g->U = t->heads_per_block * a->dh / t->blocks_per_head, g->gpb = g->U / 16;
     g->oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s->pad;
     g->nf = s->nf, g->nd = s->nd;

@@ -28,6 +28,10 @@
 extern "C" {
 #endif
 
+/* With head_sync = cluster: the cell stores each value into every block of the cluster
+ * (CELL), or each block copies its part to the others after a block barrier (COPY). */
+typedef enum { FLASHRNN_STORE_AUTO = 0, FLASHRNN_STORE_CELL = 1, FLASHRNN_STORE_COPY = 2 } flashrnn_cluster_store;
+
 typedef struct flashrnn_fused_args {
     int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
     logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16 or LOGT_F32     */
@@ -42,6 +46,9 @@ typedef struct flashrnn_fused_args {
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
     flashrnn_head_sync head_sync;   /* ANY: the tuner's choice; GRID or CLUSTER: split heads
                                      * only that way (flashrnn_tune.h)                          */
+    flashrnn_cluster_store cluster_store;   /* with clusters, how a block's part reaches the
+                                             * others: AUTO (flashrnn_fused_cluster_copy's
+                                             * rule), CELL or COPY                          */
     unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
                                /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
 } flashrnn_fused_args;
@@ -55,6 +62,12 @@ const flashrnn_instance *flashrnn_fused_table(int *n);
 /* Bitmask of the instantiated k_slices for (G, dtype_bytes): bit k set when k_slice = 16·k
  * exists (the tuner's problem.k_slices). */
 unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
+
+/* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),
+ * 0 when the cell stores it (CELL) or t has no clusters: a's cluster_store, or when AUTO,
+ * COPY once a cell thread would make more than 16 stores a step (kernels/flashrnn_fused.cu). */
+int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                flashrnn_pass pass);
 
 #ifdef LOGT_HAVE_CUDA
 /* Pick the tiling for the pass on the current device (the kernel's real register count in the

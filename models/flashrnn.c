@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -63,6 +63,14 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
                          "or cluster (one thread-block cluster, sm_90 and later), auto or unset "
                          "for the tuner's choice; only with the cuda backend and kernel = fused",
                          cfg->model, hs);
+    const char *cst = logt_cfg_knob(cfg, "cluster_store", "auto");
+    if ((strcmp(cst, "auto") && strcmp(cst, "cell") && strcmp(cst, "copy"))
+        || (strcmp(cst, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: cluster_store = '%s': with head_sync = cluster, cell "
+                         "(the cell stores each value into every block of the cluster) or copy "
+                         "(each block copies its part to the others after a block barrier), auto "
+                         "or unset for the kernel's rule; only with the cuda backend and kernel = "
+                         "fused", cfg->model, cst);
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
@@ -121,6 +129,8 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cell_split = atoi(logt_cfg_knob(cfg, "cell_split", "0"));
     const char *hs = logt_cfg_knob(cfg, "head_sync", "auto");
     m->head_sync = !strcmp(hs, "grid") ? 1 : !strcmp(hs, "cluster") ? 2 : 0;
+    const char *cst = logt_cfg_knob(cfg, "cluster_store", "auto");
+    m->cluster_store = !strcmp(cst, "cell") ? 1 : !strcmp(cst, "copy") ? 2 : 0;
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

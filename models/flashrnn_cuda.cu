@@ -165,6 +165,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->warps_k = m->warps_k;
     a->cell_split = m->cell_split;
     a->head_sync = (flashrnn_head_sync)m->head_sync;
+    a->cluster_store = (flashrnn_cluster_store)m->cluster_store;
     return LOGT_OK;
 }
 
@@ -184,7 +185,9 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
             snprintf(line[i], sizeof line[i],
                      "hpb=%d bph=%d bt=%d wk=%d split=%d sync=%s threads=%d grid=%d regs=%d smem=%lld",
                      t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
-                     t->cell_split, t->cluster ? "cluster" : t->grid_sync ? "grid" : "none",
+                     t->cell_split,
+                     !t->cluster ? (t->grid_sync ? "grid" : "none")
+                     : flashrnn_fused_cluster_copy(a, t, (flashrnn_pass)i) ? "cluster/copy" : "cluster/cell",
                      t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",

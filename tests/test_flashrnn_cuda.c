@@ -143,6 +143,12 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
         cr_expect(strstr(got.detail, cluster ? "sync=cluster" : "sync=grid")
                       && !strstr(got.detail, cluster ? "sync=grid" : "sync=cluster"),
                   "%s: %s", label, got.detail);
+        const char *cs = strstr(kernel, "cluster_store=");
+        if (cs) {
+            const int copy = !strncmp(cs + 14, "copy", 4);
+            cr_expect(!strstr(got.detail, copy ? "sync=cluster/cell" : "sync=cluster/copy"), "%s: %s",
+                      label, got.detail);
+        }
     }
     free_result(&got), free_result(&ref);
     free(x), free(dh), free(h0), free(c0);
@@ -192,16 +198,19 @@ Test(flashrnn_cuda, too_large_head_is_a_clear_error)
               logt_errmsg());
 }
 
-/* A split head's two ways of meeting each step, forced: one thread-block cluster (distributed
- * shared memory and the cluster's barrier) and the barrier through global memory. dh = 256
- * bf16 splits over 8 blocks, f32 over 16 (the largest cluster); B = 17 is three batch tiles,
- * three clusters a head. A dense head of 768 needs 48 blocks, more than a cluster: asking for
- * a cluster there is a clear error. */
+/* A split head's ways of meeting each step, forced: one thread-block cluster (distributed
+ * shared memory and the cluster's barrier; the cell's own stores, or a block's copy after a
+ * barrier, or the kernel's choice between them per pass) and the barrier through global
+ * memory. dh = 256 bf16 splits over 8 blocks, f32 over 16 (the largest cluster); B = 17 is
+ * three batch tiles, three clusters a head. A dense head of 768 needs 48 blocks, more than a
+ * cluster: asking for a cluster there is a clear error. */
 Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
-    const char *knobs[] = {"fused,head_sync=cluster", "fused,head_sync=grid"};
-    for (int k = 0; k < 2; k++) {
+    const char *knobs[] = {"fused,head_sync=cluster", "fused,head_sync=grid",
+                           "fused,head_sync=cluster,cluster_store=cell",
+                           "fused,head_sync=cluster,cluster_store=copy"};
+    for (int k = 0; k < 4; k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){12, 17, 16, 512, 256, 0});
