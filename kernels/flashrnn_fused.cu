@@ -141,13 +141,14 @@ __device__ __forceinline__ void cp_wait_next()
 }
 
 /* All bph blocks of a head have finished `steps` steps: the writes before it are visible
- * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. */
+ * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. The
+ * arrival is a release reduction, which returns nothing, so the poll starts at once (a
+ * fence and an atomicAdd waited for the atomic's answer first). */
 __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
 {
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(ctr, 1u);
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
         unsigned v;
         do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
         while (v < target);
