@@ -199,10 +199,10 @@ struct Geo {
  *   the cell warps, for many blocks or many segments, at the price of the barrier.
  * Either way the cluster barrier after publishes it. All offsets are multiples of 16 bytes. */
 template <typename T>
-__device__ __forceinline__ void st_operand(const Geo &g, T *p, int o, float v)
+__device__ __forceinline__ void st_operand(const Geo &g, bool cl, T *p, int o, float v)
 {
 #ifdef FLASHRNN_CLUSTERS_ON_DEVICE
-    if (g.cl && !g.push) {
+    if (cl && !g.push) {
         cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
         for (int r = 0; r < g.bph; r++) st(c.map_shared_rank(p, r) + o, v);
         return;
@@ -272,13 +272,14 @@ struct Walk {
 };
 
 /* ---- forward ------------------------------------------------------------------------------ */
-template <class Cell, typename T, int KS>
+template <class Cell, typename T, int KS, bool SPLIT>
 __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
 {
     constexpr int G = Cell::G, KT = Frag<T>::KT, NK = KS / KT;
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
+    const bool cl = SPLIT && g.cl;   /* whole heads (SPLIT false) have no exchange code at all */
     int bb, part, hg;
     g.coords(bb, part, hg);
     const int b0 = bb * bt;
@@ -288,7 +289,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int grp = warp / (g.wk * g.split), kw = warp / g.split % g.wk, half = warp % g.split;
     const int gu = grp * 16;
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
-    const int hl = g.bph > 1 ? 0 : gu / dh;                   /* its head within the block */
+    const int hl = SPLIT ? 0 : gu / dh;                   /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
@@ -363,7 +364,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
     cp_wait_next();
     __syncthreads();
-    if (g.cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
+    if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     for (int t = 0; t < T_; t++) {
         const int cur = t & 1, nxt = cur ^ 1;
@@ -412,7 +413,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 float c = G == 4 ? cst[n * P + ul] : 0.0f;
                 float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
-                if (g.bph == 1 || g.cl) st_operand(g, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
@@ -422,26 +423,27 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 }
             }
         }
-        if (g.cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
+        if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
-        } else if (g.bph > 1 && !g.cl) {   /* h_t of the whole head, from the bph blocks that made it */
+        } else if (SPLIT && !cl) {   /* h_t of the whole head, from the bph blocks that made it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
             rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
         }
         cp_wait_next();
-        if (g.cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
+        if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
     }
 }
 
 /* ---- backward ----------------------------------------------------------------------------- */
-template <class Cell, typename T, int KS>
+template <class Cell, typename T, int KS, bool SPLIT>
 __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
 {
     constexpr int G = Cell::G, KT = Frag<T>::KT, NK = G * KS / KT;
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
+    const bool cl = SPLIT && g.cl;   /* whole heads (SPLIT false) have no exchange code at all */
     int bb, part, hg;
     g.coords(bb, part, hg);
     const int b0 = bb * bt;
@@ -451,7 +453,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int grp = warp / (g.wk * g.split), kw = warp / g.split % g.wk, half = warp % g.split;
     const int gu = grp * 16;
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
-    const int hl = g.bph > 1 ? 0 : gu / dh;
+    const int hl = SPLIT ? 0 : gu / dh;
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
@@ -508,7 +510,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     for (int j = 0; j < FLASHRNN_STAGES - 1; j++) fetch(T_ - 1 - j);
     cp_wait_next();
     __syncthreads();
-    if (g.cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
+    if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     for (int t = T_ - 1; t >= 0; t--) {
         const int cur = t & 1;
@@ -532,9 +534,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     float dh_ = ld(fd + id) + dhs[i];
                     dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
                     if (G == 4) dcs[i] = dc;
-                    if (g.bph == 1 || g.cl)
+                    if (!SPLIT || cl)
 #pragma unroll
-                        for (int q = 0; q < G; q++) st_operand(g, dop, n * L + q * dh + u0 + row, dra[q]);
+                        for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
@@ -545,9 +547,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
                     }
                 }
             }
-        if (g.cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
+        if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
-        } else if (g.bph > 1 && !g.cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
+        } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
                 rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
@@ -558,7 +560,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
          * What the next step overwrites before its own barrier (the prefetch stage of step t,
          * the operand buffer of step t+1) was last read before this one. */
         cp_wait_next();
-        if (g.cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
+        if (cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
         else __syncthreads();
         for (int nt = 0; nt < bt / 8; nt++) {
             /* G·KS/KT mmas into one output tile: CH independent chains, added at the end, so
@@ -619,10 +621,13 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     X(GruCell, float, 16) X(GruCell, float, 32)
 
 typedef void (*kernel_fn)(const flashrnn_fused_args, const Geo);
-struct Instance { flashrnn_instance id; kernel_fn fwd, bwd; };
+/* each pass twice: [0] whole heads (no exchange code), [1] split heads (grid or cluster) */
+struct Instance { flashrnn_instance id; kernel_fn fwd[2], bwd[2]; };
 
 #define FLASHRNN_ROW(C, T, K)                                                                   \
-    {{C::G, (int)sizeof(T), K}, flashrnn_fwd_kernel<C, T, K>, flashrnn_bwd_kernel<C, T, K>},
+    {{C::G, (int)sizeof(T), K},                                                                 \
+     {flashrnn_fwd_kernel<C, T, K, false>, flashrnn_fwd_kernel<C, T, K, true>},                 \
+     {flashrnn_bwd_kernel<C, T, K, false>, flashrnn_bwd_kernel<C, T, K, true>}},
 static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
 enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
 
@@ -650,6 +655,12 @@ static const Instance *find(int G, int bytes, int k_slice)
             && INSTANCES[i].id.k_slice == k_slice)
             return &INSTANCES[i];
     return NULL;
+}
+
+static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head)
+{
+    const int split = blocks_per_head > 1;
+    return pass == FLASHRNN_FORWARD ? in->fwd[split] : in->bwd[split];
 }
 
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
@@ -724,7 +735,7 @@ static logt_status cluster_fits(const flashrnn_fused_args *a, const flashrnn_til
     if (!in) return LOGT_OK;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
-    kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
+    kernel_fn k = kernel_of(in, pass, t->blocks_per_head);
     LOGT_TRY(cluster_config(k, t, (size_t)s.total, 0, &cfg, &attr));
     int n = 0;
     cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)k, &cfg);
@@ -756,9 +767,12 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
         if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;
-        cudaFuncAttributes fa;
-        CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)(pass == FLASHRNN_FORWARD ? in->fwd : in->bwd)));
-        p.regs[in->id.k_slice / 16] = fa.numRegs;
+        for (int split = 1; split <= 2; split++) {   /* the larger of the whole- and split-head kernels' */
+            cudaFuncAttributes fa;
+            CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)kernel_of(in, pass, split)));
+            int *r = &p.regs[in->id.k_slice / 16];
+            if (fa.numRegs > *r) *r = fa.numRegs;
+        }
     }
     flashrnn_device dev;
     LOGT_TRY(flashrnn_device_query(&dev));
@@ -796,7 +810,7 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     if (t->cluster && t->cluster != t->blocks_per_head)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a cluster of %d blocks for a head split over %d: "
                          "plan the tiling with flashrnn_fused_plan", t->cluster, t->blocks_per_head);
-    kernel_fn k = pass == FLASHRNN_FORWARD ? in->fwd : in->bwd;
+    kernel_fn k = kernel_of(in, pass, t->blocks_per_head);
     const int threads = g.gpb * g.wk * g.split * 32;
     if (threads != t->threads || (int64_t)t->grid != (int64_t)(a->H / g.hpb) * g.bph * g.nbb)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the tiling does not match the problem (threads %d "
