@@ -125,7 +125,7 @@ template <> struct Frag<float> {   /* fp32 data, tf32 tensor cores */
     }
 };
 
-/* ---- asynchronous copies and the head barrier ---------------------------------------- */
+/* ---- asynchronous copies and the tagged exchange ---------------------------------------- */
 
 /* 16 bytes global -> shared; zeros when !valid (g is then not read). */
 __device__ __forceinline__ void cp16(void *s, const void *g, bool valid)
@@ -140,20 +140,93 @@ __device__ __forceinline__ void cp_wait_next()
     asm volatile("cp.async.wait_group %0;" ::"n"(FLASHRNN_STAGES - 2) : "memory");
 }
 
-/* All bph blocks of a head have finished `steps` steps: the writes before it are visible
- * (to loads that bypass L1: __ldcg). The counter only grows; the launch zeroes it. The
- * arrival is a release reduction, which returns nothing, so the poll starts at once (a
- * fence and an atomicAdd waited for the atomic's answer first). */
-__device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
-        unsigned v;
-        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
-        while (v < target);
+/* head_sync = grid: a split head's blocks exchange through global memory in tagged words,
+ * each value beside the number of the step that made it (bf16: 16 value bits under a 16-bit
+ * step; f32: a 64-bit word, step above value). The cell stores its values where the others
+ * poll for them; a word read with the step expected is that step's value (one word, one
+ * single-copy-atomic access), an older word is read again. No counter, fence or barrier: a
+ * value costs its store's way to L2 and one load back. Two buffers by step parity: a block
+ * writes buffer s & 1 for step s only after reading every block's step s - 1, which each
+ * wrote after its last read of step s - 2 from the same buffer. The launch zeroes the words
+ * (step 0 is never polled for). */
+template <typename T> struct Tagged;
+template <> struct Tagged<bf16> {
+    typedef uint32_t W;
+    static constexpr int PER = 4;   /* values per 16-byte load */
+    static __device__ __forceinline__ void put(W *p, float v, unsigned step)
+    {
+        const W w = step << 16 | __bfloat16_as_ushort(__float2bfloat16(v));
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(w));
     }
-    __syncthreads();
+    static __device__ __forceinline__ uint4 get(const W *p)
+    {
+        uint4 v;
+        asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+        return v;
+    }
+    static __device__ __forceinline__ bool ready(uint4 v, unsigned step)
+    {
+        const unsigned s = step & 0xffffu;
+        return (v.x >> 16) == s && (v.y >> 16) == s && (v.z >> 16) == s && (v.w >> 16) == s;
+    }
+    static __device__ __forceinline__ uint2 values(uint4 v)   /* 4 bf16 */
+    {
+        return make_uint2(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.z, v.w, 0x5410));
+    }
+};
+template <> struct Tagged<float> {
+    typedef unsigned long long W;
+    static constexpr int PER = 2;
+    static __device__ __forceinline__ void put(W *p, float v, unsigned step)
+    {
+        const W w = (W)step << 32 | __float_as_uint(v);
+        asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w));
+    }
+    static __device__ __forceinline__ uint4 get(const W *p)
+    {
+        uint4 v;
+        asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+        return v;
+    }
+    static __device__ __forceinline__ bool ready(uint4 v, unsigned step) { return v.y == step && v.w == step; }
+    static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
+};
+
+/* Rows [b0, b0 + bt) of `ncols` values from column col of a [B][ld] array of step `step`'s
+ * tagged words into shared memory rows of `srow` elements (rows >= B: zeros), polling until
+ * every word carries the step: up to NB loads of a thread in flight at once. */
+template <typename T>
+__device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int64_t ld, int col,
+                               int ncols, int b0, int bt, int B, unsigned step)
+{
+    constexpr int per = Tagged<T>::PER, NB = 4;
+    const int chunks = ncols / per, items = bt * chunks;
+    for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
+        const typename Tagged<T>::W *from[NB];
+        uint2 *to[NB];
+        unsigned pend = 0;
+#pragma unroll
+        for (int k = 0; k < NB; k++) {
+            const int i = i0 + k * blockDim.x, n = i / chunks, j = (i % chunks) * per;
+            from[k] = src + (int64_t)(b0 + n) * ld + col + j;
+            to[k] = reinterpret_cast<uint2 *>(dst + n * srow + j);
+            if (i < items) {
+                if (b0 + n < B) pend |= 1u << k;
+                else *to[k] = make_uint2(0, 0);
+            }
+        }
+        while (pend) {
+            uint4 v[NB];
+#pragma unroll
+            for (int k = 0; k < NB; k++)
+                if (pend >> k & 1) v[k] = Tagged<T>::get(from[k]);
+#pragma unroll
+            for (int k = 0; k < NB; k++)
+                if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) *to[k] = Tagged<T>::values(v[k]), pend &= ~(1u << k);
+        }
+    }
 }
 
 /* Thread-block clusters (head_sync = cluster) exist from sm_90; built for an older GPU the
@@ -298,6 +371,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
     const int P = U + 4;   /* row pitch of the fp32 [bt][U] arrays: lanes of 4 rows apart in distinct banks */
     const T *R = static_cast<const T *>(a.R);
     T *hout = static_cast<T *>(a.h);
+    typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
 
     /* R^T slice: strip q = gate q of the group's 16 units, rows kw·KS .. of the head's dh */
     uint32_t ra[G][NK][4];
@@ -415,6 +489,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
                 if (G == 4) cst[n * P + ul] = c;
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
+                    if (SPLIT && !cl) Tagged<T>::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
 #pragma unroll
@@ -425,9 +500,9 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         }
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
-        } else if (SPLIT && !cl) {   /* h_t of the whole head, from the bph blocks that made it */
-            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (t + 1)));
-            rows_to_smem(op + nxt * bt * L, L, hout + (int64_t)t * B * D, D, hg * dh, dh, b0, bt, B);
+        } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
+            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D, D, hg * dh, dh, b0, bt, B,
+                           (unsigned)(t + 1));
         }
         cp_wait_next();
         if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
@@ -463,7 +538,7 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
     float *red = reinterpret_cast<float *>(smem + g.red);
     const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
-    const T *drx = static_cast<const T *>(G == 4 ? a.dxa : a.dra);
+    typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
 
     /* R slice: the group's 16 units (rows) × gate columns kw·G·KS .. of the head */
     uint32_t ra[NK][4];
@@ -538,6 +613,11 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
 #pragma unroll
                         for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
+                        if (SPLIT && !cl)
+#pragma unroll
+                            for (int q = 0; q < G; q++)
+                                Tagged<T>::put(xw + ((int64_t)((T_ - t) & 1) * B + b) * G * D + q * D + ub + ul, dra[q],
+                                               (unsigned)(T_ - t));
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
                         for (int q = 0; q < G; q++) {
@@ -550,10 +630,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
-            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
-                rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
-                             dh, b0, bt, B);
+                tagged_to_smem(dop + q * dh, L, xw + (int64_t)((T_ - t) & 1) * B * G * D, (int64_t)G * D,
+                               q * D + hg * dh, dh, b0, bt, B, (unsigned)(T_ - t));
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
@@ -664,6 +743,11 @@ static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_pe
 }
 
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
+
+extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
+{
+    return (size_t)2 * a->B * a->G * a->H * a->dh * (a->dtype == LOGT_BF16 ? 4 : 8);
+}
 
 /* With clusters, the cell's own stores (one per value and block) while a cell thread makes at
  * most 16 of them a step, else the block's copy after a barrier (unless args.cluster_store
@@ -826,14 +910,9 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)s.total));
     if (g.bph > 1) {
-        if ((uint64_t)g.bph * (uint64_t)a->T >= ((uint64_t)1 << 32))
-            return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                             "flashrnn: a head split over %d blocks counts %d·T steps in 32 bits: T = "
-                             "%d is too long for it (at most %llu)", g.bph, g.bph, a->T,
-                             (unsigned long long)((((uint64_t)1 << 32) - 1) / g.bph));
-        if (!a->sync)
-            return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the sync counters (args.sync)");
-        CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));
+        if (!a->xchg)
+            return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the exchange words (args.xchg)");
+        CUDA_TRY(cudaMemsetAsync(a->xchg, 0, flashrnn_fused_xchg_bytes(a), st));
         void *params[] = {(void *)a, (void *)&g};
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
                                                     params, (size_t)s.total, st);

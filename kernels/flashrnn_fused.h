@@ -49,9 +49,13 @@ typedef struct flashrnn_fused_args {
     flashrnn_cluster_store cluster_store;   /* with clusters, how a block's part reaches the
                                              * others: AUTO (flashrnn_fused_cluster_copy's
                                              * rule), CELL or COPY                          */
-    unsigned *sync;            /* zeroed counters, one per (head group, batch tile), for    */
-                               /* tilings with blocks_per_head > 1: H · ceil(B/8) of them   */
+    void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
+                               /* tagged exchange words, flashrnn_fused_xchg_bytes(args)     */
 } flashrnn_fused_args;
+
+/* Bytes of args.xchg: two buffers of B · G · D words, 4 bytes each for bf16, 8 for f32 (the
+ * launch zeroes them). */
+size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a);
 
 /* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the
  * contraction one warp does (dh / warps_k forward, the same rows of R backward). A dh is

@@ -49,7 +49,7 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
     logt_tensor ones;         /* [N] ones, dtype                                             */
-    logt_tensor sync;         /* counters of split heads (unsigned; any 4-byte dtype holds them) */
+    logt_tensor xchg;         /* split heads' tagged exchange words (as f32 elements; flashrnn_fused_xchg_bytes) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
@@ -173,6 +173,8 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
 static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flashrnn_fused_args *a,
                         flashrnn_pass pass)
 {
+    LOGT_TRY(logt_tensor_reserve(&sc->xchg, LOGT_CUDA, LOGT_F32,
+                                 (int64_t)(flashrnn_fused_xchg_bytes(a) / sizeof(float)), NULL));
     if (sc->planned_B[pass] == a->B) return LOGT_OK;
     LOGT_TRY(flashrnn_fused_plan(a, pass, &sc->tile[pass]));
     sc->planned_B[pass] = a->B;
@@ -192,8 +194,6 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     }
     snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.200s",
              line[0], line[1], sc->tile[pass].why);
-    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
-                                 NULL));
     return LOGT_OK;
 }
 
@@ -266,7 +266,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                                : alt_forward<GruCell, float>(sc, ctx, &a);
     }
     LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
-    a.sync = (unsigned *)sc->sync.data;
+    a.xchg = sc->xchg.data;
     return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
 }
 
@@ -338,7 +338,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         if (s != LOGT_OK) return s;
     } else {
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_BACKWARD));
-        a.sync = (unsigned *)sc->sync.data;
+        a.xchg = sc->xchg.data;
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }
 
@@ -391,7 +391,7 @@ extern "C" void flashrnn_free_cuda(flashrnn_model *m)
     flashrnn_cuda_scratch *sc = (flashrnn_cuda_scratch *)m->cuda;
     if (!sc) return;
     logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
-                          &sc->dra, &sc->dxf, &sc->ones, &sc->sync,
+                          &sc->dra, &sc->dxf, &sc->ones, &sc->xchg,
                           &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
