@@ -194,37 +194,40 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
-/* Rows [b0, b0 + bt) of `ncols` values from column col of a [B][ld] array of step `step`'s
- * tagged words into shared memory rows of `srow` elements (rows >= B: zeros), polling until
- * every word carries the step: up to NB loads of a thread in flight at once. */
+/* Step `step`'s tagged words into shared memory, polling until every word carries the step:
+ * rows [b0, b0 + bt) of a [B][ld] array, each row nseg segments of ncols values (segment q
+ * from column q·sseg), to rows of srow elements (segment q at q·dseg; rows >= B: zeros). A
+ * thread keeps up to NB 16-byte loads in flight; offsets in 32 bits (the launch checks). */
 template <typename T>
-__device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int64_t ld, int col,
-                               int ncols, int b0, int bt, int B, unsigned step)
+__device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int ld, int nseg, int sseg,
+                               int dseg, int ncols, int b0, int bt, int B, unsigned step)
 {
     constexpr int per = Tagged<T>::PER, NB = 4;
-    const int chunks = ncols / per, items = bt * chunks;
+    const int chunks = ncols / per, items = bt * nseg * chunks;
     for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
-        const typename Tagged<T>::W *from[NB];
-        uint2 *to[NB];
+        int off[NB];
         unsigned pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
-            const int i = i0 + k * blockDim.x, n = i / chunks, j = (i % chunks) * per;
-            from[k] = src + (int64_t)(b0 + n) * ld + col + j;
-            to[k] = reinterpret_cast<uint2 *>(dst + n * srow + j);
+            const int i = i0 + k * blockDim.x, j = i % chunks, q = i / chunks % nseg, n = i / chunks / nseg;
+            off[k] = (b0 + n) * ld + q * sseg + j * per;
             if (i < items) {
                 if (b0 + n < B) pend |= 1u << k;
-                else *to[k] = make_uint2(0, 0);
+                else *reinterpret_cast<uint2 *>(dst + n * srow + q * dseg + j * per) = make_uint2(0, 0);
             }
         }
         while (pend) {
             uint4 v[NB];
 #pragma unroll
             for (int k = 0; k < NB; k++)
-                if (pend >> k & 1) v[k] = Tagged<T>::get(from[k]);
+                if (pend >> k & 1) v[k] = Tagged<T>::get(src + off[k]);
 #pragma unroll
             for (int k = 0; k < NB; k++)
-                if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) *to[k] = Tagged<T>::values(v[k]), pend &= ~(1u << k);
+                if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
+                    const int i = i0 + k * blockDim.x, j = i % chunks, q = i / chunks % nseg, n = i / chunks / nseg;
+                    *reinterpret_cast<uint2 *>(dst + n * srow + q * dseg + j * per) = Tagged<T>::values(v[k]);
+                    pend &= ~(1u << k);
+                }
         }
     }
 }
@@ -344,9 +347,14 @@ struct Walk {
     }
 };
 
+/* Registers per thread at most: 384 threads (a dh = 768 head's 12 warps) a block then fit
+ * an SM's 65,536. The kernels need about as many (R takes 64 with k_slice 64); the split
+ * head's exchange would push the lstm bf16 forward at k_slice 64 to 177 uncapped. */
+#define FLASHRNN_MAX_REGS 168
+
 /* ---- forward ------------------------------------------------------------------------------ */
 template <class Cell, typename T, int KS, bool SPLIT>
-__global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
+__device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
 {
     constexpr int G = Cell::G, KT = Frag<T>::KT, NK = KS / KT;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -501,8 +509,8 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
-            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D, D, hg * dh, dh, b0, bt, B,
-                           (unsigned)(t + 1));
+            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
+                           b0, bt, B, (unsigned)(t + 1));
         }
         cp_wait_next();
         if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
@@ -512,7 +520,7 @@ __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g)
 
 /* ---- backward ----------------------------------------------------------------------------- */
 template <class Cell, typename T, int KS, bool SPLIT>
-__global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
+__device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, const Geo &g)
 {
     constexpr int G = Cell::G, KT = Frag<T>::KT, NK = G * KS / KT;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -630,9 +638,9 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
         if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
-            for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
-                tagged_to_smem(dop + q * dh, L, xw + (int64_t)((T_ - t) & 1) * B * G * D, (int64_t)G * D,
-                               q * D + hg * dh, dh, b0, bt, B, (unsigned)(T_ - t));
+            /* every gate of the head: G segments of dh columns, D apart */
+            tagged_to_smem(dop, L, xw + (int64_t)((T_ - t) & 1) * B * G * D + hg * dh, G * D, G, D, dh, dh, b0, bt,
+                           B, (unsigned)(T_ - t));
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
@@ -690,6 +698,23 @@ __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g)
             }
 }
 
+/* The kernels: whole heads, and split heads capped at FLASHRNN_MAX_REGS (a cap on the others
+ * would only make ptxas use more registers, measured). */
+template <class Cell, typename T, int KS>
+__global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g) { forward_pass<Cell, T, KS, false>(a, g); }
+template <class Cell, typename T, int KS>
+__global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_fwd_split_kernel(const flashrnn_fused_args a, const Geo g)
+{
+    forward_pass<Cell, T, KS, true>(a, g);
+}
+template <class Cell, typename T, int KS>
+__global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g) { backward_pass<Cell, T, KS, false>(a, g); }
+template <class Cell, typename T, int KS>
+__global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_bwd_split_kernel(const flashrnn_fused_args a, const Geo g)
+{
+    backward_pass<Cell, T, KS, true>(a, g);
+}
+
 /* ---- the instantiation table -------------------------------------------------------------
  * The only compile-time specialisation: (cell, dtype, k_slice). The registers R takes per
  * thread are G·k_slice/4 (bf16) or G·k_slice/2 (tf32): 64 at most here. */
@@ -705,8 +730,8 @@ struct Instance { flashrnn_instance id; kernel_fn fwd[2], bwd[2]; };
 
 #define FLASHRNN_ROW(C, T, K)                                                                   \
     {{C::G, (int)sizeof(T), K},                                                                 \
-     {flashrnn_fwd_kernel<C, T, K, false>, flashrnn_fwd_kernel<C, T, K, true>},                 \
-     {flashrnn_bwd_kernel<C, T, K, false>, flashrnn_bwd_kernel<C, T, K, true>}},
+     {flashrnn_fwd_kernel<C, T, K>, flashrnn_fwd_split_kernel<C, T, K>},                       \
+     {flashrnn_bwd_kernel<C, T, K>, flashrnn_bwd_split_kernel<C, T, K>}},
 static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
 enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
 
@@ -912,6 +937,11 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     if (g.bph > 1) {
         if (!a->xchg)
             return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the exchange words (args.xchg)");
+        if ((int64_t)a->B * a->G * a->H * a->dh >= INT32_MAX)
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "flashrnn: a split head's exchange indexes B·G·D = %lld words in 32 bits: "
+                             "B = %d is too large for it (at most %lld)", (long long)a->B * a->G * a->H * a->dh,
+                             a->B, (long long)(INT32_MAX - 1) / ((int64_t)a->G * a->H * a->dh));
         CUDA_TRY(cudaMemsetAsync(a->xchg, 0, flashrnn_fused_xchg_bytes(a), st));
         void *params[] = {(void *)a, (void *)&g};
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
