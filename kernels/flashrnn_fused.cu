@@ -198,9 +198,6 @@ template <> struct Tagged<float> {
  * rows [b0, b0 + bt) of a [B][ld] array, each row nseg segments of ncols values (segment q
  * from column q·sseg), to rows of srow elements (segment q at q·dseg; rows >= B: zeros). A
  * thread keeps up to NB 16-byte loads in flight; offsets in 32 bits (the launch checks). */
-#ifndef FLASHRNN_POLL_NS
-#define FLASHRNN_POLL_NS 64
-#endif
 template <typename T>
 __device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int ld, int nseg, int sseg,
                                int dseg, int ncols, int b0, int bt, int B, unsigned step)
@@ -219,8 +216,7 @@ __device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *sr
                 else *reinterpret_cast<uint2 *>(dst + n * srow + q * dseg + j * per) = make_uint2(0, 0);
             }
         }
-        for (int round = 0; pend; round++) {
-            if (round) __nanosleep(FLASHRNN_POLL_NS);   /* fewer loads in L2's way while the writers store */
+        while (pend) {
             uint4 v[NB];
 #pragma unroll
             for (int k = 0; k < NB; k++)
