@@ -194,15 +194,21 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
+#ifndef FLASHRNN_XCHG_FWD
+#define FLASHRNN_XCHG_FWD 4
+#endif
+#ifndef FLASHRNN_XCHG_BWD
+#define FLASHRNN_XCHG_BWD 8
+#endif
 /* Step `step`'s tagged words into shared memory, polling until every word carries the step:
  * rows [b0, b0 + bt) of a [B][ld] array, each row nseg segments of ncols values (segment q
  * from column q·sseg), to rows of srow elements (segment q at q·dseg; rows >= B: zeros). A
  * thread keeps up to NB 16-byte loads in flight; offsets in 32 bits (the launch checks). */
-template <typename T>
+template <typename T, int NB>
 __device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int ld, int nseg, int sseg,
                                int dseg, int ncols, int b0, int bt, int B, unsigned step)
 {
-    constexpr int per = Tagged<T>::PER, NB = 4;
+    constexpr int per = Tagged<T>::PER;
     const int chunks = ncols / per, items = bt * nseg * chunks;
     for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
         int off[NB];
@@ -509,7 +515,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
-            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
+            tagged_to_smem<T, FLASHRNN_XCHG_FWD>(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
                            b0, bt, B, (unsigned)(t + 1));
         }
         cp_wait_next();
@@ -639,7 +645,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             /* every gate of the head: G segments of dh columns, D apart */
-            tagged_to_smem(dop, L, xw + (int64_t)((T_ - t) & 1) * B * G * D + hg * dh, G * D, G, D, dh, dh, b0, bt,
+            tagged_to_smem<T, FLASHRNN_XCHG_BWD>(dop, L, xw + (int64_t)((T_ - t) & 1) * B * G * D + hg * dh, G * D, G, D, dh, dh, b0, bt,
                            B, (unsigned)(T_ - t));
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
