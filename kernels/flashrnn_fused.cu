@@ -26,9 +26,9 @@
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
- * grid, h written to global memory and, after a barrier among the bph blocks of the head (an
- * atomic counter; the grid is launched cooperatively, so all blocks are resident), read back
- * from L2; or cluster, the bph blocks launched as one thread-block cluster, each storing its
+ * grid, each value of h also stored to global memory as a tagged word (the value beside its
+ * step, Tagged below) that the head's other blocks poll from L2 until it carries the step
+ * (the grid is launched cooperatively, so all blocks are resident and the polls end); or cluster, the bph blocks launched as one thread-block cluster, each storing its
  * units of h into the operand buffers of the other blocks (distributed shared memory: from
  * the cell, or copied after a block barrier, st_operand / push_to_cluster) before the
  * cluster's barrier. Backward is the mirror: dL/d(R h) is the
@@ -42,7 +42,12 @@
  * gates and c (~270 KB): 0.47 GB per pass, ~0.11 ms at 4.3 TB/s. Neither binds: the pass is
  * a chain of T dependent steps, each one warp's chain of dependent instructions (mma
  * latencies, the cell, a barrier): measured 1.27 µs forward and 1.96 µs backward at b5c0325.
- * A split head's barrier through global memory costs ~2 µs more a step (dh = 768).
+ * A split head's exchange through global memory adds L2 round trips to every step: at
+ * dh = 768 (48 blocks a head) a forward step costs ~3.4 µs (experiments/flashrnn-headdim).
+ *
+ * Whole-head kernels (SPLIT false) are compiled without any exchange code: with it they held
+ * ~35 more registers and ran 5-18% slower at dh <= 64 (flashrnn-headdim at 8255459 against
+ * e623117).
  */
 #include <cooperative_groups.h>
 #include <cuda_bf16.h>

@@ -237,10 +237,10 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
 
 /* ---- 3. The objective: keys compared in this order, each minimised ------------------------
  * head_sync        0 a head in one block, 1 a head split over a cluster, 2 a head split
- *                  with a barrier through global memory: a barrier costs more than a step's
- *                  math at FlashRNN's sizes, so keep a head in one block whenever it fits;
- *                  the cluster's hardware barrier and shared-memory exchange skip the trips
- *                  to L2 that the global barrier makes (an atomic, a poll, a reload of h);
+ *                  with an exchange through global memory: an exchange costs more than a
+ *                  step's math at FlashRNN's sizes, so keep a head in one block whenever it
+ *                  fits; the cluster's hardware barrier and shared-memory exchange skip the
+ *                  trips to L2 that the global exchange makes (a store, polls of L2);
  * waves            a second wave of blocks repeats the whole T loop;
  * warps_k          fewer warps per unit group: their partial sums meet in shared memory
  *                  behind a barrier, which costs more than the products they split at
@@ -455,8 +455,8 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      head_r, t->cluster, t->grid, in_regs, smem);
         else if (t->grid_sync)
             snprintf(t->why, sizeof t->why,
-                     "a head's R (%s) fits no single block: split over %d blocks, a barrier "
-                     "among them every step; %d blocks resident at once (capacity %d), R %d%% "
+                     "a head's R (%s) fits no single block: split over %d blocks that "
+                     "exchange through global memory every step; %d blocks resident at once (capacity %d), R %d%% "
                      "in registers, smem %s",
                      head_r, t->blocks_per_head, t->grid, t->blocks_per_sm * dev->sm_count,
                      in_regs, smem);
@@ -496,7 +496,7 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      closest.batch_tile, closest.warps_n, closest.warps_k, closest.reg_strips,
                      c->name, (long long)a.need, (long long)a.limit, c->what, v.failures, fits,
                      p->head_sync == FLASHRNN_SYNC_CLUSTER
-                         ? ", or head_sync = grid (a barrier through global memory: no cluster-size limit)"
+                         ? ", or head_sync = grid (an exchange through global memory: no cluster-size limit)"
                          : "");
 }
 

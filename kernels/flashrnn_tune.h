@@ -18,7 +18,7 @@
  *                                                                    copies make the same products, and
  *                                                                    each runs the cell for 8 of the 16 units
  *   hs   head_sync        ∈ {grid, cluster} when bph > 1             how a split head's blocks meet each
- *                                                                    step: a barrier through global memory
+ *                                                                    step: tagged words through global memory
  *                                                                    (grid), or as one thread-block cluster
  *                                                                    (distributed shared memory, hardware
  *                                                                    barrier; bph <= max_cluster)
@@ -30,8 +30,8 @@
  * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
  * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
  * co_resident_for_grid_sync, cluster_size.
- * Objective (lexicographic, each minimised): head_sync (0 whole heads, 1 a cluster, 2 a
- * barrier through global memory), waves, warps_k, cell (1 with
+ * Objective (lexicographic, each minimised): head_sync (0 whole heads, 1 a cluster, 2 an
+ * exchange through global memory), waves, warps_k, cell (1 with
  * cell_split 2, else 2), step_cost (MACs on the busiest SM per step / busy tensor units),
  * blocks_per_head, R bytes in shared memory (0 with this kernel); then the first candidate
  * found. Their definitions sit in flashrnn_tune.c,
@@ -54,8 +54,9 @@
  *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
  *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
  *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) every step. With
- *    head_sync = grid through global memory and a barrier among them; the grid is launched
- *    cooperatively, so it must be resident all at once, which the solver checks. With
+ *    head_sync = grid through global memory, as tagged words each block polls until they
+ *    carry the step; the grid is launched cooperatively, so it must be resident all at
+ *    once (a block waiting on one never scheduled would wait forever), which the solver checks. With
  *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
  *    part into every block's shared memory and the cluster's hardware barrier ends the step;
  *    clusters need not be co-resident with each other, but bph <= max_cluster (16 on sm_90,
@@ -177,8 +178,8 @@ typedef struct flashrnn_tiling {
     int64_t smem_per_block;  /* bytes of dynamic shared memory to opt in to            */
     int blocks_per_sm;       /* resident blocks per SM (registers, smem, threads)      */
     int waves;               /* ceil(grid / (blocks_per_sm · SMs))                     */
-    int grid_sync;           /* 1: a barrier every step through global memory among the  */
-                             /* blocks of each head and batch tile (head_sync = grid)   */
+    int grid_sync;           /* 1: an exchange every step through global memory among    */
+                             /* the blocks of each head and batch tile (head_sync = grid) */
     int cluster;             /* blocks per thread-block cluster: blocks_per_head when a  */
                              /* split head's blocks are one cluster, else 0             */
     char why[256];           /* one sentence for the record; on failure, what failed   */

@@ -59,7 +59,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     if ((strcmp(hs, "auto") && strcmp(hs, "grid") && strcmp(hs, "cluster"))
         || (strcmp(hs, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
         return LOGT_FAIL(LOGT_EINVAL, "%s: head_sync = '%s': how the blocks of a head split over "
-                         "several blocks meet every step, grid (a barrier through global memory) "
+                         "several blocks meet every step, grid (tagged words through global memory) "
                          "or cluster (one thread-block cluster, sm_90 and later), auto or unset "
                          "for the tuner's choice; only with the cuda backend and kernel = fused",
                          cfg->model, hs);

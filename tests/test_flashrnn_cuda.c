@@ -1,7 +1,7 @@
 /* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn_cuda.cu, kernels/flashrnn_fused.cu)
  * against the float64 CPU reference: both cells, both dtypes, both kernels (fused and
  * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), heads
- * split over several blocks (both ways they meet: a thread-block cluster, and the barrier
+ * split over several blocks (both ways they meet: a thread-block cluster, and the exchange
  * through global memory), T = 1, H = 1, odd B, B above one batch
  * tile, an initial state (h0, c0) and its gradients. The CUDA net runs first; its f32
  * parameters are given to the reference, and the inputs are rounded to the CUDA dtype, so
@@ -200,7 +200,7 @@ Test(flashrnn_cuda, too_large_head_is_a_clear_error)
 
 /* A split head's ways of meeting each step, forced: one thread-block cluster (distributed
  * shared memory and the cluster's barrier; the cell's own stores, or a block's copy after a
- * barrier, or the kernel's choice between them per pass) and the barrier through global
+ * barrier, or the kernel's choice between them per pass) and the exchange through global
  * memory. dh = 256 bf16 splits over 8 blocks, f32 over 16 (the largest cluster); B = 17 is
  * three batch tiles, three clusters a head. A dense head of 768 needs 48 blocks, more than a
  * cluster: asking for a cluster there is a clear error. */
@@ -226,6 +226,16 @@ Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
     cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
     cr_assert(strstr(logt_errmsg(), "cluster") && strstr(logt_errmsg(), "head_sync = grid"), "%s",
               logt_errmsg());
+}
+
+/* The exchange through global memory tags each bf16 value with its step's low 16 bits: past
+ * 65,536 steps the tags wrap, and every step must still take its own values (an older
+ * word's tag differs by two steps in either buffer). dh = 64 split over 4 blocks (warps_k
+ * = 4), T = 65,600, forward and backward. */
+Test(flashrnn_cuda, grid_exchange_past_the_16_bit_step_tag, .timeout = 300)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    expect_matches("lstm", "fused,head_sync=grid,warps_k=4", LOGT_BF16, (shape){65600, 3, 4, 64, 64, 1});
 }
 
 /* Tilings the tuner does not pick at these sizes, forced through the knobs: the products

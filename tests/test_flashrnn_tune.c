@@ -61,7 +61,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->threads, wn * wk * t->cell_split * 32, "%s: threads: %s", what, line);
     cr_assert_eq(t->batch_blocks, B_pad / bt, "%s: batch blocks: %s", what, line);
     cr_assert_eq(t->grid, (p->H / hpb) * bph * (B_pad / bt), "%s: grid: %s", what, line);
-    /* a split head syncs one way: a cluster of all its blocks, or the global barrier */
+    /* a split head syncs one way: a cluster of all its blocks, or the exchange through global memory */
     cr_assert(t->cluster == 0 || t->cluster == bph, "%s: cluster: %s", what, line);
     cr_assert(bph > 1 || t->cluster == 0, "%s: a whole head needs no cluster: %s", what, line);
     cr_assert_eq(t->grid_sync, bph > 1 && !t->cluster, "%s: grid_sync: %s", what, line);
@@ -106,7 +106,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert(per_sm >= 1, "%s: no block fits an SM: %s", what, line);
     cr_assert_eq(t->blocks_per_sm, per_sm, "%s: blocks per SM: %s", what, line);
     cr_assert_eq(t->waves, ceil_div(t->grid, per_sm * d->sm_count), "%s: waves: %s", what, line);
-    if (t->grid_sync)   /* a grid barrier with a block not resident never returns */
+    if (t->grid_sync)   /* a block polling for one not resident waits forever */
         cr_assert_leq(t->grid, per_sm * d->sm_count, "%s: grid sync would deadlock: %s", what, line);
     if (t->cluster) cr_assert_leq(t->cluster, d->max_cluster, "%s: cluster too large: %s", what, line);
 
@@ -191,7 +191,7 @@ Test(flashrnn_tune, objective_prefers_whole_heads_many_sms_and_registers)
     cr_assert_eq(t.waves, 1, "%s", t.why);
 }
 
-/* head_sync: a split head is a cluster where it fits one, the global barrier where asked for,
+/* head_sync: a split head is a cluster where it fits one, the global exchange where asked for,
  * where the head needs more blocks than a cluster holds, or where the GPU has no clusters. */
 Test(flashrnn_tune, split_heads_sync_as_clusters_when_they_can)
 {
@@ -209,7 +209,7 @@ Test(flashrnn_tune, split_heads_sync_as_clusters_when_they_can)
         p.H = 12, p.dh = 64;
         t = tune_ok(&d, &p);
         cr_assert(t.blocks_per_head == 1 && !t.cluster && !t.grid_sync, "%s", t.why);
-        flashrnn_device old = d;   /* before sm_90: no clusters, the barrier instead */
+        flashrnn_device old = d;   /* before sm_90: no clusters, the global exchange instead */
         old.max_cluster = 0;
         p = problem(16, 3, 256, 4, 2, (flashrnn_pass)pass);
         t = tune_ok(&old, &p);
