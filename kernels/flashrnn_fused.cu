@@ -26,9 +26,12 @@
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
- * grid, each value of h also stored to global memory as a tagged word (the value beside its
- * step, Tagged below) that the head's other blocks poll from L2 until it carries the step
- * (the grid is launched cooperatively, so all blocks are resident and the polls end); or cluster, the bph blocks launched as one thread-block cluster, each storing its
+ * grid (the grid launched cooperatively, so all blocks are resident and every wait ends):
+ * forward, each value of h also stored to global memory as a tagged word (the value beside
+ * its step, Tagged below) that the head's other blocks poll from L2 until it carries the
+ * step; backward, dL/d(R h) to global memory, a barrier among the head's blocks (an atomic
+ * counter, head_barrier) and a reload from L2 (measured faster than tagged words for the
+ * backward's G times as many values at dh = 768); or cluster, the bph blocks launched as one thread-block cluster, each storing its
  * units of h into the operand buffers of the other blocks (distributed shared memory: from
  * the cell, or copied after a block barrier, st_operand / push_to_cluster) before the
  * cluster's barrier. Backward is the mirror: dL/d(R h) is the
@@ -199,21 +202,15 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
-#ifndef FLASHRNN_XCHG_FWD
-#define FLASHRNN_XCHG_FWD 4
-#endif
-#ifndef FLASHRNN_XCHG_BWD
-#define FLASHRNN_XCHG_BWD 8
-#endif
 /* Step `step`'s tagged words into shared memory, polling until every word carries the step:
  * rows [b0, b0 + bt) of a [B][ld] array, each row nseg segments of ncols values (segment q
  * from column q·sseg), to rows of srow elements (segment q at q·dseg; rows >= B: zeros). A
  * thread keeps up to NB 16-byte loads in flight; offsets in 32 bits (the launch checks). */
-template <typename T, int NB>
+template <typename T>
 __device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int ld, int nseg, int sseg,
                                int dseg, int ncols, int b0, int bt, int B, unsigned step)
 {
-    constexpr int per = Tagged<T>::PER;
+    constexpr int per = Tagged<T>::PER, NB = 4;
     const int chunks = ncols / per, items = bt * nseg * chunks;
     for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
         int off[NB];
@@ -241,6 +238,24 @@ __device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *sr
                 }
         }
     }
+}
+
+/* The backward's head_sync = grid: all bph blocks of a head have finished `steps` steps, the
+ * writes before it visible (to loads that bypass L1: __ldcg); then each block reloads the
+ * head's dL/d(R h) from L2. The counter only grows; the launch zeroes it. The arrival is a
+ * release reduction, which returns nothing, so the poll starts at once. (The backward
+ * exchanges G times the forward's values; as tagged words they cost more than this barrier
+ * at dh = 768: flashrnn-headdim README, version log of the split heads.) */
+__device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
+        unsigned v;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
+        while (v < target);
+    }
+    __syncthreads();
 }
 
 /* Thread-block clusters (head_sync = cluster) exist from sm_90; built for an older GPU the
@@ -520,7 +535,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
-            tagged_to_smem<T, FLASHRNN_XCHG_FWD>(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
+            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
                            b0, bt, B, (unsigned)(t + 1));
         }
         cp_wait_next();
@@ -557,7 +572,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     float *red = reinterpret_cast<float *>(smem + g.red);
     const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
-    typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
+    const T *drx = static_cast<const T *>(G == 4 ? a.dxa : a.dra);
 
     /* R slice: the group's 16 units (rows) × gate columns kw·G·KS .. of the head */
     uint32_t ra[NK][4];
@@ -632,11 +647,6 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
 #pragma unroll
                         for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
                     if (b < B) {
-                        if (SPLIT && !cl)
-#pragma unroll
-                            for (int q = 0; q < G; q++)
-                                Tagged<T>::put(xw + ((int64_t)((T_ - t) & 1) * B + b) * G * D + q * D + ub + ul, dra[q],
-                                               (unsigned)(T_ - t));
                         const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
                         for (int q = 0; q < G; q++) {
@@ -649,9 +659,10 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
         if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
-            /* every gate of the head: G segments of dh columns, D apart */
-            tagged_to_smem<T, FLASHRNN_XCHG_BWD>(dop, L, xw + (int64_t)((T_ - t) & 1) * B * G * D + hg * dh, G * D, G, D, dh, dh, b0, bt,
-                           B, (unsigned)(T_ - t));
+            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
+            for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
+                rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
+                             dh, b0, bt, B);
         }
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
@@ -782,7 +793,7 @@ static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
 
 extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 {
-    return (size_t)2 * a->B * a->G * a->H * a->dh * (a->dtype == LOGT_BF16 ? 4 : 8);
+    return (size_t)2 * a->B * a->H * a->dh * (a->dtype == LOGT_BF16 ? 4 : 8);
 }
 
 /* With clusters, the cell's own stores (one per value and block) while a cell thread makes at
@@ -946,14 +957,21 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)s.total));
     if (g.bph > 1) {
-        if (!a->xchg)
-            return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the exchange words (args.xchg)");
-        if ((int64_t)a->B * a->G * a->H * a->dh >= INT32_MAX)
+        if (pass == FLASHRNN_FORWARD ? !a->xchg : !a->sync)
+            return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a split head needs the exchange words (args.xchg) "
+                             "forward and the counters (args.sync) backward");
+        if (pass == FLASHRNN_BACKWARD && (uint64_t)g.bph * (uint64_t)a->T >= ((uint64_t)1 << 32))
             return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                             "flashrnn: a split head's exchange indexes B·G·D = %lld words in 32 bits: "
-                             "B = %d is too large for it (at most %lld)", (long long)a->B * a->G * a->H * a->dh,
-                             a->B, (long long)(INT32_MAX - 1) / ((int64_t)a->G * a->H * a->dh));
-        CUDA_TRY(cudaMemsetAsync(a->xchg, 0, flashrnn_fused_xchg_bytes(a), st));
+                             "flashrnn: a head split over %d blocks counts %d·T steps in 32 bits in the "
+                             "backward: T = %d is too long for it (at most %llu)", g.bph, g.bph, a->T,
+                             (unsigned long long)((((uint64_t)1 << 32) - 1) / g.bph));
+        if ((int64_t)a->B * a->H * a->dh >= INT32_MAX)
+            return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                             "flashrnn: a split head's exchange indexes B·D = %lld words in 32 bits: "
+                             "B = %d is too large for it (at most %lld)", (long long)a->B * a->H * a->dh,
+                             a->B, (long long)(INT32_MAX - 1) / ((int64_t)a->H * a->dh));
+        if (pass == FLASHRNN_FORWARD) CUDA_TRY(cudaMemsetAsync(a->xchg, 0, flashrnn_fused_xchg_bytes(a), st));
+        else CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));
         void *params[] = {(void *)a, (void *)&g};
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
                                                     params, (size_t)s.total, st);

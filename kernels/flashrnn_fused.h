@@ -50,10 +50,12 @@ typedef struct flashrnn_fused_args {
                                              * others: AUTO (flashrnn_fused_cluster_copy's
                                              * rule), CELL or COPY                          */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
-                               /* tagged exchange words, flashrnn_fused_xchg_bytes(args)     */
+                               /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
+    unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */
+                               /* batch tile): H · ceil(B/8) of them                         */
 } flashrnn_fused_args;
 
-/* Bytes of args.xchg: two buffers of B · G · D words, 4 bytes each for bf16, 8 for f32 (the
+/* Bytes of args.xchg: two buffers of B · D words, 4 bytes each for bf16, 8 for f32 (the
  * launch zeroes them). */
 size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a);
 

@@ -54,8 +54,8 @@
  *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
  *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
  *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) every step. With
- *    head_sync = grid through global memory, as tagged words each block polls until they
- *    carry the step; the grid is launched cooperatively, so it must be resident all at
+ *    head_sync = grid through global memory: forward as tagged words each block polls until
+ *    they carry the step, backward behind a counter barrier; the grid is launched cooperatively, so it must be resident all at
  *    once (a block waiting on one never scheduled would wait forever), which the solver checks. With
  *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
  *    part into every block's shared memory and the cluster's hardware barrier ends the step;

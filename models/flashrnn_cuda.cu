@@ -50,6 +50,7 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
     logt_tensor ones;         /* [N] ones, dtype                                             */
     logt_tensor xchg;         /* split heads' tagged exchange words (as f32 elements; flashrnn_fused_xchg_bytes) */
+    logt_tensor sync;         /* split heads' backward counters (unsigned; any 4-byte dtype holds them) */
     logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
@@ -175,6 +176,8 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
 {
     LOGT_TRY(logt_tensor_reserve(&sc->xchg, LOGT_CUDA, LOGT_F32,
                                  (int64_t)(flashrnn_fused_xchg_bytes(a) / sizeof(float)), NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
+                                 NULL));
     if (sc->planned_B[pass] == a->B) return LOGT_OK;
     LOGT_TRY(flashrnn_fused_plan(a, pass, &sc->tile[pass]));
     sc->planned_B[pass] = a->B;
@@ -266,7 +269,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                                : alt_forward<GruCell, float>(sc, ctx, &a);
     }
     LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
-    a.xchg = sc->xchg.data;
+    a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
     return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
 }
 
@@ -309,7 +312,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
     LOGT_TRY(check_act(m, dh, "dh"));
     if (dx) LOGT_TRY(check_act(m, dx, "dx"));
-    flashrnn_cuda_scratch *sc;
+    flashrnn_cuda_scratch *sc = NULL;
     LOGT_TRY(scratch_of(m, &sc));
     if (!sc->s.data)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward before forward: run forward first");
@@ -338,7 +341,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         if (s != LOGT_OK) return s;
     } else {
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_BACKWARD));
-        a.xchg = sc->xchg.data;
+        a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }
 
@@ -391,7 +394,7 @@ extern "C" void flashrnn_free_cuda(flashrnn_model *m)
     flashrnn_cuda_scratch *sc = (flashrnn_cuda_scratch *)m->cuda;
     if (!sc) return;
     logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
-                          &sc->dra, &sc->dxf, &sc->ones, &sc->xchg,
+                          &sc->dra, &sc->dxf, &sc->ones, &sc->xchg, &sc->sync,
                           &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
