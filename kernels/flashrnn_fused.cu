@@ -798,11 +798,11 @@ extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 
 /* With clusters, the cell's own stores (one per value and block) while a cell thread makes at
  * most 16 of them a step, else the block's copy after a barrier (unless args.cluster_store
- * says). Measured at D = 768, B = 16, T = 1024 (flashrnn-sync,
- * experiments/flashrnn-headdim/README.md): bf16 forward, 8 blocks a head, 2 values a thread
- * (14 stores): 2.18 ms from the cell, 2.41 copied; f32 forward, 16 blocks, 4 values (60):
- * 3.30 against 2.92; the backward's 4 gates: copied as fast or faster at every dh (f32,
- * dh = 256: 6.8 against 8.7 ms). */
+ * says). Measured at D = 768, B = 16, T = 1024 (flashrnn-cluster-store at ec5919b, lstm, ms
+ * cell against copy): f32, dh = 256 (16 blocks, 60 stores a cell thread forward), forward
+ * 3.73 against 3.35, fwd+bwd 12.6 against 9.85; f32 dh = 128 fwd+bwd 8.52 against 7.16. In
+ * bf16 the two are within 5% either way (dh = 256 fwd+bwd 6.21 against 6.57, dh = 128 5.26
+ * against 5.18): the rule follows f32. */
 extern "C" int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
                                            flashrnn_pass pass)
 {
