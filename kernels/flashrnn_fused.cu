@@ -148,7 +148,7 @@ __device__ __forceinline__ void cp_wait_next()
     asm volatile("cp.async.wait_group %0;" ::"n"(FLASHRNN_STAGES - 2) : "memory");
 }
 
-/* head_sync = grid: a split head's blocks exchange through global memory in tagged words,
+/* head_sync = grid, forward: a split head's blocks exchange through global memory in tagged words,
  * each value beside the number of the step that made it (bf16: 16 value bits under a 16-bit
  * step; f32: a 64-bit word, step above value). The cell stores its values where the others
  * poll for them; a word read with the step expected is that step's value (one word, one
@@ -166,7 +166,7 @@ template <> struct Tagged<bf16> {
         const W w = step << 16 | __bfloat16_as_ushort(__float2bfloat16(v));
         asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(w));
     }
-    static __device__ __forceinline__ uint4 get(const W *p)
+    static __device__ __forceinline__ uint4 get(const W *p)   /* four words, each read whole */
     {
         uint4 v;
         asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
@@ -191,12 +191,11 @@ template <> struct Tagged<float> {
         const W w = (W)step << 32 | __float_as_uint(v);
         asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(w));
     }
-    static __device__ __forceinline__ uint4 get(const W *p)
+    static __device__ __forceinline__ uint4 get(const W *p)   /* two words, each read whole */
     {
-        uint4 v;
-        asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-        return v;
+        W a, b;
+        asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p));
+        return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
     }
     static __device__ __forceinline__ bool ready(uint4 v, unsigned step) { return v.y == step && v.w == step; }
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */

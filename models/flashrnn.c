@@ -24,6 +24,33 @@ static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_syn
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
+/* The fused kernel's choice knobs. A value's index is what the model keeps (flashrnn.h);
+ * index 0, the default, leaves the choice to the tuner or the kernel. */
+typedef struct { const char *name, *opts[4], *help; } choice_knob;
+static const choice_knob CHOICES[] = {
+    {"cell_split", {"0", "1", "2", NULL},
+     "1 (one warp runs a unit group's cell) or 2 (two warps, 8 units each), 0 or unset for the "
+     "tuner's choice"},
+    {"head_sync", {"auto", "grid", "cluster", NULL},
+     "how the blocks of a head split over several blocks meet every step, grid (through global "
+     "memory) or cluster (one thread-block cluster, sm_90 and later), auto or unset for the "
+     "tuner's choice"},
+    {"cluster_store", {"auto", "cell", "copy", NULL},
+     "with head_sync = cluster, cell (the cell stores each value into every block of the "
+     "cluster) or copy (each block copies its part to the others after a block barrier), auto "
+     "or unset for the kernel's rule"},
+};
+enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE };
+
+/* The index of cfg's value of knob c among its options, or -1. */
+static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
+{
+    const char *v = logt_cfg_knob(cfg, c->name, c->opts[0]);
+    for (int i = 0; c->opts[i]; i++)
+        if (!strcmp(v, c->opts[i])) return i;
+    return -1;
+}
+
 /* ---- configuration ------------------------------------------------------------------- */
 
 /* Check cfg; give its cell, heads H and head dim dh. */
@@ -49,28 +76,13 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: warps_k = '%s': it fixes the fused cuda kernel's warps "
                          "per unit group, 1 to 64 dividing dh / 16 (0 or unset: the tuner "
                          "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
-    const char *cs = logt_cfg_knob(cfg, "cell_split", "0");
-    if ((strcmp(cs, "0") && strcmp(cs, "1") && strcmp(cs, "2"))
-        || (strcmp(cs, "0") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
-        return LOGT_FAIL(LOGT_EINVAL, "%s: cell_split = '%s': 1 (one warp runs a unit group's "
-                         "cell) or 2 (two warps, 8 units each), 0 or unset for the tuner's "
-                         "choice; only with the cuda backend and kernel = fused", cfg->model, cs);
-    const char *hs = logt_cfg_knob(cfg, "head_sync", "auto");
-    if ((strcmp(hs, "auto") && strcmp(hs, "grid") && strcmp(hs, "cluster"))
-        || (strcmp(hs, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
-        return LOGT_FAIL(LOGT_EINVAL, "%s: head_sync = '%s': how the blocks of a head split over "
-                         "several blocks meet every step, grid (tagged words through global memory) "
-                         "or cluster (one thread-block cluster, sm_90 and later), auto or unset "
-                         "for the tuner's choice; only with the cuda backend and kernel = fused",
-                         cfg->model, hs);
-    const char *cst = logt_cfg_knob(cfg, "cluster_store", "auto");
-    if ((strcmp(cst, "auto") && strcmp(cst, "cell") && strcmp(cst, "copy"))
-        || (strcmp(cst, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
-        return LOGT_FAIL(LOGT_EINVAL, "%s: cluster_store = '%s': with head_sync = cluster, cell "
-                         "(the cell stores each value into every block of the cluster) or copy "
-                         "(each block copies its part to the others after a block barrier), auto "
-                         "or unset for the kernel's rule; only with the cuda backend and kernel = "
-                         "fused", cfg->model, cst);
+    for (size_t c = 0; c < sizeof CHOICES / sizeof CHOICES[0]; c++) {
+        const int i = choice_of(cfg, &CHOICES[c]);
+        if (i < 0 || (i && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+            return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s; only with the cuda backend and "
+                             "kernel = fused", cfg->model, CHOICES[c].name,
+                             logt_cfg_knob(cfg, CHOICES[c].name, CHOICES[c].opts[0]), CHOICES[c].help);
+    }
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
@@ -126,11 +138,9 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cell = cell, m->H = H, m->dh = dh;
     m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
-    m->cell_split = atoi(logt_cfg_knob(cfg, "cell_split", "0"));
-    const char *hs = logt_cfg_knob(cfg, "head_sync", "auto");
-    m->head_sync = !strcmp(hs, "grid") ? 1 : !strcmp(hs, "cluster") ? 2 : 0;
-    const char *cst = logt_cfg_knob(cfg, "cluster_store", "auto");
-    m->cluster_store = !strcmp(cst, "cell") ? 1 : !strcmp(cst, "copy") ? 2 : 0;
+    m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
+    m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
+    m->cluster_store = choice_of(cfg, &CHOICES[CHOICE_CLUSTER_STORE]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -339,6 +339,24 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "warps_k", "2"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "only with the cuda backend and kernel = fused"), "%s", logt_errmsg());
+    /* the fused kernel's choice knobs: a value not among the options, or any choice on the cpu */
+    const char *choice[][3] = {{"head_sync", "barrier", "grid (through global memory) or cluster"},
+                               {"cluster_store", "both", "cell (the cell stores each value"},
+                               {"cell_split", "3", "1 (one warp runs a unit group's cell) or 2"}};
+    for (int i = 0; i < 3; i++) {
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
+        cfg.head_dim = 16;
+        cr_assert_eq(logt_cfg_set_knob(&cfg, choice[i][0], choice[i][1]), LOGT_OK);
+        memset(&l, 0, sizeof l);
+        cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+        cr_assert(strstr(logt_errmsg(), choice[i][0]) && strstr(logt_errmsg(), choice[i][1])
+                      && strstr(logt_errmsg(), choice[i][2]), "%s", logt_errmsg());
+    }
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "head_sync", "grid"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "head_sync = 'grid'") && strstr(logt_errmsg(), "only with the cuda backend"),
+              "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "alternating"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
