@@ -395,7 +395,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int grp = warp / (g.wk * g.split), kw = warp / g.split % g.wk, half = warp % g.split;
     const int gu = grp * 16;
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
-    const int hl = SPLIT ? 0 : gu / dh;                   /* its head within the block */
+    const int hl = SPLIT ? 0 : gu / dh;                       /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
@@ -719,8 +719,8 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
             }
 }
 
-/* The kernels: whole heads, and split heads capped at FLASHRNN_MAX_REGS (a cap on the others
- * would only make ptxas use more registers, measured). */
+/* The kernels: whole heads, and split heads capped at FLASHRNN_MAX_REGS. (The same cap on the
+ * whole-head kernels made ptxas give them more registers, not fewer: -Xptxas -v.) */
 template <class Cell, typename T, int KS>
 __global__ void flashrnn_fwd_kernel(const flashrnn_fused_args a, const Geo g) { forward_pass<Cell, T, KS, false>(a, g); }
 template <class Cell, typename T, int KS>
