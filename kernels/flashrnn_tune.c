@@ -456,7 +456,8 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
         else if (t->grid_sync)
             snprintf(t->why, sizeof t->why,
                      "a head's R (%s) fits no single block: split over %d blocks that "
-                     "exchange through global memory every step; %d blocks resident at once (capacity %d), R %d%% "
+                     "exchange through global memory every step; %d blocks resident at "
+                     "once (capacity %d), R %d%% "
                      "in registers, smem %s",
                      head_r, t->blocks_per_head, t->grid, t->blocks_per_sm * dev->sm_count,
                      in_regs, smem);

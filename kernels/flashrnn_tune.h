@@ -18,7 +18,7 @@
  *                                                                    copies make the same products, and
  *                                                                    each runs the cell for 8 of the 16 units
  *   hs   head_sync        ∈ {grid, cluster} when bph > 1             how a split head's blocks meet each
- *                                                                    step: tagged words through global memory
+ *                                                                    step: an exchange through global memory
  *                                                                    (grid), or as one thread-block cluster
  *                                                                    (distributed shared memory, hardware
  *                                                                    barrier; bph <= max_cluster)
@@ -55,8 +55,9 @@
  *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
  *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) every step. With
  *    head_sync = grid through global memory: forward as tagged words each block polls until
- *    they carry the step, backward behind a counter barrier; the grid is launched cooperatively, so it must be resident all at
- *    once (a block waiting on one never scheduled would wait forever), which the solver checks. With
+ *    they carry the step, backward behind a counter barrier; the grid is launched
+ *    cooperatively, so it must be resident all at once (a block waiting on one never
+ *    scheduled would wait forever), which the solver checks. With
  *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
  *    part into every block's shared memory and the cluster's hardware barrier ends the step;
  *    clusters need not be co-resident with each other, but bph <= max_cluster (16 on sm_90,

@@ -228,10 +228,10 @@ Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
               logt_errmsg());
 }
 
-/* The exchange through global memory tags each bf16 value with its step's low 16 bits: past
- * 65,536 steps the tags wrap, and every step must still take its own values (an older
- * word's tag differs by two steps in either buffer). dh = 64 split over 4 blocks (warps_k
- * = 4), T = 65,600, forward and backward. */
+/* The forward's exchange through global memory tags each bf16 value with its step's low 16
+ * bits: past 65,536 steps the tags wrap, and every step must still take its own values (an
+ * older word's tag differs by two steps in either buffer). dh = 64 split over 4 blocks
+ * (warps_k = 4), T = 65,600; the backward (counter barrier) runs the same length. */
 Test(flashrnn_cuda, grid_exchange_past_the_16_bit_step_tag, .timeout = 300)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
