@@ -8,9 +8,10 @@
  * (1024, 2^20) the same; (32, 2^22) 1.6 GB, 0.37 ms. Both routes move 3·T·C·bytes:
  *   channels  one thread per channel walks T (scan_channels_kernel): needs C alone to fill
  *             the GPU.
- *   lookback  one pass with decoupled look-back (scan_lookback2_kernel): tiles of steps ×
- *             channels, each read once, carries passed between tiles through a workspace
- *             (logt_ctx_workspace) of one 16-byte status word per (tile, channel).
+ *   lookback  one pass with decoupled look-back (scan_lbs_kernel): tiles of steps ×
+ *             channels, each read once (part staged in shared memory, part in registers),
+ *             carries passed between tiles through a workspace (logt_ctx_workspace) of one
+ *             16-byte status word per (tile, channel).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
@@ -22,9 +23,9 @@
 
 /* Steps whose a and b are loaded before the FMA chain uses them (channel route). */
 #define UNROLL 8
-/* Steps per thread in a look-back tile: 2·V values in registers, the whole tile read once.
- * 32 beat 8 and 16 on every shape of the workbench (kernels/dev/scan.cu). */
-#define LB_V 32
+/* Steps per thread in a look-back tile: SCAN_LBS_VS staged in shared memory, then SCAN_LBS_VR
+ * in registers (scan_kernels.cuh); the whole tile read once. */
+#define LB_V (SCAN_LBS_VS + SCAN_LBS_VR)
 #define BLOCK 256
 
 /* The route. Channel-parallel needs no workspace and no look-back, so it wins whenever C
@@ -120,8 +121,14 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
-    scan_lookback2_kernel<LB_V, GOFF, E, H><<<(unsigned)p.ntiles, SCAN_LB_THREADS, 0, st>>>(
-        T, C, reverse, p.Cb, p.lanes, p.G, a, b, h0, h, status);
+    /* set on every call: the attribute is per device, and a process may drive several */
+    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E);
+    void (*kernel)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
+                   scan_lb2_status) = scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>;
+    e = cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (e != cudaSuccess) return cuda_fail("scan_cuda: opting the look-back kernel in to its shared memory", e);
+    kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
+                                                               h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
 }

@@ -76,21 +76,22 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
 
 /* ---- single pass with decoupled look-back (Merrill & Garland 2016) ------------------------
  *
- * Tiles: a block of SCAN_LB_THREADS threads takes a tile of Cb channels × L = lanes·V steps.
- * Thread t owns channel t % Cb and V consecutive steps (its "lane" is t / Cb). Cb = 32 when
- * C >= 32 (a warp's loads at one step are one 128-byte row: coalesced), else Cb = C (the rows
- * a warp touches come back through L1 on the next steps); lanes = 256 / Cb, G = ⌈C/Cb⌉
- * channel groups, each an independent chain of tiles along T.
+ * Tiles: a block of SCAN_LB_THREADS threads takes a tile of Cb channels × L = lanes·VL steps.
+ * Thread t owns channel t % Cb and VL = VS + VR consecutive steps (its "lane" is t / Cb).
+ * Cb = 32 when C >= 32 (a warp's loads at one step are one 128-byte row: coalesced), else
+ * Cb = C (the rows a warp touches come back through L1 on the next steps); lanes = 256 / Cb,
+ * G = ⌈C/Cb⌉ channel groups, each an independent chain of tiles along T.
  *
- * Per tile, in one pass over a and b:
- *   1. load V steps of a and b per thread into registers (the tile's only DRAM read), fold
- *      them to the thread's map, scan the maps across lanes in shared memory, publish the
- *      tile's aggregate per channel (scan_lb2_aggregate);
+ * Per tile, in one pass over a and b (scan_lbs_kernel):
+ *   0. stage the thread's first VS steps of a and b in shared memory by cp.async and load
+ *      its last VR steps into registers (the tile's only DRAM read; scan_lbs_stage,
+ *      scan_lb_load);
+ *   1. fold the VL steps to the thread's map, scan the maps across lanes in shared memory,
+ *      publish the tile's aggregate per channel (scan_lb2_lanes);
  *   2. look back along each channel over the predecessor tiles of its group, composing their
  *      aggregates until one has published its inclusive value: the carry-in
  *      (scan_lb2_lookback);
- *   3. publish the inclusive value, rescan the registers from the carry, write h
- *      (scan_lb2_finish).
+ *   3. publish the inclusive value, rescan the steps from the carry, write h (scan_lbs_tile).
  * The status of a (tile, channel) is one 16-byte word: status, and the map (A, B) as float
  * bits. An inclusive value h is the constant map (0, h), so aggregates and inclusive values
  * compose alike, and status and map are one aligned 16-byte store read by one 16-byte load
@@ -102,14 +103,16 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  *
  * Measured (kernels/dev/scan.cu, H200, % of copy on (C, T) = (1024, 2^20) and (32, 2^22)):
  * the first look-back (flags, then maps, then the inclusive value: three round trips a round,
- * two fences; version 7) 64-68% and 57-62%; this one (version 13) 67-71% and 69-73%. Without
- * any look-back (version 12, wrong carries, timed only) the same tiles ran at 94-98% and
- * 99-103%: the look-back's waiting, not the tile's work, is what is left. Tried without gain:
- * a window twice as long in 8-byte words (19, 20), persistent blocks loading the next tile
+ * two fences; version 7) 64-68% and 57-62%; status words with the tile in registers only
+ * (V = 32 steps a thread, version 13) 67-72% and 69-73%. Without any look-back (version 12,
+ * wrong carries, timed only) those tiles ran at 94-100% and 99-103%: the look-back's
+ * waiting, not the tile's work, was what was left, and the staged tile of twice the steps
+ * (VS = VR = 32, version 34) halves it per byte: 93.8% and 87.9%. Tried without gain: a
+ * window twice as long in 8-byte words (19, 20), persistent blocks loading the next tile
  * during the look-back (14), the tile read again from L2 after the look-back so that
- * registers are free to hold more tiles (15-18).
+ * registers are free to hold more tiles (15-18), rings of tiles in shared memory (21-30).
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
- * 1/(3·V) of the data in f32 at C >= 32.
+ * 1/(3·VL) of the data in f32 at C >= 32.
  *
  * Tile ids come from an atomic counter in start order, not blockIdx, so every tile a block
  * waits for belongs to a block that started earlier: no deadlock, whatever the scheduler does.
@@ -131,10 +134,11 @@ static inline int scan_lb_channels(int64_t C) { return C >= 32 ? 32 : (int)C; }
 template <int V, int GOFF, typename E>
 __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, int Cb,
                                              int lanes, int64_t G, int64_t tile, const E *a,
-                                             const E *b, float (&av)[V], float (&bv)[V])
-{
+                                             const E *b, float (&av)[V], float (&bv)[V],
+                                             int VL = V, int off = 0)
+{   /* a lane's VL steps start at (k·lanes + lane)·VL; these V are the ones from off on */
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * V;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * VL + off;
     const bool active = lane < lanes && c < C;
 #pragma unroll
     for (int v = 0; v < V; v++) {
@@ -208,19 +212,6 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
         scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
 }
 
-/* Phase 1 from the thread's V steps in registers: their map, then scan_lb2_lanes. */
-template <int V, bool W8 = false, typename S = scan_cta>
-__device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
-                                                   const float (&av)[V], const float (&bv)[V],
-                                                   const scan_lb2_status &st, scan_lb2_smem &sm,
-                                                   float &A, float &B)
-{
-    A = 1.0f, B = 0.0f;
-#pragma unroll
-    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
-    scan_lb2_lanes<W8, S>(Cb, lanes, tile, G, true, st, sm, A, B);
-}
-
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
@@ -279,45 +270,119 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     }
 }
 
-/* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
- * write h. (A, B) is the thread's inclusive map from phase 1. */
-template <int V, bool W8 = false, typename E, typename S = scan_cta>
-__device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes,
-                                                int64_t G, int64_t tile, const float (&av)[V],
-                                                const float (&bv)[V], float A, float B, E *h,
-                                                const scan_lb2_status &st, const scan_lb2_smem &sm)
+/* Phase 3 and the kernel. A thread's VL = VS + VR steps of its channel: the first VS staged in
+ * shared memory by cp.async (no registers held while they fly), the last VR loaded into
+ * registers. The tile holds lanes·VL steps: at VS = VR = 32, 512 steps of 32 channels, 128 KB of
+ * f32 a and b, twice what registers alone could hold (48 steps a thread spilled); one look-back
+ * a tile, so the look-back's cost per byte halves and the chain's inclusive front crosses half
+ * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
+ * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
+ * when the tile has 32 channels and C is even (rows 4-byte aligned), else plain loads. */
+#define SCAN_LBS_VS 32
+#define SCAN_LBS_VR 32
+
+__device__ __forceinline__ void scan_cp4(void *s, const void *g)
 {
-    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
-    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
+                 "l"(g));
+}
+
+/* The shared part of the tile, [lanes][VS][Cb] of a and of b (the thread's own at
+ * [lane][v][cl]): gates of times outside [0, T) are 0 (GOFF), steps past T and channels past
+ * C the identity (1, 0). Returns after the copies have landed and the block has met. */
+template <int VS, int GOFF, typename E>
+__device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                               int64_t G, int64_t tile, int VL, const E *a,
+                                               const E *b, E *sa, E *sb)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, s0 = (k * lanes + lane) * VL;
+    if (lane < lanes) {
+        /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even:
+         * a copy is channels 2w, 2w + 1 of every other step (the warp is one lane's rows) */
+        const bool pairs = sizeof(E) == 2 && Cb == 32 && C % 2 == 0;
+        const int per = sizeof(E) == 4 ? 1 : 2, w = pairs ? cl % 16 : cl, v0 = pairs ? cl / 16 : 0,
+                  dv = pairs ? 2 : 1;
+        const int64_t c = g * Cb + (int64_t)w * (pairs ? 2 : 1);
+#pragma unroll 4
+        for (int v = v0; v < VS; v += dv) {
+            E *da = sa + (lane * VS + v) * Cb + (pairs ? 2 * w : w), *db = sb + (da - sa);
+            const int64_t s = s0 + v, t = scan_time(T, reverse, s), tg = t + GOFF;
+            const bool in = c < C && s < T;
+            const bool gate = in && tg >= 0 && tg < T;
+            if (sizeof(E) == 4 || pairs) {
+                if (in) scan_cp4(db, b + t * C + c);
+                else for (int e = 0; e < per; e++) ::st(db + e, 0.0f);
+                if (gate) scan_cp4(da, a + tg * C + c);
+                else for (int e = 0; e < per; e++) ::st(da + e, in ? 0.0f : 1.0f);
+            } else {
+                ::st(db, in ? ld(b + t * C + c) : 0.0f);
+                ::st(da, gate ? ld(a + tg * C + c) : in ? 0.0f : 1.0f);
+            }
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+}
+
+/* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
+ * its register part in av, bv. */
+template <int VS, int VR, typename E, typename H>
+__device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                                              int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                              const float (&bv)[VR], const H *h0, E *h,
+                                              const scan_lb2_status &st, scan_lb2_smem &sm)
+{
+    /* phase 1: the thread's map over its VS + VR steps, the lane scan, the aggregate */
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    float A = 1.0f, B = 0.0f;
+    if (lane < lanes) {
+#pragma unroll 8
+        for (int v = 0; v < VS; v++) B = fmaf(ld(pa + v * Cb), B, ld(pb + v * Cb)), A *= ld(pa + v * Cb);
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
+    /* phase 2 */
+    scan_lb2_lookback(C, Cb, lanes, G, tile, h0, st, sm);
+    /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
     if (lane >= lanes || c >= C) return;
-    const int64_t s0 = (k * lanes + lane) * V;
     float x = x0;
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        x = fmaf(av[v], x, bv[v]);
+#pragma unroll 8
+    for (int v = 0; v < VS; v++) {
+        x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
         if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + VS + v < T) ::st(h + scan_time(T, reverse, s0 + VS + v) * C + c, x);
     }
 }
 
-/* One tile per block, loaded straight into registers, the three phases in a row. */
-template <int V, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool W8 = false>
+template <int VS, int VR, int GOFF, typename E, typename H = E>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
-scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
-                      scan_lb2_status st)
+scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
+                const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
 {
+    constexpr int VL = VS + VR;
+    extern __shared__ float4 scan_lbs_dyn[];
+    E *sa = (E *)scan_lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
     __shared__ long long s_tile;
     if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
     __syncthreads();
-    float av[V], bv[V], A, B;
-    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
-    scan_lb2_aggregate<V, W8>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
-    scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, s_tile, h0, st, sm);
-    scan_lb2_finish<V, W8>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
+    const long long tile = s_tile;   /* loaded, staged, then the phases */
+    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    float av[VR], bv[VR];
+    scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+    scan_lbs_tile<VS, VR>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

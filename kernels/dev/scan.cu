@@ -79,6 +79,63 @@
 
 /* ---- kernels of versions that lost, moved out of ../scan_kernels.cuh ------------------------ */
 
+/* ---- version 13 (the library's until version 34): the tile in registers only, V steps a thread */
+/* Phase 1 from the thread's V steps in registers: their map, then scan_lb2_lanes. */
+template <int V, bool W8 = false, typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t tile, int64_t G,
+                                                   const float (&av)[V], const float (&bv)[V],
+                                                   const scan_lb2_status &st, scan_lb2_smem &sm,
+                                                   float &A, float &B)
+{
+    A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    scan_lb2_lanes<W8, S>(Cb, lanes, tile, G, true, st, sm, A, B);
+}
+
+/* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
+ * write h. (A, B) is the thread's inclusive map from phase 1. */
+template <int V, bool W8 = false, typename E, typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes,
+                                                int64_t G, int64_t tile, const float (&av)[V],
+                                                const float (&bv)[V], float A, float B, E *h,
+                                                const scan_lb2_status &st, const scan_lb2_smem &sm)
+{
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    const float x0 = sm.carry[cl];
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane >= lanes || c >= C) return;
+    const int64_t s0 = (k * lanes + lane) * V;
+    float x = x0;
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+}
+
+/* Version 13's kernel: one tile per block, loaded straight into registers, the three phases in a row. */
+template <int V, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool W8 = false>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lookback2_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                      const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                      scan_lb2_status st)
+{
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile;
+    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    __syncthreads();
+    float av[V], bv[V], A, B;
+    scan_lb_load<V, GOFF>(T, C, reverse, Cb, lanes, G, s_tile, a, b, av, bv);
+    scan_lb2_aggregate<V, W8>(Cb, lanes, s_tile, G, av, bv, st, sm, A, B);
+    scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, s_tile, h0, st, sm);
+    scan_lb2_finish<V, W8>(T, C, reverse, Cb, lanes, G, s_tile, av, bv, A, B, h, st, sm);
+}
+
+/* ---- versions 4-12: flags, maps and inclusive values in three arrays ---------------------- */
+
 #define SCAN_LB_WINDOW 128   /* predecessors polled per look-back round: 4 per lane of warp 0 */
 
 struct scan_lb_status {
@@ -87,7 +144,6 @@ struct scan_lb_status {
     float2 *agg;                   /* [ntiles][Cb] the tile's map (A, B)               */
     float *inc;                    /* [ntiles][Cb] the state after the tile's last step */
 };
-
 
 /* Shared memory of one look-back tile. */
 struct scan_lb_smem {
@@ -583,6 +639,57 @@ scan_lag_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, long long nt
         float A, B;
         scan_lb2_aggregate<V, W8>(Cb, lanes, j, G, av, bv, st, sm, A, B);
     }
+}
+
+/* ---- versions 31-33, 35: the library's tile (scan_lbs_kernel) staged by 16-byte copies -------
+ *
+ * Version 12 showed the tiles themselves at copy speed and the look-back's wait as the loss;
+ * the wait's cost per byte falls with the tile's size (one look-back a tile, and the chain's
+ * inclusive front crosses half as many tiles per byte at twice the size), but registers cap a
+ * tile at V = 32 steps a thread (48 spilled, version 10). In scan_lbs_kernel (version 34, the
+ * library's since) a thread owns VS + VR consecutive steps of its channel: the first VS land
+ * in shared memory by cp.async (no registers while in flight), the last VR in registers.
+ * These versions stage the shared part differently: whole 128-byte rows of the tile in
+ * 16-byte copies (a row of 32 channels is 8 of them, a thread's copies are other threads'
+ * data), C % 4 == 0 and 32-channel tiles only. BIDX (35) takes the tile id from blockIdx
+ * instead of the counter: it relies on blocks starting in index order (CUDA does not promise
+ * it; the library keeps the counter), timed to see what the counter's round trip costs.
+ * (cp_async16: versions 24-26's, above.) */
+template <int VR, int VS, int MINB, bool BIDX = false>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
+scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
+                     scan_lb2_status st)
+{
+    constexpr int VL = VS + VR;
+    extern __shared__ float4 lbs_dyn[];
+    float *sa = (float *)lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long s_tile;
+    if (!BIDX && threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+    if (!BIDX) __syncthreads();
+    const long long tile = BIDX ? (long long)blockIdx.x : s_tile;
+    const int tid = threadIdx.x;
+    const int64_t g = tile % G, k = tile / G;
+    /* the shared part: [lane][v][cl], whole rows (C % 4 == 0, Cb = 32) */
+    const int64_t c0 = g * 32;
+    for (int i = tid; i < lanes * VS * 8; i += SCAN_LB_THREADS) {
+        const int row = i / 8, q = i % 8, ln = row / VS, v = row % VS;
+        const int64_t s = (k * lanes + ln) * VL + v;
+        float *da = sa + (ln * VS + v) * 32 + q * 4, *db = sb + (ln * VS + v) * 32 + q * 4;
+        if (s < T && c0 + q * 4 < C) {
+            cp_async16(da, a + s * C + c0 + q * 4);
+            cp_async16(db, b + s * C + c0 + q * 4);
+        } else {
+            *(float4 *)da = make_float4(1.0f, 1.0f, 1.0f, 1.0f);
+            *(float4 *)db = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::);
+    float av[VR], bv[VR];   /* the register part */
+    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+    scan_lbs_tile<VS, VR>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h, st, sm);
 }
 
 #define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
@@ -1088,7 +1195,30 @@ static void scan_lag(bench *w, int lag_per_resident)
                                                                      w->h, st);
 }
 
-#define NVERSIONS 30
+/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36: the library's scan_lbs_kernel */
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false>
+static void scan_lbs(bench *w)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * (VS + VR) - 1) / ((int64_t)lanes * (VS + VR));
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbs: scratch too small\n"); exit(1); }
+    if (ROWS && (Cb != 32 || w->C % 4)) { scan_lbs<VR, VS, MINB, false>(w); return; }   /* the library's */
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    const int smem = SCAN_LB_THREADS * VS * 8;
+    void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
+        scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
+    void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float>;
+    cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    if (ROWS) rows<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, Cb, lanes, G, w->a, w->b, w->h, st);
+    else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
+}
+
+#define NVERSIONS 36
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1122,6 +1252,12 @@ static void scan(int version, bench *w, int bs)
     case 28: scan_lag<16, 16, true>(w, 1); break;
     case 29: scan_lag<16, 16, true>(w, 2); break;
     case 30: scan_lag<16, 8, false>(w, 1); break;
+    case 31: scan_lbs<32, 32, 2, true>(w); break;
+    case 32: scan_lbs<32, 48, 2, true>(w); break;
+    case 33: scan_lbs<16, 32, 3, true>(w); break;
+    case 34: scan_lbs<32, 32, 2, false>(w); break;
+    case 35: scan_lbs<32, 32, 2, true, true>(w); break;
+    case 36: scan_lbs<32, 48, 2, false>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1216,8 +1352,8 @@ static int validate(int version, int64_t T, int64_t C, int bs)
 
 int main(int argc, char **argv)
 {
-    unsigned only = 0;   /* bit v: run version v; none given: all */
-    for (int i = 1; i < argc; i++) only |= 1u << atoi(argv[i]);
+    unsigned long long only = 0;   /* bit v: run version v; none given: all */
+    for (int i = 1; i < argc; i++) only |= 1ull << atoi(argv[i]);
     cudaDeviceProp p;
     cudaCheck(cudaGetDeviceProperties(&p, 0));
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
