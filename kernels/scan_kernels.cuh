@@ -326,7 +326,7 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
 
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
-template <int VS, int VR, typename E, typename H>
+template <int VS, int VR, int Q = SCAN_LB2_Q, typename E, typename H>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
@@ -344,7 +344,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
     /* phase 2 */
-    scan_lb2_lookback(C, Cb, lanes, G, tile, h0, st, sm);
+    scan_lb2_lookback<Q>(C, Cb, lanes, G, tile, h0, st, sm);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
@@ -364,7 +364,12 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     }
 }
 
-template <int VS, int VR, int GOFF, typename E, typename H = E>
+/* The tile id: the counter's, so that a tile waits only for tiles of blocks that started
+ * before it (no deadlock whatever the scheduler does). Its round trip would sit before the
+ * loads, so the loads go out first for the tile blockIdx guesses (right whenever blocks start
+ * in index order, which CUDA does not promise), and go out again for the counter's tile when
+ * the guess was wrong. SPEC = false: wait for the counter, then load. */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool SPEC = true>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -374,15 +379,32 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
     E *sa = (E *)scan_lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
     __shared__ long long s_tile;
-    if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
-    __syncthreads();
-    const long long tile = s_tile;   /* loaded, staged, then the phases */
-    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
-    scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    long long tile = blockIdx.x;
+    if (SPEC) {
+        unsigned long long id = 0;
+        if (threadIdx.x == 0) id = atomicAdd(st.counter, 1ull);   /* in flight with the loads */
+        scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+        scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+        if (threadIdx.x == 0) s_tile = (long long)id;
+        __syncthreads();
+        if (s_tile != tile) {   /* the guess was wrong: the same for every thread */
+            asm volatile("cp.async.wait_all;\n" ::);
+            __syncthreads();   /* the guessed copies have landed before they are overwritten */
+            tile = s_tile;
+            scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+            scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+        }
+    } else {
+        if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
+        __syncthreads();
+        tile = s_tile;
+        scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+        scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    }
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
+    scan_lbs_tile<VS, VR, Q>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -1195,8 +1195,8 @@ static void scan_lag(bench *w, int lag_per_resident)
                                                                      w->h, st);
 }
 
-/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36: the library's scan_lbs_kernel */
-template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false>
+/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36-39: the library's scan_lbs_kernel */
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool SPEC = false>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1210,7 +1210,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, SPEC>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
@@ -1218,7 +1218,7 @@ static void scan_lbs(bench *w)
     else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 36
+#define NVERSIONS 39
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1258,6 +1258,9 @@ static void scan(int version, bench *w, int bs)
     case 34: scan_lbs<32, 32, 2, false>(w); break;
     case 35: scan_lbs<32, 32, 2, true, true>(w); break;
     case 36: scan_lbs<32, 48, 2, false>(w); break;
+    case 37: scan_lbs<32, 32, 2, false, false, SCAN_LB2_Q, true>(w); break;
+    case 38: scan_lbs<32, 32, 2, false, false, 4, true>(w); break;
+    case 39: scan_lbs<32, 24, 2, false, false, SCAN_LB2_Q, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
