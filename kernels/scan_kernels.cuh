@@ -364,12 +364,12 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     }
 }
 
-/* The tile id: the counter's, so that a tile waits only for tiles of blocks that started
- * before it (no deadlock whatever the scheduler does). Its round trip would sit before the
- * loads, so the loads go out first for the tile blockIdx guesses (right whenever blocks start
- * in index order, which CUDA does not promise), and go out again for the counter's tile when
- * the guess was wrong. SPEC = false: wait for the counter, then load. */
-template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool SPEC = true>
+/* The tile id. BIDX: blockIdx, as CUB's single-pass scans take it: a tile waits only for
+ * tiles of lower index, which is deadlock-free when blocks start in index order (what the
+ * hardware does, though CUDA does not promise it). Else the counter's: a tile waits only for
+ * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
+ * round trip before the loads can go out. */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -379,29 +379,14 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
     E *sa = (E *)scan_lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
     __shared__ long long s_tile;
-    float av[VR], bv[VR];
-    long long tile = blockIdx.x;
-    if (SPEC) {
-        unsigned long long id = 0;
-        if (threadIdx.x == 0) id = atomicAdd(st.counter, 1ull);   /* in flight with the loads */
-        scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
-        scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
-        if (threadIdx.x == 0) s_tile = (long long)id;
-        __syncthreads();
-        if (s_tile != tile) {   /* the guess was wrong: the same for every thread */
-            asm volatile("cp.async.wait_all;\n" ::);
-            __syncthreads();   /* the guessed copies have landed before they are overwritten */
-            tile = s_tile;
-            scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
-            scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
-        }
-    } else {
+    if (!BIDX) {
         if (threadIdx.x == 0) s_tile = (long long)atomicAdd(st.counter, 1ull);
         __syncthreads();
-        tile = s_tile;
-        scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
-        scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     }
+    const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
+    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    float av[VR], bv[VR];
+    scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
     scan_lbs_tile<VS, VR, Q>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);

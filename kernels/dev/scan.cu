@@ -1195,8 +1195,8 @@ static void scan_lag(bench *w, int lag_per_resident)
                                                                      w->h, st);
 }
 
-/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36-39: the library's scan_lbs_kernel */
-template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool SPEC = false>
+/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1210,7 +1210,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, SPEC>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
@@ -1218,7 +1218,7 @@ static void scan_lbs(bench *w)
     else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 39
+#define NVERSIONS 41
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1258,9 +1258,11 @@ static void scan(int version, bench *w, int bs)
     case 34: scan_lbs<32, 32, 2, false>(w); break;
     case 35: scan_lbs<32, 32, 2, true, true>(w); break;
     case 36: scan_lbs<32, 48, 2, false>(w); break;
-    case 37: scan_lbs<32, 32, 2, false, false, SCAN_LB2_Q, true>(w); break;
-    case 38: scan_lbs<32, 32, 2, false, false, 4, true>(w); break;
-    case 39: scan_lbs<32, 24, 2, false, false, SCAN_LB2_Q, true>(w); break;
+    case 37: case 38: case 39:
+        fprintf(stderr, "versions 37-39 are at commit 9ba6372 (removed since)\n");
+        exit(1);
+    case 40: scan_lbs<32, 32, 2, false, true>(w); break;
+    case 41: scan_lbs<32, 32, 2, false, true, 4>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1367,6 +1369,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
         if (only && !(only >> v & 1)) continue;
+        if (v >= 37 && v <= 39) continue;   /* removed */
         if (v == 12) {   /* no look-back: wrong by design */
             printf("version 12: timing only (no carries between tiles)\n");
             continue;
@@ -1392,6 +1395,7 @@ int main(int argc, char **argv)
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
             if (only && !(only >> v & 1)) continue;
+            if (v >= 37 && v <= 39) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
                 int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
