@@ -213,7 +213,7 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
 }
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta>
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false, int SLEEP = 0>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm)
@@ -254,14 +254,21 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
         if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
             float qA = sm.cA[cl], qB = sm.cB[cl];
             int found = 0, empty = 0;
+            long long at = -1;   /* PART: the first EMPTY tile */
             for (int l = 0; l < lanes && !found && !empty; l++) {
                 const int t = l * Cb + cl;
-                if (sm.rE[t] < Q) empty = 1;   /* this lane met an EMPTY before any INC */
-                else scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
+                if (sm.rE[t] < Q) {   /* this lane met an EMPTY before any INC */
+                    empty = 1;
+                    if (PART) scan_compose(qA, qB, sm.rA[t], sm.rB[t]), at = j - (long long)l * Q - sm.rE[t];
+                } else {
+                    scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
+                }
             }
             if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
             else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
-            /* empty: poll the same window again */
+            else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
+            /* else: poll the same window again */
+            if (empty && SLEEP > 0) __nanosleep(SLEEP);
         }
         S::sync();
         bool pending = false;
@@ -326,7 +333,7 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
 
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
-template <int VS, int VR, int Q = SCAN_LB2_Q, typename E, typename H>
+template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, int SLEEP = 0, typename E, typename H>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
@@ -344,7 +351,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
     /* phase 2 */
-    scan_lb2_lookback<Q>(C, Cb, lanes, G, tile, h0, st, sm);
+    scan_lb2_lookback<Q, false, H, scan_cta, PART, SLEEP>(C, Cb, lanes, G, tile, h0, st, sm);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
@@ -369,7 +376,8 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * hardware does, though CUDA does not promise it). Else the counter's: a tile waits only for
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
  * round trip before the loads can go out. */
-template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true>
+template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true,
+          bool PART = true, int SLEEP = 0>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -389,7 +397,7 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
     scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR, Q>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
+    scan_lbs_tile<VS, VR, Q, PART, SLEEP>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -1196,7 +1196,8 @@ static void scan_lag(bench *w, int lag_per_resident)
 }
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
-template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q>
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
+          int SLEEP = 0>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1210,7 +1211,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, SLEEP>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
@@ -1218,7 +1219,7 @@ static void scan_lbs(bench *w)
     else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 41
+#define NVERSIONS 44
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1261,8 +1262,11 @@ static void scan(int version, bench *w, int bs)
     case 37: case 38: case 39:
         fprintf(stderr, "versions 37-39 are at commit 9ba6372 (removed since)\n");
         exit(1);
-    case 40: scan_lbs<32, 32, 2, false, true>(w); break;
-    case 41: scan_lbs<32, 32, 2, false, true, 4>(w); break;
+    case 40: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, false>(w); break;
+    case 41: scan_lbs<32, 32, 2, false, true, 4, false>(w); break;
+    case 42: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true>(w); break;
+    case 43: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, 200>(w); break;
+    case 44: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, 500>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1276,14 +1280,15 @@ static int cmp_float(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Median ms of 20 calls after 3 warm-ups; version 0 is the copy h <- a. */
+/* Median ms of 20 calls after 3 warm-ups (50 for the copy, timed first on each shape); version 0
+ * is the copy h <- a. */
 static float time_ms(int version, bench *w, int bs)
 {
     cudaEvent_t e0, e1;
     cudaCheck(cudaEventCreate(&e0));
     cudaCheck(cudaEventCreate(&e1));
     float ms[20];
-    for (int r = -3; r < 20; r++) {
+    for (int r = version ? -3 : -50; r < 20; r++) {   /* the copy first: clocks up before it is timed */
         cudaCheck(cudaEventRecord(e0));
         if (version) scan(version, w, bs);
         else cudaCheck(cudaMemcpyAsync(w->h, w->a, (size_t)(w->T * w->C) * 4, cudaMemcpyDeviceToDevice));
