@@ -331,13 +331,19 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
     asm volatile("cp.async.commit_group;\n" ::);
 }
 
+/* Marks between a tile's phases: none in the library; the workbench's timeline records them. */
+struct scan_no_probe {
+    __device__ __forceinline__ void mark(int) const {}
+};
+
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
-template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, int SLEEP = 0, typename E, typename H>
+template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, int SLEEP = 0, typename E, typename H,
+          class P = scan_no_probe>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
-                                              const scan_lb2_status &st, scan_lb2_smem &sm)
+                                              const scan_lb2_status &st, scan_lb2_smem &sm, const P &probe = P())
 {
     /* phase 1: the thread's map over its VS + VR steps, the lane scan, the aggregate */
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
@@ -350,8 +356,10 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
 #pragma unroll
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
+    probe.mark(1);
     /* phase 2 */
     scan_lb2_lookback<Q, false, H, scan_cta, PART, SLEEP>(C, Cb, lanes, G, tile, h0, st, sm);
+    probe.mark(2);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];

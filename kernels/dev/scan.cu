@@ -3,6 +3,7 @@
  *
  *   make dev && build/bin/scan-dev            all versions, validation then timing
  *   build/bin/scan-dev 4 7                     some versions
+ *   build/bin/scan-dev timeline                where a look-back tile's time goes (scan_lbs_probe_kernel)
  *
  * Versions (1, 2, 5-7, 10, 11 run the library's kernels of ../scan_kernels.cuh at other
  * settings; 3, 4, 8, 9 live here):
@@ -692,6 +693,53 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lbs_tile<VS, VR>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h, st, sm);
 }
 
+/* ---- the timeline: the library's tile (scan_lbs_kernel) with clock stamps between phases ----
+ *
+ * `scan-dev timeline`: per tile, thread 0 reads clock64 at the start, when the loads have
+ * landed (0), after the lane scan and the aggregate's publication (1), after the look-back
+ * (2) and at the end (3), and %globaltimer at the start; the host prints each phase's mean
+ * and quantiles over the tiles of one call, and how many tiles were in each phase on average
+ * (the phase's total time over the call's time). */
+struct tile_probe {
+    long long *t;   /* shared: the block's stamps */
+    __device__ __forceinline__ void mark(int k) const
+    {
+        if (threadIdx.x == 0) t[k] = clock64();
+    }
+};
+
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
+                      scan_lb2_status st, long long *stamps)
+{
+    constexpr int VS = SCAN_LBS_VS, VR = SCAN_LBS_VR, VL = VS + VR;
+    extern __shared__ float4 probe_dyn[];
+    float *sa = (float *)probe_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_lb2_smem sm;
+    __shared__ long long t[5];
+    unsigned long long g0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    const long long c0 = clock64();
+    const long long tile = blockIdx.x;
+    scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    float av[VR], bv[VR];
+    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+    if (threadIdx.x == 0) t[0] = clock64();
+    const tile_probe probe = {t + 1};
+    scan_lbs_tile<VS, VR, SCAN_LB2_Q, true, 0>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL,
+                                               h, st, sm, probe);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long *o = stamps + tile * 6;
+        unsigned smid;
+        asm("mov.u32 %0, %%smid;" : "=r"(smid));
+        o[0] = (long long)g0, o[1] = t[0] - c0, o[2] = t[1] - t[0], o[3] = t[2] - t[1], o[4] = clock64() - t[2];
+        o[5] = smid;
+    }
+}
+
 #define cudaCheck(err) cuda_check((err), __FILE__, __LINE__)
 static void cuda_check(cudaError_t e, const char *file, int line)
 {
@@ -1329,6 +1377,67 @@ static void teardown(bench *w)
     cudaCheck(cudaFree(w->ws));
 }
 
+/* `scan-dev timeline`: the probe kernel on a shape, its phases summed up (see scan_lbs_probe_kernel) */
+static int cmp_ll(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+static void timeline(int64_t T, int64_t C)
+{
+    bench w;
+    setup(&w, T, C, 0);
+    int Cb = scan_lb_channels(C), lanes = SCAN_LB_THREADS / Cb;
+    const int64_t L = (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
+    int64_t G = (C + Cb - 1) / Cb, n = G * ((T + L - 1) / L);
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
+    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 8;
+    cudaCheck(cudaFuncSetAttribute(scan_lbs_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    long long *d_st, *hs = (long long *)malloc((size_t)n * 6 * sizeof(long long));
+    cudaCheck(cudaMalloc(&d_st, (size_t)n * 6 * sizeof(long long)));
+    cudaEvent_t e0, e1;
+    cudaCheck(cudaEventCreate(&e0)), cudaCheck(cudaEventCreate(&e1));
+    float ms = 0;
+    for (int r = 0; r < 6; r++) {   /* the last call is the one summed up */
+        cudaCheck(cudaMemsetAsync(w.ws, 0, bytes));
+        cudaCheck(cudaEventRecord(e0));
+        scan_lbs_probe_kernel<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
+        cudaCheck(cudaEventRecord(e1));
+        cudaCheck(cudaEventSynchronize(e1));
+        cudaCheck(cudaEventElapsedTime(&ms, e0, e1));
+    }
+    cudaCheck(cudaMemcpy(hs, d_st, (size_t)n * 6 * sizeof(long long), cudaMemcpyDeviceToHost));
+    int khz = 0;
+    cudaCheck(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const double us_per_clk = 1e3 / khz;
+    long long gmin = hs[0], gmax = hs[0];
+    for (int64_t i = 0; i < n; i++) gmin = hs[i * 6] < gmin ? hs[i * 6] : gmin, gmax = hs[i * 6] > gmax ? hs[i * 6] : gmax;
+    printf("timeline T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
+           "%.4f ms; clocks at %d MHz (the maximum)\n", (long long)T, (long long)C, (long long)n, ms,
+           100 * (3.0 * T * C * 4 / 4.2e12 * 1e3) / ms, (gmax - gmin) * 1e-6, khz / 1000);
+    static const char *names[] = {"loads (start to landed)", "lane scan + aggregate", "look-back", "finish (INC, h)",
+                                  "whole tile"};
+    long long *v = (long long *)malloc((size_t)n * sizeof(long long));
+    printf("  %-24s %9s %9s %9s %9s %9s %10s\n", "phase (µs)", "mean", "p10", "p50", "p90", "p99", "tiles in it");
+    for (int k = 0; k < 5; k++) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; i++) {
+            v[i] = k < 4 ? hs[i * 6 + 1 + k] : hs[i * 6 + 1] + hs[i * 6 + 2] + hs[i * 6 + 3] + hs[i * 6 + 4];
+            sum += v[i];
+        }
+        qsort(v, (size_t)n, sizeof *v, cmp_ll);
+        printf("  %-24s %9.3f %9.3f %9.3f %9.3f %9.3f %10.1f\n", names[k], sum / n * us_per_clk,
+               v[n / 10] * us_per_clk, v[n / 2] * us_per_clk, v[n * 9 / 10] * us_per_clk, v[n * 99 / 100] * us_per_clk,
+               sum * us_per_clk * 1e-3 / ms);
+    }
+    free(v), free(hs);
+    cudaCheck(cudaFree(d_st));
+    cudaCheck(cudaEventDestroy(e0)), cudaCheck(cudaEventDestroy(e1));
+    teardown(&w);
+}
+
 /* Gates near 1 (a in [0.999, 1)) so that a wrong carry stays visible; tolerance as in
  * tests/test_scan_cuda.c: |h - ref| <= 1e-4·max|ref| + 1e-5·|ref|. */
 static int validate(int version, int64_t T, int64_t C, int bs)
@@ -1362,6 +1471,12 @@ static int validate(int version, int64_t T, int64_t C, int bs)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "timeline")) {
+        timeline(1048576, 1024);
+        timeline(4194304, 32);
+        timeline(65536, 32);
+        return 0;
+    }
     unsigned long long only = 0;   /* bit v: run version v; none given: all */
     for (int i = 1; i < argc; i++) only |= 1ull << atoi(argv[i]);
     cudaDeviceProp p;
