@@ -99,7 +99,7 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * value and its flag, one L2 round trip per look-back round. Lane l of a channel reads
  * predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles), composes them nearest
  * first up to the first INC, and lane 0 combines the lanes' pieces; a round that met an EMPTY
- * word before an INC is polled again.
+ * word before an INC is polled again, from that word on (PART; what came before it is kept).
  *
  * Measured (kernels/dev/scan.cu, H200, % of copy on (C, T) = (1024, 2^20) and (32, 2^22)):
  * the first look-back (flags, then maps, then the inclusive value: three round trips a round,
@@ -107,15 +107,22 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * (V = 32 steps a thread, version 13) 67-72% and 69-73%. Without any look-back (version 12,
  * wrong carries, timed only) those tiles ran at 94-100% and 99-103%: the look-back's
  * waiting, not the tile's work, was what was left, and the staged tile of twice the steps
- * (VS = VR = 32, version 34) halves it per byte: 93.8% and 87.9%. Tried without gain: a
+ * (VS = VR = 32, versions 34, 40, 42) halves it per byte: 85-94% and 84-88% of the
+ * workbench's copy, 86% and 78% of experiments/scan-bandwidth's (whose copy of the 512 MB
+ * array runs 11% faster, paper-notes.md). Tried without gain: a
  * window twice as long in 8-byte words (19, 20), persistent blocks loading the next tile
  * during the look-back (14), the tile read again from L2 after the look-back so that
- * registers are free to hold more tiles (15-18), rings of tiles in shared memory (21-30).
+ * registers are free to hold more tiles (15-18), rings of tiles in shared memory (21-30),
+ * whole-row 16-byte staging (31-33), tile ids guessed ahead of the counter (37-39), a
+ * shorter window (41), sleeping before a poll (43, 44).
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
  * 1/(3·VL) of the data in f32 at C >= 32.
  *
- * Tile ids come from an atomic counter in start order, not blockIdx, so every tile a block
- * waits for belongs to a block that started earlier: no deadlock, whatever the scheduler does.
+ * Tile ids: blockIdx in the library's kernel, as CUB's single-pass scans take them (a tile
+ * waits only for tiles of lower index, so it relies on blocks starting in index order, which
+ * the hardware does and CUDA does not promise); the counter of the workbench's earlier
+ * versions (every tile a block waits for belongs to a block that started earlier, whatever
+ * the scheduler does) is a template option, 2-3% slower (versions 34 and 40).
  * The status words live in a workspace the launcher zeroes before each call.
  */
 #define SCAN_LB_THREADS 256

@@ -727,7 +727,7 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
     if (threadIdx.x == 0) t[0] = clock64();
-    const tile_probe probe = {t + 1};
+    const tile_probe probe = {t};   /* marks 1 and 2 */
     scan_lbs_tile<VS, VR, SCAN_LB2_Q, true, 0>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL,
                                                h, st, sm, probe);
     __syncthreads();
