@@ -101,6 +101,28 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
                      cudaGetErrorString(e), logt_cuda_hint(e));
 }
 
+/* Shared memory past 48 KB is opted in per kernel and per device, once: the driver call costs
+ * microseconds, which a short scan would otherwise wait for on every launch. ready[d] is set
+ * once device d has it (a race only repeats the call). */
+#define OPT_IN_DEVICES 64
+template <int GOFF, typename E, typename H> static int *ready_on(void)
+{
+    static int ready[OPT_IN_DEVICES];
+    return ready;
+}
+
+static logt_status opt_in_smem(const void *kernel, int smem, int *ready)
+{
+    int dev = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e != cudaSuccess) return cuda_fail("scan_cuda: cudaGetDevice", e);
+    if (dev < OPT_IN_DEVICES && ready[dev]) return LOGT_OK;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (e != cudaSuccess) return cuda_fail("scan_cuda: opting the look-back kernel in to its shared memory", e);
+    if (dev < OPT_IN_DEVICES) ready[dev] = 1;
+    return LOGT_OK;
+}
+
 template <int GOFF, typename E, typename H = E>
 static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, const E *a,
                               const E *b, const H *h0, E *h)
@@ -121,12 +143,10 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
-    /* set on every call: the attribute is per device, and a process may drive several */
     const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E);
     void (*kernel)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                    scan_lb2_status) = scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>;
-    e = cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    if (e != cudaSuccess) return cuda_fail("scan_cuda: opting the look-back kernel in to its shared memory", e);
+    LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();
