@@ -134,12 +134,7 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         LAUNCH_TRY();
         return LOGT_OK;
     }
-    /* Staged tiles (VS + VR steps a thread) while they fill the GPU's resident slots; fewer,
-     * and the scan is latency-bound: register-only tiles of VR steps, twice as many tiles and
-     * half the serial work a thread (experiments/scan-table1 at T = 256-65536, m = 4-128 below
-     * that line took 1.3-1.8x the time of e93fb8f's register-only tiles when staged). */
-    const int staged = lb_make(T, C, LB_V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
-    lb_plan p = lb_make(T, C, staged ? LB_V : SCAN_LBS_VR);
+    lb_plan p = lb_make(T, C, LB_V);
     if (p.ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
@@ -148,11 +143,10 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
-    const int smem = staged ? SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E) : 0;
+    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E);
     void (*kernel)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
-                   scan_lb2_status) = staged ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>
-                                             : scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>;
-    if (staged) LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
+                   scan_lb2_status) = scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>;
+    LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();
