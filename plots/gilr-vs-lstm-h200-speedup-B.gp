@@ -1,24 +1,24 @@
 # plots/gilr-vs-lstm-h200-speedup-B.gp: figure 'speedup-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 0b2b0c8); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 204.6409938
-2 110.876982
-4 44.0072128
-8 32.98705325
-16 16.14875045
-32 8.359427393
+1 288.3755951
+2 148.9466221
+4 88.6375413
+8 49.15365472
+16 26.18477071
+32 14.39870224
 
 
 # index 1: lstm-cudnn algo=auto
-1 8.783760551
-2 4.87792833
-4 2.654177729
-8 1.928502745
-16 1.215146705
-32 1.066719844
+1 8.71224894
+2 4.356811748
+4 3.439534198
+8 1.817515113
+16 0.9802429016
+32 0.8758199916
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-B"

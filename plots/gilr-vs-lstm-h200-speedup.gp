@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 0b2b0c8); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.5164373099
-64 0.6966314947
-256 1.228936326
-1024 4.32639275
-4096 14.64021374
-16384 44.0072128
-32768 88.23654645
+16 0.760997338
+64 1.06284118
+256 2.078408472
+1024 7.419519906
+4096 27.10934555
+16384 88.6375413
+32768 174.7729604
 
 
 # index 1: lstm-cudnn algo=auto
-16 1.009716611
-64 0.9830271484
-256 0.9894951397
-1024 1.06421577
-4096 1.276769275
-16384 2.654177729
-32768 3.796286553
+16 0.9870225835
+64 1.009287627
+256 1.005671433
+1024 1.24085571
+4096 1.06336573
+16384 3.439534198
+32768 4.876899372
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 0b2b0c8); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 3293536.296
-2 3417947.581
-4 3484474.587
-8 3630871.004
-16 3699353.369
-32 3742872.135
+1 4685984.275
+2 5136333.373
+4 5406190.067
+8 5741793.358
+16 6008411.03
+32 6180108.616
 
 
 # index 1: lstm-cudnn algo=standard
-1 16094.21571
-2 30826.48463
-4 79179.62456
-8 110069.5772
-16 229079.8524
-32 447742.6454
+1 16249.58684
+2 34484.38978
+4 60992.1032
+8 116813.1524
+16 229462.0448
+32 429212.8911
 
 
 # index 2: lstm-cudnn algo=auto
-1 141367.737
-2 150369.3827
-4 210156.7961
-8 212269.4818
-16 278365.6278
-32 477615.9649
+1 141570.4457
+2 150241.9945
+4 209784.4248
+8 212309.6698
+16 224928.5406
+32 375913.2307
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

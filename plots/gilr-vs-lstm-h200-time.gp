@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 0b2b0c8); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 18.46044731
-64 18.47427177
-256 18.50310326
-1024 18.75942421
-4096 18.70422363
-16384 18.80800056
-32768 18.80326462
-65536 18.8091526
+16 12.01887989
+64 11.94223976
+256 11.98524761
+1024 12.11334419
+4096 12.08047962
+16384 12.12240028
+32768 12.20774364
+65536 12.18150425
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.53366375
-64 12.86975956
-256 22.73913574
-1024 81.1606369
-4096 273.8338318
-16384 827.6876831
-32768 1659.135132
+16 9.146335602
+64 12.6927042
+256 24.91024017
+1024 89.87519836
+4096 327.4938965
+16384 1074.499756
+32768 2133.583496
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.44192028
-64 13.09196758
-256 22.98054314
-1024 76.26332855
-4096 214.4740143
-16384 311.8433533
-32768 437.0415955
+16 9.266592026
+64 12.57590389
+256 24.76976013
+1024 72.43001556
+4096 307.9786072
+16384 312.3968811
+32768 437.4877014
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

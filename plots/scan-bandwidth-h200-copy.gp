@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit e93fb8f); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4013.207941
-16384 4307.752635
-1048576 4306.370676
-4194304 4200.07932
+1024 4120.141649
+16384 4268.502514
+1048576 4267.179482
+4194304 4126.221354
 
 
 # index 1: bf16
-1024 3839.17988
-16384 4246.791876
-1048576 4284.205211
-4194304 4174.994669
+1024 3952.229738
+16384 4228.062353
+1048576 4233.196527
+4194304 4080.558442
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit e93fb8f); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3841.230896
-16384 3881.574416
-1048576 2870.650147
-4194304 2726.968096
+1024 3892.324499
+16384 3900.978852
+1048576 3699.564364
+4194304 3219.680038
 
 
 # index 1: scan-reverse f32
-1024 3950.67876
-16384 3889.241577
-1048576 2699.299599
-4194304 2659.813419
+1024 3987.928708
+16384 3909.121308
+1048576 3515.117414
+4194304 3145.728034
 
 
 # index 2: scan bf16
-1024 2440.440583
-16384 2425.08105
-1048576 1042.04422
-4194304 970.3047483
+1024 2432.890935
+16384 2398.687011
+1048576 1339.124121
+4194304 1258.952161
 
 
 # index 3: scan-reverse bf16
-1024 2186.62128
-16384 2134.834036
-1048576 648.9601896
-4194304 613.4190575
+1024 2166.106389
+16384 2103.231649
+1048576 973.9402327
+4194304 931.0502851
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

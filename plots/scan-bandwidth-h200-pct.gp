@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit e93fb8f); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 95.7147238
-16384 90.10671562
-1048576 66.66054463
-4194304 64.92658562
+1024 94.47064762
+16384 91.38986892
+1048576 86.69811943
+4194304 78.0297459
 
 
 # index 1: scan-reverse f32
-1024 96.2284141
-16384 90.26079299
-1048576 62.65741133
-4194304 62.9075736
+1024 95.68576308
+16384 91.58135258
+1048576 82.27548962
+4194304 75.46875357
 
 
 # index 2: scan bf16
-1024 63.56671632
-16384 57.10383557
-1048576 24.32292967
-4194304 23.24086197
+1024 61.55742699
+16384 56.73253634
+1048576 31.63387555
+4194304 30.85244774
 
 
 # index 3: scan-reverse bf16
-1024 55.91276552
-16384 50.34648018
-1048576 15.21591282
-4194304 14.56655006
+1024 53.58064993
+16384 49.74457501
+1048576 22.98289693
+4194304 22.70297341
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

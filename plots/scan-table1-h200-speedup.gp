@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit e93fb8f); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 6dce4c3); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.103926083
-256 2.74553568
-4096 26.81336374
-65536 407.8851704
+16 1.175799101
+256 1.560374164
+4096 16.47712947
+65536 236.0677033
 
 
 # index 1: C=32
-16 1.32766993
-256 4.439878219
-4096 43.5932564
-65536 448.1138828
+16 1.223577286
+256 3.165966397
+4096 33.30441863
+65536 462.0069899
 
 
 # index 2: C=128
-16 1.334146371
-256 4.587423333
-4096 42.84172595
-65536 456.8544805
+16 1.255364777
+256 3.128309479
+4096 33.1155976
+65536 532.4883431
 EOD
 
 out = "plots/scan-table1-h200-speedup"

@@ -62,6 +62,27 @@
  *      same run: completing a tile from L2 while the next loads fly costs more than the wait
  *      it hides (a second read of the tile, its look-back and h's stores share the block's
  *      issue slots and registers with the loads in flight)
+ * 31-44 the staged tile: a thread's first VS steps staged in shared memory by cp.async, its last
+ *      VR in registers, one look-back per tile of lanes·(VS + VR) steps (scan_lbs_kernel, the
+ *      library's since 17c7344). % of the workbench's copy at (1024, 2^20) and (32, 2^22),
+ *      results/scan-workbench-staged-h200.txt, runs A-E:
+ *      31 VS = VR = 32, whole 128-byte rows staged by 16-byte copies: 70-75%, 86%
+ *      32 the same with VS = 48: 77%, 86%;  33 VR = 16, VS = 32, 3 blocks an SM: 74%, 82%
+ *      34 VS = VR = 32, each thread staging its own elements by 4-byte copies, counter ids
+ *         (the library at 17c7344): 85-94%, 84-88%
+ *      35 31 with blockIdx tile ids: 76-82%, 90-91%;  36 34 with VS = 48: 77%, 82%
+ *      37-39 (commit 9ba6372, removed since) the loads issued for the tile blockIdx guesses
+ *         while the counter's id flies, again when wrong (37; 38 window 32; 39 VS = 24):
+ *         62-65%, 62-65% (the counter's order is not the blocks' start order: guesses miss)
+ *      40 34 with blockIdx ids (the library at efe7c8b): 86-91%, 88%;  41 40 with window 32:
+ *         93%, 86% (one run)
+ *      42 40 with partial look-back rounds (a round that meets an EMPTY keeps what came
+ *         before it; the library since d368c3b): 86%, 87%;  43, 44 42 with __nanosleep(200,
+ *         500 ns) before a poll: 86%, 87%
+ *      The workbench's copy of the 512 MB array (C = 32) is 10% slower than the one
+ *      experiments/scan-bandwidth times beside each call (3.7 against 4.1 TB/s): there the
+ *      library's kernel is at 86% and 78% of copy (results/scan-bandwidth-h200.h5).
+ *      `scan-dev timeline` splits a tile's time into its phases (scan_lbs_probe_kernel).
  * The channel-parallel versions run at block sizes 64..1024; the look-back versions fix the
  * block at SCAN_LB_THREADS and vary the tile length instead.
  *
