@@ -291,7 +291,8 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * a tile, so the look-back's cost per byte halves and the chain's inclusive front crosses half
  * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
  * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
- * when the tile has 32 channels and C is even (rows 4-byte aligned), else plain loads. */
+ * when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows then are), else
+ * plain loads. */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 
@@ -312,9 +313,10 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, s0 = (k * lanes + lane) * VL;
     if (lane < lanes) {
-        /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even:
-         * a copy is channels 2w, 2w + 1 of every other step (the warp is one lane's rows) */
-        const bool pairs = sizeof(E) == 2 && Cb == 32 && C % 2 == 0;
+        /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even
+         * and a, b 4-byte aligned: a copy is channels 2w, 2w + 1 of every other step (the
+         * warp is one lane's rows) */
+        const bool pairs = sizeof(E) == 2 && Cb == 32 && C % 2 == 0 && (((uintptr_t)a | (uintptr_t)b) & 3) == 0;
         const int per = sizeof(E) == 4 ? 1 : 2, w = pairs ? cl % 16 : cl, v0 = pairs ? cl / 16 : 0,
                   dv = pairs ? 2 : 1;
         const int64_t c = g * Cb + (int64_t)w * (pairs ? 2 : 1);
