@@ -220,7 +220,7 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
 }
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false, int SLEEP = 0>
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm)
@@ -275,7 +275,6 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
             else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
             /* else: poll the same window again */
-            if (empty && SLEEP > 0) __nanosleep(SLEEP);
         }
         S::sync();
         bool pending = false;
@@ -347,7 +346,7 @@ struct scan_no_probe {
 
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
-template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, int SLEEP = 0, typename E, typename H,
+template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
           class P = scan_no_probe>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
@@ -367,7 +366,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
     probe.mark(1);
     /* phase 2 */
-    scan_lb2_lookback<Q, false, H, scan_cta, PART, SLEEP>(C, Cb, lanes, G, tile, h0, st, sm);
+    scan_lb2_lookback<Q, false, H, scan_cta, PART>(C, Cb, lanes, G, tile, h0, st, sm);
     probe.mark(2);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
@@ -394,7 +393,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
  * round trip before the loads can go out. */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true,
-          bool PART = true, int SLEEP = 0>
+          bool PART = true>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -414,7 +413,7 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
     scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR, Q, PART, SLEEP>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
+    scan_lbs_tile<VS, VR, Q, PART>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -77,8 +77,8 @@
  *      40 34 with blockIdx ids (the library at efe7c8b): 86-91%, 88%;  41 40 with window 32:
  *         93%, 86% (one run)
  *      42 40 with partial look-back rounds (a round that meets an EMPTY keeps what came
- *         before it; the library since d368c3b): 86%, 87%;  43, 44 42 with __nanosleep(200,
- *         500 ns) before a poll: 86%, 87%
+ *         before it; the library since d368c3b): 86%, 87%;  43, 44 (commit d368c3b, removed
+ *         since) 42 with __nanosleep(200, 500 ns) before a poll: 86%, 87%
  *      The workbench's copy of the 512 MB array (C = 32) is 10% slower than the one
  *      experiments/scan-bandwidth times beside each call (3.7 against 4.1 TB/s): there the
  *      library's kernel is at 86% and 78% of copy (results/scan-bandwidth-h200.h5).
@@ -749,8 +749,8 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     __syncthreads();
     if (threadIdx.x == 0) t[0] = clock64();
     const tile_probe probe = {t};   /* marks 1 and 2 */
-    scan_lbs_tile<VS, VR, SCAN_LB2_Q, true, 0>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL,
-                                               h, st, sm, probe);
+    scan_lbs_tile<VS, VR, SCAN_LB2_Q, true>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h,
+                                            st, sm, probe);
     __syncthreads();
     if (threadIdx.x == 0) {
         long long *o = stamps + tile * 6;
@@ -1265,8 +1265,7 @@ static void scan_lag(bench *w, int lag_per_resident)
 }
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
-template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          int SLEEP = 0>
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1280,7 +1279,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, SLEEP>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
@@ -1334,8 +1333,9 @@ static void scan(int version, bench *w, int bs)
     case 40: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, false>(w); break;
     case 41: scan_lbs<32, 32, 2, false, true, 4, false>(w); break;
     case 42: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true>(w); break;
-    case 43: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, 200>(w); break;
-    case 44: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, 500>(w); break;
+    case 43: case 44:
+        fprintf(stderr, "versions 43 and 44 are at commit d368c3b (removed since)\n");
+        exit(1);
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1510,7 +1510,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
         if (only && !(only >> v & 1)) continue;
-        if (v >= 37 && v <= 39) continue;   /* removed */
+        if ((v >= 37 && v <= 39) || v == 43 || v == 44) continue;   /* removed */
         if (v == 12) {   /* no look-back: wrong by design */
             printf("version 12: timing only (no carries between tiles)\n");
             continue;
@@ -1536,7 +1536,7 @@ int main(int argc, char **argv)
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
             if (only && !(only >> v & 1)) continue;
-            if (v >= 37 && v <= 39) continue;
+            if ((v >= 37 && v <= 39) || v == 43 || v == 44) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
                 int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
