@@ -15,6 +15,8 @@
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
+#include <atomic>
+
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../core/tensor.h"
@@ -36,7 +38,8 @@
 extern "C" int64_t scan_cuda_channel_threshold(void) { return (int64_t)logt_cuda_sm_count() * 256; }
 
 /* Below SHORT_T steps the look-back's fixed costs (zeroing the flags, a tile of 8·V steps
- * mostly empty) outweigh walking T: the channel route, whatever C. */
+ * mostly empty) outweigh walking T: the channel route, whatever C. Measured with 256-step
+ * tiles (V = 32); not measured again since tiles became 512 steps (17c7344). */
 #define SHORT_T 128
 
 static int use_channels(int64_t T, int64_t C)
@@ -103,23 +106,25 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
 
 /* Shared memory past 48 KB is opted in per kernel and per device, once: the driver call costs
  * microseconds, which a short scan would otherwise wait for on every launch. ready[d] is set
- * once device d has it (a race only repeats the call). */
+ * once device d has it (threads that race both make the call, which is harmless). A
+ * cudaDeviceReset would drop the opt-in behind the flag's back; nothing here calls one, and
+ * the launch after it would fail loudly (LAUNCH_TRY), not compute wrong. */
 #define OPT_IN_DEVICES 64
-template <int GOFF, typename E, typename H> static int *ready_on(void)
+template <int GOFF, typename E, typename H> static std::atomic<int> *ready_on(void)
 {
-    static int ready[OPT_IN_DEVICES];
+    static std::atomic<int> ready[OPT_IN_DEVICES];
     return ready;
 }
 
-static logt_status opt_in_smem(const void *kernel, int smem, int *ready)
+static logt_status opt_in_smem(const void *kernel, int smem, std::atomic<int> *ready)
 {
     int dev = 0;
     cudaError_t e = cudaGetDevice(&dev);
     if (e != cudaSuccess) return cuda_fail("scan_cuda: cudaGetDevice", e);
-    if (dev < OPT_IN_DEVICES && ready[dev]) return LOGT_OK;
+    if (dev < OPT_IN_DEVICES && ready[dev].load(std::memory_order_relaxed)) return LOGT_OK;
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (e != cudaSuccess) return cuda_fail("scan_cuda: opting the look-back kernel in to its shared memory", e);
-    if (dev < OPT_IN_DEVICES) ready[dev] = 1;
+    if (dev < OPT_IN_DEVICES) ready[dev].store(1, std::memory_order_relaxed);
     return LOGT_OK;
 }
 

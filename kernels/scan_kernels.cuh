@@ -303,7 +303,9 @@ __device__ __forceinline__ void scan_cp4(void *s, const void *g)
 
 /* The shared part of the tile, [lanes][VS][Cb] of a and of b (the thread's own at
  * [lane][v][cl]): gates of times outside [0, T) are 0 (GOFF), steps past T and channels past
- * C the identity (1, 0). Returns after the copies have landed and the block has met. */
+ * C the identity (1, 0). Only issues the copies (one commit group): the caller waits for them
+ * (cp.async.wait_all) and meets the block (__syncthreads) before it reads sa or sb, since on
+ * the bf16 pairs path a thread's copies are other threads' data. */
 template <int VS, int GOFF, typename E>
 __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                                int64_t G, int64_t tile, int VL, const E *a,

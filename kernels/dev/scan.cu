@@ -675,7 +675,7 @@ scan_lag_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, long long nt
  * 16-byte copies (a row of 32 channels is 8 of them, a thread's copies are other threads'
  * data), C % 4 == 0 and 32-channel tiles only. BIDX (35) takes the tile id from blockIdx
  * instead of the counter: it relies on blocks starting in index order (CUDA does not promise
- * it; the library keeps the counter), timed to see what the counter's round trip costs.
+ * it), timed to see what the counter's round trip costs; the library took it up at efe7c8b.
  * (cp_async16: versions 24-26's, above.) */
 template <int VR, int VS, int MINB, bool BIDX = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
