@@ -158,6 +158,20 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
     }
 }
 
+/* Steps s0.. of channel c from state x over the thread's V maps in registers, h written (steps
+ * past T skipped); the state after them. Every look-back tile's last phase ends with it. */
+template <int V, typename E>
+__device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, int64_t s0, int64_t c, float x,
+                                             const float (&av)[V], const float (&bv)[V], E *h)
+{
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+        x = fmaf(av[v], x, bv[v]);
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+    return x;
+}
+
 #define SCAN_LB2_Q 8   /* predecessors per thread per round: window = lanes·Q */
 
 /* Who runs a tile's phases: the whole block (scan_cta), or, in a warp-specialised kernel, a
@@ -382,11 +396,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
         x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
         if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
     }
-#pragma unroll
-    for (int v = 0; v < VR; v++) {
-        x = fmaf(av[v], x, bv[v]);
-        if (s0 + VS + v < T) ::st(h + scan_time(T, reverse, s0 + VS + v) * C + c, x);
-    }
+    scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
 }
 
 /* The tile id. BIDX: blockIdx, as CUB's single-pass scans take it: a tile waits only for

@@ -131,11 +131,7 @@ __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int revers
     const int64_t s0 = (k * lanes + lane) * V;
     float x = x0;
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
-    }
+    scan_rescan<V>(T, C, reverse, s0, c, x, av, bv, h);
 }
 
 /* Version 13's kernel: one tile per block, loaded straight into registers, the three phases in a row. */
@@ -303,11 +299,7 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
     if (!active) return;
     float x = sm.carry[cl];
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
-    }
+    scan_rescan<V>(T, C, reverse, s0, c, x, av, bv, h);
 }
 
 
@@ -921,11 +913,7 @@ scan_lookback_kernel4(int64_t T, int64_t C, int reverse, int goff, int Cb, int l
     if (!active) return;
     float x = s_carry[cl];
     if (lane > 0) x = fmaf(sA[tid - Cb], x, sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll
-    for (int v = 0; v < V; v++) {
-        x = fmaf(av[v], x, bv[v]);
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
-    }
+    scan_rescan<V>(T, C, reverse, s0, c, x, av, bv, h);
 }
 
 /* ---- versions 8, 9: persistent blocks that fetch the next tile into shared memory ----------
