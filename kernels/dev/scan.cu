@@ -303,8 +303,8 @@ __device__ __forceinline__ void scan_lb_tile(int64_t T, int64_t C, int reverse, 
 }
 
 
-/* One tile per block, loaded straight into registers: the library's kernel (the workbench's
- * versions 5-7, 10, 11 time it at other V and with FLAT). */
+/* One tile per block, loaded straight into registers: the library's kernel until e93fb8f (the
+ * workbench's versions 5-7, 10, 11 time it at other V and with FLAT). */
 template <int V, int GOFF, typename E, bool FLAT = false, typename H = E, bool NOLB = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, V <= 16 ? 3 : 2)
 scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
