@@ -9,9 +9,10 @@
  *   channels  one thread per channel walks T (scan_channels_kernel): needs C alone to fill
  *             the GPU.
  *   lookback  one pass with decoupled look-back (scan_lbs_kernel): tiles of steps ×
- *             channels, each read once (part staged in shared memory, part in registers),
- *             carries passed between tiles through a workspace (logt_ctx_workspace) of one
- *             16-byte status word per (tile, channel).
+ *             channels, each read once (part staged in shared memory, part in registers:
+ *             "lookback-staged"; or, when too few of those would fill the GPU, tiles half as
+ *             long in registers only: "lookback"), carries passed between tiles through a
+ *             workspace (logt_ctx_workspace) of one 16-byte status word per (tile, channel).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
@@ -30,6 +31,26 @@
 #define LB_V (SCAN_LBS_VS + SCAN_LBS_VR)
 #define BLOCK 256
 
+/* The look-back tiling of scan_kernels.cuh: Cb channels × lanes·V steps per tile. */
+typedef struct lb_plan {
+    int Cb, lanes;
+    int64_t G, K, ntiles;
+    size_t bytes;   /* workspace: the tile counter (16 bytes), then the status words */
+} lb_plan;
+
+static lb_plan lb_make(int64_t T, int64_t C, int V)
+{
+    lb_plan p;
+    p.Cb = scan_lb_channels(C);
+    p.lanes = SCAN_LB_THREADS / p.Cb;
+    p.G = (C + p.Cb - 1) / p.Cb;
+    const int64_t L = (int64_t)p.lanes * V;
+    p.K = (T + L - 1) / L;
+    p.ntiles = p.G * p.K;
+    p.bytes = 16 + (size_t)p.ntiles * p.Cb * sizeof(uint4);
+    return p;
+}
+
 /* The route. Channel-parallel needs no workspace and no look-back, so it wins whenever C
  * alone puts enough threads on the GPU: 256 per SM, each with 2·UNROLL loads in flight, is
  * ~2 MB in flight on an H200 — about what ~4 TB/s × ~0.5 µs of DRAM latency asks for. Below
@@ -47,9 +68,18 @@ static int use_channels(int64_t T, int64_t C)
     return C >= scan_cuda_channel_threshold() || T < SHORT_T;
 }
 
+/* Staged tiles (VS + VR steps a thread) while they fill the GPU's resident slots (two blocks
+ * an SM); fewer, and the scan is latency-bound: register-only tiles of VR steps, twice as many
+ * tiles and half the serial work a thread (experiments/scan-table1 at T = 256-65536, m = 4-128
+ * below that line took 1.3-1.8x the time of e93fb8f's register-only tiles when staged). */
+static int use_staged(int64_t T, int64_t C)
+{
+    return lb_make(T, C, LB_V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
+}
+
 extern "C" const char *scan_cuda_route(int64_t T, int64_t C)
 {
-    return use_channels(T, C) ? "channels" : "lookback";
+    return use_channels(T, C) ? "channels" : use_staged(T, C) ? "lookback-staged" : "lookback";
 }
 
 /* The checks every entry point makes: a cuda context, sizes, dtype, and the arrays that must
@@ -77,26 +107,6 @@ static logt_status check_args(const char *op, logt_ctx *ctx, int64_t T, int64_t 
 }
 
 static unsigned blocks_for(int64_t n) { return (unsigned)((n + BLOCK - 1) / BLOCK); }
-
-/* The look-back tiling of scan_kernels.cuh: Cb channels × lanes·V steps per tile. */
-typedef struct lb_plan {
-    int Cb, lanes;
-    int64_t G, K, ntiles;
-    size_t bytes;   /* workspace: the tile counter (16 bytes), then the status words */
-} lb_plan;
-
-static lb_plan lb_make(int64_t T, int64_t C, int V)
-{
-    lb_plan p;
-    p.Cb = scan_lb_channels(C);
-    p.lanes = SCAN_LB_THREADS / p.Cb;
-    p.G = (C + p.Cb - 1) / p.Cb;
-    const int64_t L = (int64_t)p.lanes * V;
-    p.K = (T + L - 1) / L;
-    p.ntiles = p.G * p.K;
-    p.bytes = 16 + (size_t)p.ntiles * p.Cb * sizeof(uint4);
-    return p;
-}
 
 static logt_status cuda_fail(const char *what, cudaError_t e)
 {
@@ -139,7 +149,8 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         LAUNCH_TRY();
         return LOGT_OK;
     }
-    lb_plan p = lb_make(T, C, LB_V);
+    const int staged = use_staged(T, C);
+    lb_plan p = lb_make(T, C, staged ? LB_V : SCAN_LBS_VR);
     if (p.ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
@@ -148,10 +159,11 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
-    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E);
+    const int smem = staged ? SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E) : 0;
     void (*kernel)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
-                   scan_lb2_status) = scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>;
-    LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
+                   scan_lb2_status) = staged ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>
+                                             : scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>;
+    if (staged) LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();

@@ -43,7 +43,18 @@ typedef struct scan_case {
     uint64_t seed;
     double alo, ahi;   /* gates uniform in [alo, ahi); b in [-1, 1), h0 in [-1, 1) */
     double atol_rel;   /* atol = atol_rel·max|ref| */
+    int misalign;      /* a, b, h0, h start one element past an allocation's (aligned) start */
 } scan_case;
+
+/* A copy of d one element further into a fresh allocation (the pointer scan_cuda sees). */
+static void *shifted(logt_tensor *keep, const logt_tensor *d)
+{
+    size_t esz = logt_dtype_size(d->dtype);
+    OK(logt_tensor_new1(keep, LOGT_CUDA, d->dtype, d->numel + 1));
+    char *p = (char *)keep->data + esz;
+    cr_assert_eq(cudaMemcpy(p, d->data, logt_tensor_bytes(d), cudaMemcpyDeviceToDevice), cudaSuccess);
+    return p;
+}
 
 static double *alloc_f64(int64_t n)
 {
@@ -76,9 +87,16 @@ static void run_case(logt_ctx *ctx, const scan_case *c)
     if (!c->in_place) cr_assert_eq(cudaMemset(dh.data, 0xFF, logt_tensor_bytes(&dh)), cudaSuccess);
     cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
 
-    const void *h0p = c->with_h0 ? dh0.data : NULL;
-    OK(scan_cuda(ctx, c->reverse, T, C, c->dt, da.data, db.data, h0p, dh.data));
+    void *pa = da.data, *pb = db.data, *ph0 = dh0.data, *ph = dh.data;
+    logt_tensor ma, mb, mh0, mh;   /* misaligned copies */
+    if (c->misalign) {
+        pa = shifted(&ma, &da), pb = shifted(&mb, &db), ph0 = shifted(&mh0, &dh0);
+        ph = c->in_place ? pb : shifted(&mh, &dh);
+    }
+    OK(scan_cuda(ctx, c->reverse, T, C, c->dt, pa, pb, c->with_h0 ? ph0 : NULL, ph));
     OK(logt_ctx_sync(ctx));
+    if (c->misalign)
+        cr_assert_eq(cudaMemcpy(dh.data, ph, logt_tensor_bytes(&dh), cudaMemcpyDeviceToDevice), cudaSuccess);
     OK(logt_tensor_to_f64(&dh, got));
     const double *h0r = c->with_h0 ? h0 : NULL;
     OK(c->reverse ? scan_reverse_cpu(T, C, a, b, h0r, ref) : scan_cpu(T, C, a, b, h0r, ref));
@@ -87,15 +105,19 @@ static void run_case(logt_ctx *ctx, const scan_case *c)
     for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref[i]));
     double rtol = c->dt == LOGT_BF16 ? 1e-2 : 1e-5;
     char what[64];
-    snprintf(what, sizeof what, "T=%lld C=%lld %s %s%s%s s%llu %s", (long long)T,
+    snprintf(what, sizeof what, "T=%lld C=%lld %s %s%s%s%s s%llu %s", (long long)T,
              (long long)C, logt_dtype_name(c->dt), c->reverse ? "rev" : "fwd",
-             c->with_h0 ? " h0" : "", c->in_place ? " in place" : "", (unsigned long long)c->seed,
-             scan_cuda_route(T, C));
+             c->with_h0 ? " h0" : "", c->in_place ? " in place" : "",
+             c->misalign ? " misaligned" : "", (unsigned long long)c->seed, scan_cuda_route(T, C));
     check_result r = check_close(what, got, ref, n, c->atol_rel * big, rtol);
     cr_assert(r.ok, "%s", r.msg);
 
     logt_tensor_free(&da), logt_tensor_free(&db), logt_tensor_free(&dh0);
     if (!c->in_place) logt_tensor_free(&dh);
+    if (c->misalign) {
+        logt_tensor_free(&ma), logt_tensor_free(&mb), logt_tensor_free(&mh0);
+        if (!c->in_place) logt_tensor_free(&mh);
+    }
     free(a), free(b), free(got), free(ref), free(h0);
 }
 
@@ -118,7 +140,7 @@ static void grid(logt_dtype dt)
             for (int v = 0; v < variants; v++) {
                 int m = (shape * 3 + v * 5) % 8;   /* v*5 mod 8 permutes: vary which are kept */
                 scan_case c = {Ts[i], Cs[j], dt, m & 1, (m >> 1) & 1, 0, 1 + (uint64_t)(m >> 2),
-                               0.5, 1.0, 1e-5};
+                               0.5, 1.0, 1e-5, 0};
                 run_case(ctx, &c);
             }
         }
@@ -152,7 +174,7 @@ Test(scan_cuda, gates_near_one_over_long_T, .timeout = 120)
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     cr_assert_str_eq(scan_cuda_route(127323, 3), "lookback");
     for (int m = 0; m < 4; m++) {
-        scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4};
+        scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4, 0};
         run_case(ctx, &c);
     }
     logt_ctx_destroy(ctx);
@@ -179,14 +201,50 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
     for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++)
         for (int m = 0; m < 4; m++) {
             scan_case c = {shapes[i].T, shapes[i].C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, 1, 0,
-                           7, 0.5, 1.0, 1e-5};
+                           7, 0.5, 1.0, 1e-5, 0};
             run_case(ctx, &c);
         }
     /* h = b, on both routes */
-    scan_case inplace[] = {{1000, 3, LOGT_F32, 0, 1, 1, 8, 0.5, 1.0, 1e-5},
-                           {1000, 3, LOGT_BF16, 1, 1, 1, 8, 0.5, 1.0, 1e-5},
-                           {64, 65536, LOGT_F32, 1, 0, 1, 8, 0.5, 1.0, 1e-5}};
+    scan_case inplace[] = {{1000, 3, LOGT_F32, 0, 1, 1, 8, 0.5, 1.0, 1e-5, 0},
+                           {1000, 3, LOGT_BF16, 1, 1, 1, 8, 0.5, 1.0, 1e-5, 0},
+                           {64, 65536, LOGT_F32, 1, 0, 1, 8, 0.5, 1.0, 1e-5, 0}};
     for (int i = 0; i < 3; i++) run_case(ctx, &inplace[i]);
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+/* The staged tiles (half of a tile in shared memory; scan_lbs_stage) at the tilings the grid
+ * does not stage: one channel (256 lanes), 3 and 100 channels (Cb = C, idle threads), 32
+ * (bf16 two channels a copy, also in place, and with arrays not 4-byte aligned, where the
+ * copies fall back to plain loads) and 33 (a one-channel last group: bf16 with C odd). T is
+ * the first odd length past the staged route's threshold on this GPU, found by doubling. */
+Test(scan_cuda, staged_tiles, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda's staged tiles");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    static const int64_t Cs[] = {1, 3, 100, 32, 33};
+    for (int i = 0; i < 5; i++) {
+        int64_t C = Cs[i], T = 4097;
+        while (strcmp(scan_cuda_route(T, C), "lookback-staged")) {
+            cr_assert_str_eq(scan_cuda_route(T, C), "lookback", "C = %lld: T = %lld", (long long)C,
+                             (long long)T);
+            T = 2 * T + 1;
+        }
+        for (int m = 0; m < 4; m++) {
+            scan_case c = {T, C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, (m + i) & 1, 0, 11 + (uint64_t)i,
+                           0.5, 1.0, 1e-5, 0};
+            run_case(ctx, &c);
+        }
+        if (C == 32) {
+            scan_case more[] = {{T, C, LOGT_BF16, 0, 1, 1, 12, 0.5, 1.0, 1e-5, 0},
+                                {T, C, LOGT_BF16, 1, 0, 0, 13, 0.5, 1.0, 1e-5, 1},
+                                {T, C, LOGT_BF16, 0, 1, 1, 14, 0.5, 1.0, 1e-5, 1},
+                                {T, C, LOGT_F32, 1, 1, 1, 15, 0.999, 1.0, 1e-4, 0}};
+            for (int k = 0; k < 4; k++) run_case(ctx, &more[k]);
+        }
+    }
     logt_ctx_destroy(ctx);
 #endif
 }
