@@ -233,11 +233,19 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
         scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
 }
 
+/* Marks between a tile's phases and look-back rounds: none in the library; the workbench's
+ * timeline records them. */
+struct scan_no_probe {
+    __device__ __forceinline__ void mark(int) const {}
+    __device__ __forceinline__ void round() const {}
+};
+
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false>
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
+          class P = scan_no_probe>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
-                                                  scan_lb2_smem &sm)
+                                                  scan_lb2_smem &sm, const P &probe = P())
 {
     const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
@@ -247,6 +255,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     S::sync();
     if (k == 0) return;
     for (;;) {
+        probe.round();
         const long long j = sm.next[cl];   /* -1: this channel is done */
         float mA = 1.0f, mB = 0.0f;
         int fi = Q, fe = Q;
@@ -355,11 +364,6 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
     asm volatile("cp.async.commit_group;\n" ::);
 }
 
-/* Marks between a tile's phases: none in the library; the workbench's timeline records them. */
-struct scan_no_probe {
-    __device__ __forceinline__ void mark(int) const {}
-};
-
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
@@ -382,7 +386,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
     probe.mark(1);
     /* phase 2 */
-    scan_lb2_lookback<Q, false, H, scan_cta, PART>(C, Cb, lanes, G, tile, h0, st, sm);
+    scan_lb2_lookback<Q, false, H, scan_cta, PART>(C, Cb, lanes, G, tile, h0, st, sm, probe);
     probe.mark(2);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);

@@ -706,6 +706,53 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lbs_tile<VS, VR>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h, st, sm);
 }
 
+/* ---- versions 45, 46: the library's tile, its shared part by bulk copies at C = 32 -----------
+ *
+ * At C = 32 a lane's VS staged steps are VS whole rows, one contiguous run of VS·128 bytes of
+ * a and of b: thread 0 hands the copy engine 2·lanes bulk copies (cp.async.bulk) completing on
+ * one mbarrier, instead of 2·VS 4-byte cp.async from every thread (version 42's, the
+ * library's). Tiles that reach past T (the last) and C != 32 stage as the library does.
+ * 45 VS = VR = 32; 46 VS = 48 (a tile of 640 steps, 96 KB of shared memory a block). */
+template <int VS, int VR>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lbs_bulk_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b,
+                     float *h, scan_lb2_status st)
+{
+    constexpr int VL = VS + VR;
+    extern __shared__ float4 bulk_dyn[];
+    float *sa = (float *)bulk_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_lb2_smem sm;
+    __shared__ __align__(8) unsigned long long full;
+    const long long tile = blockIdx.x;
+    const int64_t k = tile / G;
+    const bool bulk = C == 32 && (k * lanes + lanes) * VL <= T;
+    if (bulk) {
+        if (threadIdx.x == 0) {
+            mbar_init(&full, 1);
+            asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+            mbar_arrive_tx(&full, 2u * lanes * VS * 32 * 4);
+            for (int l = 0; l < lanes; l++) {
+                const int64_t s = (k * lanes + l) * VL;
+                bulk_copy(sa + l * VS * 32, a + s * 32, VS * 32 * 4, &full);
+                bulk_copy(sb + l * VS * 32, b + s * 32, VS * 32 * 4, &full);
+            }
+        }
+    } else {
+        scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    }
+    float av[VR], bv[VR];
+    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    if (bulk) {
+        __syncthreads();   /* the barrier is initialised before anyone waits on it */
+        mbar_wait(&full, 0);
+    } else {
+        asm volatile("cp.async.wait_all;\n" ::);
+    }
+    __syncthreads();
+    scan_lbs_tile<VS, VR, SCAN_LB2_Q, true>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h, st,
+                                            sm);
+}
+
 /* ---- the timeline: the library's tile (scan_lbs_kernel) with clock stamps between phases ----
  *
  * `scan-dev timeline`: per tile, thread 0 reads clock64 at the start, when the loads have
@@ -714,10 +761,14 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
  * and quantiles over the tiles of one call, and how many tiles were in each phase on average
  * (the phase's total time over the call's time). */
 struct tile_probe {
-    long long *t;   /* shared: the block's stamps */
+    long long *t;   /* shared: the block's stamps, then its look-back rounds */
     __device__ __forceinline__ void mark(int k) const
     {
         if (threadIdx.x == 0) t[k] = clock64();
+    }
+    __device__ __forceinline__ void round() const
+    {
+        if (threadIdx.x == 0) t[4]++;
     }
 };
 
@@ -739,17 +790,17 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    if (threadIdx.x == 0) t[0] = clock64();
-    const tile_probe probe = {t};   /* marks 1 and 2 */
+    if (threadIdx.x == 0) t[0] = clock64(), t[4] = 0;
+    const tile_probe probe = {t};   /* marks 1 and 2, rounds */
     scan_lbs_tile<VS, VR, SCAN_LB2_Q, true>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h,
                                             st, sm, probe);
     __syncthreads();
     if (threadIdx.x == 0) {
-        long long *o = stamps + tile * 6;
+        long long *o = stamps + tile * 7;
         unsigned smid;
         asm("mov.u32 %0, %%smid;" : "=r"(smid));
         o[0] = (long long)g0, o[1] = t[0] - c0, o[2] = t[1] - t[0], o[3] = t[2] - t[1], o[4] = clock64() - t[2];
-        o[5] = smid;
+        o[5] = smid, o[6] = t[4];
     }
 }
 
@@ -1275,7 +1326,24 @@ static void scan_lbs(bench *w)
     else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
 
-#define NVERSIONS 44
+/* versions 45, 46: scan_lbs_bulk_kernel */
+template <int VS, int VR>
+static void scan_lbs_bulk(bench *w)
+{
+    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
+    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * (VS + VR) - 1) / ((int64_t)lanes * (VS + VR));
+    int64_t n = G * K;
+    size_t bytes = 16 + (size_t)n * Cb * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbs_bulk: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    const int smem = SCAN_LB_THREADS * VS * 8;
+    cudaCheck(cudaFuncSetAttribute(scan_lbs_bulk_kernel<VS, VR>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    scan_lbs_bulk_kernel<VS, VR><<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, Cb, lanes, G, w->a, w->b, w->h,
+                                                                        st);
+}
+
+#define NVERSIONS 46
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1324,6 +1392,8 @@ static void scan(int version, bench *w, int bs)
     case 43: case 44:
         fprintf(stderr, "versions 43 and 44 are at commit d368c3b (removed since)\n");
         exit(1);
+    case 45: scan_lbs_bulk<32, 32>(w); break;
+    case 46: scan_lbs_bulk<48, 32>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1404,8 +1474,8 @@ static void timeline(int64_t T, int64_t C)
     scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
     const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 8;
     cudaCheck(cudaFuncSetAttribute(scan_lbs_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    long long *d_st, *hs = (long long *)malloc((size_t)n * 6 * sizeof(long long));
-    cudaCheck(cudaMalloc(&d_st, (size_t)n * 6 * sizeof(long long)));
+    long long *d_st, *hs = (long long *)malloc((size_t)n * 7 * sizeof(long long));
+    cudaCheck(cudaMalloc(&d_st, (size_t)n * 7 * sizeof(long long)));
     cudaEvent_t e0, e1;
     cudaCheck(cudaEventCreate(&e0)), cudaCheck(cudaEventCreate(&e1));
     float ms = 0;
@@ -1417,12 +1487,12 @@ static void timeline(int64_t T, int64_t C)
         cudaCheck(cudaEventSynchronize(e1));
         cudaCheck(cudaEventElapsedTime(&ms, e0, e1));
     }
-    cudaCheck(cudaMemcpy(hs, d_st, (size_t)n * 6 * sizeof(long long), cudaMemcpyDeviceToHost));
+    cudaCheck(cudaMemcpy(hs, d_st, (size_t)n * 7 * sizeof(long long), cudaMemcpyDeviceToHost));
     int khz = 0;
     cudaCheck(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
     const double us_per_clk = 1e3 / khz;
     long long gmin = hs[0], gmax = hs[0];
-    for (int64_t i = 0; i < n; i++) gmin = hs[i * 6] < gmin ? hs[i * 6] : gmin, gmax = hs[i * 6] > gmax ? hs[i * 6] : gmax;
+    for (int64_t i = 0; i < n; i++) gmin = hs[i * 7] < gmin ? hs[i * 7] : gmin, gmax = hs[i * 7] > gmax ? hs[i * 7] : gmax;
     printf("timeline T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
            "%.4f ms; clocks at %d MHz (the maximum)\n", (long long)T, (long long)C, (long long)n, ms,
            100 * (3.0 * T * C * 4 / 4.2e12 * 1e3) / ms, (gmax - gmin) * 1e-6, khz / 1000);
@@ -1433,7 +1503,7 @@ static void timeline(int64_t T, int64_t C)
     for (int k = 0; k < 5; k++) {
         double sum = 0;
         for (int64_t i = 0; i < n; i++) {
-            v[i] = k < 4 ? hs[i * 6 + 1 + k] : hs[i * 6 + 1] + hs[i * 6 + 2] + hs[i * 6 + 3] + hs[i * 6 + 4];
+            v[i] = k < 4 ? hs[i * 7 + 1 + k] : hs[i * 7 + 1] + hs[i * 7 + 2] + hs[i * 7 + 3] + hs[i * 7 + 4];
             sum += v[i];
         }
         qsort(v, (size_t)n, sizeof *v, cmp_ll);
@@ -1441,6 +1511,17 @@ static void timeline(int64_t T, int64_t C)
                v[n / 10] * us_per_clk, v[n / 2] * us_per_clk, v[n * 9 / 10] * us_per_clk, v[n * 99 / 100] * us_per_clk,
                sum * us_per_clk * 1e-3 / ms);
     }
+    /* look-back rounds a tile, and the look-back's time over its rounds (a round: one L2
+     * round trip for the status words, two barriers) */
+    double rsum = 0;
+    for (int64_t i = 0; i < n; i++) v[i] = hs[i * 7 + 6], rsum += v[i];
+    qsort(v, (size_t)n, sizeof *v, cmp_ll);
+    printf("  %-24s %9.2f %9lld %9lld %9lld %9lld\n", "look-back rounds", rsum / n, v[n / 10], v[n / 2],
+           v[n * 9 / 10], v[n * 99 / 100]);
+    for (int64_t i = 0; i < n; i++) v[i] = hs[i * 7 + 6] > 0 ? hs[i * 7 + 3] / hs[i * 7 + 6] : 0;
+    qsort(v, (size_t)n, sizeof *v, cmp_ll);
+    printf("  %-24s %9s %9.3f %9.3f %9.3f %9.3f\n", "µs a round", "", v[n / 10] * us_per_clk,
+           v[n / 2] * us_per_clk, v[n * 9 / 10] * us_per_clk, v[n * 99 / 100] * us_per_clk);
     free(v), free(hs);
     cudaCheck(cudaFree(d_st));
     cudaCheck(cudaEventDestroy(e0)), cudaCheck(cudaEventDestroy(e1));
@@ -1493,7 +1574,7 @@ int main(int argc, char **argv)
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
 
     static const int64_t vshapes[][2] = {{1, 1}, {33, 3}, {1000, 32}, {16323, 1000}, {127323, 1},
-                                         {33753, 257}, {400, 40000}};
+                                         {33753, 257}, {400, 40000}, {65557, 32}};
     static const int sizes[] = {64, 128, 256, 512, 1024};
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
@@ -1504,7 +1585,7 @@ int main(int argc, char **argv)
             continue;
         }
         int ok = 1;
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < (int)(sizeof vshapes / sizeof vshapes[0]); i++)
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++)
                 ok &= validate(v, vshapes[i][0], vshapes[i][1], sizes[k]);
         printf("version %d: %s\n", v, ok ? "matches the CPU reference" : "WRONG");
