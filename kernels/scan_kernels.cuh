@@ -238,6 +238,7 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
 struct scan_no_probe {
     __device__ __forceinline__ void mark(int) const {}
     __device__ __forceinline__ void round() const {}
+    __device__ __forceinline__ void empty() const {}
 };
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
@@ -294,6 +295,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
                     scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
                 }
             }
+            if (empty && cl == 0) probe.empty();
             if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
             else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
             else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
@@ -367,7 +369,7 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
-          class P = scan_no_probe>
+          class P = scan_no_probe, bool W8 = false>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
@@ -383,15 +385,15 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     }
 #pragma unroll
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
-    scan_lb2_lanes(Cb, lanes, tile, G, true, st, sm, A, B);
+    scan_lb2_lanes<W8>(Cb, lanes, tile, G, true, st, sm, A, B);
     probe.mark(1);
     /* phase 2 */
-    scan_lb2_lookback<Q, false, H, scan_cta, PART>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    scan_lb2_lookback<Q, W8, H, scan_cta, PART>(C, Cb, lanes, G, tile, h0, st, sm, probe);
     probe.mark(2);
     /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
     if (lane >= lanes || c >= C) return;
     float x = x0;
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
@@ -409,7 +411,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
  * round trip before the loads can go out. */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true,
-          bool PART = true>
+          bool PART = true, bool W8 = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -429,7 +431,8 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
     scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR, Q, PART>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h, st, sm);
+    scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
+                                                            h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

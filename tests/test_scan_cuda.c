@@ -172,7 +172,7 @@ Test(scan_cuda, gates_near_one_over_long_T, .timeout = 120)
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
-    cr_assert_str_eq(scan_cuda_route(127323, 3), "lookback");
+    cr_assert(!strncmp(scan_cuda_route(127323, 3), "lookback", 8), "%s", scan_cuda_route(127323, 3));
     for (int m = 0; m < 4; m++) {
         scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4, 0};
         run_case(ctx, &c);
@@ -190,7 +190,7 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     int64_t thr = scan_cuda_channel_threshold();
     cr_assert_str_eq(scan_cuda_route(64, 65536), "channels");
-    cr_assert_str_eq(scan_cuda_route(300, thr - 1), "lookback");
+    cr_assert(!strncmp(scan_cuda_route(300, thr - 1), "lookback", 8), "%s", scan_cuda_route(300, thr - 1));
     cr_assert_str_eq(scan_cuda_route(300, thr), "channels");
     /* and the look-back tilings: Cb = C with idle threads (100: 2 lanes of 100 in 256
      * threads; 255: one lane), a partial channel group (257 = 256 + 1), one channel with

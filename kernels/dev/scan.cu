@@ -669,7 +669,7 @@ scan_lag_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, long long nt
  * instead of the counter: it relies on blocks starting in index order (CUDA does not promise
  * it), timed to see what the counter's round trip costs; the library took it up at efe7c8b.
  * (cp_async16: versions 24-26's, above.) */
-template <int VR, int VS, int MINB, bool BIDX = false>
+template <int VR, int VS, int MINB, bool BIDX = false, bool W8 = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
 scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
                      scan_lb2_status st)
@@ -703,7 +703,8 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h, st, sm);
+    scan_lbs_tile<VS, VR, SCAN_LB2_Q, W8, float, float, scan_no_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                                        (const float *)NULL, h, st, sm);
 }
 
 /* ---- versions 45, 46: the library's tile, its shared part by bulk copies at C = 32 -----------
@@ -770,8 +771,10 @@ struct tile_probe {
     {
         if (threadIdx.x == 0) t[4]++;
     }
+    __device__ __forceinline__ void empty() const { t[3]++; }   /* one thread: channel 0's */
 };
 
+template <int Q, bool W8>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
                       scan_lb2_status st, long long *stamps)
@@ -790,17 +793,17 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    if (threadIdx.x == 0) t[0] = clock64(), t[4] = 0;
-    const tile_probe probe = {t};   /* marks 1 and 2, rounds */
-    scan_lbs_tile<VS, VR, SCAN_LB2_Q, true>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, (const float *)NULL, h,
-                                            st, sm, probe);
+    if (threadIdx.x == 0) t[0] = clock64(), t[3] = 0, t[4] = 0;
+    const tile_probe probe = {t};   /* marks 1 and 2, rounds, rounds that met an EMPTY word */
+    scan_lbs_tile<VS, VR, Q, true, float, float, tile_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                                 (const float *)NULL, h, st, sm, probe);
     __syncthreads();
     if (threadIdx.x == 0) {
         long long *o = stamps + tile * 7;
         unsigned smid;
         asm("mov.u32 %0, %%smid;" : "=r"(smid));
         o[0] = (long long)g0, o[1] = t[0] - c0, o[2] = t[1] - t[0], o[3] = t[2] - t[1], o[4] = clock64() - t[2];
-        o[5] = smid, o[6] = t[4];
+        o[5] = smid, o[6] = t[4] | t[3] << 32;
     }
 }
 
@@ -1304,7 +1307,8 @@ static void scan_lag(bench *w, int lag_per_resident)
 }
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
-template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false>
+template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
+          bool W8 = false>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1312,16 +1316,20 @@ static void scan_lbs(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbs: scratch too small\n"); exit(1); }
-    if (ROWS && (Cb != 32 || w->C % 4)) { scan_lbs<VR, VS, MINB, false>(w); return; }   /* the library's */
+    if (ROWS && (Cb != 32 || w->C % 4)) {   /* the library's */
+        scan_lbs<VR, VS, MINB, false, BIDX, Q, PART, W8>(w);
+        return;
+    }
     scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
     const int smem = SCAN_LB_THREADS * VS * 8;
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
-        scan_lbs_rows_kernel<VR, VS, MINB, BIDX>;
+        scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
+    cudaCheck(cudaMemsetAsync(w->ws + 16, W8 ? 0xff : 0, bytes - 16));   /* EMPTY words */
     if (ROWS) rows<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, Cb, lanes, G, w->a, w->b, w->h, st);
     else lib<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, 0, Cb, lanes, G, w->a, w->b, NULL, w->h, st);
 }
@@ -1343,7 +1351,7 @@ static void scan_lbs_bulk(bench *w)
                                                                         st);
 }
 
-#define NVERSIONS 46
+#define NVERSIONS 50
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1394,6 +1402,10 @@ static void scan(int version, bench *w, int bs)
         exit(1);
     case 45: scan_lbs_bulk<32, 32>(w); break;
     case 46: scan_lbs_bulk<48, 32>(w); break;
+    case 47: scan_lbs<32, 32, 2, false, true, 16, true, true>(w); break;
+    case 48: scan_lbs<32, 32, 2, false, true, 8, true, true>(w); break;
+    case 49: scan_lbs<32, 32, 2, false, true, 24, true, true>(w); break;
+    case 50: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1463,6 +1475,7 @@ static int cmp_ll(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+template <int Q, bool W8>
 static void timeline(int64_t T, int64_t C)
 {
     bench w;
@@ -1473,16 +1486,19 @@ static void timeline(int64_t T, int64_t C)
     size_t bytes = 16 + (size_t)n * Cb * 16;
     scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
     const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 8;
-    cudaCheck(cudaFuncSetAttribute(scan_lbs_probe_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    void (*probe)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status,
+                  long long *) = scan_lbs_probe_kernel<Q, W8>;
+    cudaCheck(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     long long *d_st, *hs = (long long *)malloc((size_t)n * 7 * sizeof(long long));
     cudaCheck(cudaMalloc(&d_st, (size_t)n * 7 * sizeof(long long)));
     cudaEvent_t e0, e1;
     cudaCheck(cudaEventCreate(&e0)), cudaCheck(cudaEventCreate(&e1));
     float ms = 0;
     for (int r = 0; r < 6; r++) {   /* the last call is the one summed up */
-        cudaCheck(cudaMemsetAsync(w.ws, 0, bytes));
+        cudaCheck(cudaMemsetAsync(w.ws, 0, 16));
+        cudaCheck(cudaMemsetAsync(w.ws + 16, W8 ? 0xff : 0, bytes - 16));
         cudaCheck(cudaEventRecord(e0));
-        scan_lbs_probe_kernel<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
+        probe<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
         cudaCheck(cudaEventRecord(e1));
         cudaCheck(cudaEventSynchronize(e1));
         cudaCheck(cudaEventElapsedTime(&ms, e0, e1));
@@ -1493,8 +1509,8 @@ static void timeline(int64_t T, int64_t C)
     const double us_per_clk = 1e3 / khz;
     long long gmin = hs[0], gmax = hs[0];
     for (int64_t i = 0; i < n; i++) gmin = hs[i * 7] < gmin ? hs[i * 7] : gmin, gmax = hs[i * 7] > gmax ? hs[i * 7] : gmax;
-    printf("timeline T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
-           "%.4f ms; clocks at %d MHz (the maximum)\n", (long long)T, (long long)C, (long long)n, ms,
+    printf("timeline Q=%d %d-byte words T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
+           "%.4f ms; clocks at %d MHz (the maximum)\n", Q, W8 ? 8 : 16, (long long)T, (long long)C, (long long)n, ms,
            100 * (3.0 * T * C * 4 / 4.2e12 * 1e3) / ms, (gmax - gmin) * 1e-6, khz / 1000);
     static const char *names[] = {"loads (start to landed)", "lane scan + aggregate", "look-back", "finish (INC, h)",
                                   "whole tile"};
@@ -1513,12 +1529,17 @@ static void timeline(int64_t T, int64_t C)
     }
     /* look-back rounds a tile, and the look-back's time over its rounds (a round: one L2
      * round trip for the status words, two barriers) */
-    double rsum = 0;
-    for (int64_t i = 0; i < n; i++) v[i] = hs[i * 7 + 6], rsum += v[i];
-    qsort(v, (size_t)n, sizeof *v, cmp_ll);
-    printf("  %-24s %9.2f %9lld %9lld %9lld %9lld\n", "look-back rounds", rsum / n, v[n / 10], v[n / 2],
-           v[n * 9 / 10], v[n * 99 / 100]);
-    for (int64_t i = 0; i < n; i++) v[i] = hs[i * 7 + 6] > 0 ? hs[i * 7 + 3] / hs[i * 7 + 6] : 0;
+    for (int j = 0; j < 2; j++) {   /* rounds (low word), rounds that met an EMPTY word (high) */
+        double rsum = 0;
+        for (int64_t i = 0; i < n; i++) v[i] = j ? hs[i * 7 + 6] >> 32 : hs[i * 7 + 6] & 0xffffffff, rsum += v[i];
+        qsort(v, (size_t)n, sizeof *v, cmp_ll);
+        printf("  %-24s %9.2f %9lld %9lld %9lld %9lld\n", j ? "rounds that met EMPTY" : "look-back rounds",
+               rsum / n, v[n / 10], v[n / 2], v[n * 9 / 10], v[n * 99 / 100]);
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const long long r = hs[i * 7 + 6] & 0xffffffff;
+        v[i] = r > 0 ? hs[i * 7 + 3] / r : 0;
+    }
     qsort(v, (size_t)n, sizeof *v, cmp_ll);
     printf("  %-24s %9s %9.3f %9.3f %9.3f %9.3f\n", "µs a round", "", v[n / 10] * us_per_clk,
            v[n / 2] * us_per_clk, v[n * 9 / 10] * us_per_clk, v[n * 99 / 100] * us_per_clk);
@@ -1562,9 +1583,11 @@ static int validate(int version, int64_t T, int64_t C, int bs)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "timeline")) {
-        timeline(1048576, 1024);
-        timeline(4194304, 32);
-        timeline(65536, 32);
+        timeline<SCAN_LB2_Q, false>(1048576, 1024);
+        timeline<SCAN_LB2_Q, false>(4194304, 32);
+        timeline<SCAN_LB2_Q, false>(65536, 32);
+        timeline<16, true>(1048576, 1024);
+        timeline<16, true>(4194304, 32);
         return 0;
     }
     unsigned long long only = 0;   /* bit v: run version v; none given: all */
