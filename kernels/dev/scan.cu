@@ -669,7 +669,7 @@ scan_lag_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, long long nt
  * instead of the counter: it relies on blocks starting in index order (CUDA does not promise
  * it), timed to see what the counter's round trip costs; the library took it up at efe7c8b.
  * (cp_async16: versions 24-26's, above.) */
-template <int VR, int VS, int MINB, bool BIDX = false, bool W8 = false>
+template <int VR, int VS, int MINB, bool BIDX = false, bool W8 = false, int SPEC = 0>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
 scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
                      scan_lb2_status st)
@@ -703,8 +703,8 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
-    scan_lbs_tile<VS, VR, SCAN_LB2_Q, W8, float, float, scan_no_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
-                                                                        (const float *)NULL, h, st, sm);
+    scan_lbs_tile<VS, VR, SCAN_LB2_Q, W8, float, float, scan_no_probe, W8, SPEC>(T, C, 0, Cb, lanes, G, tile, sa, sb,
+                                                                              av, bv, (const float *)NULL, h, st, sm);
 }
 
 /* ---- versions 45, 46: the library's tile, its shared part by bulk copies at C = 32 -----------
@@ -1308,7 +1308,7 @@ static void scan_lag(bench *w, int lag_per_resident)
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false>
+          bool W8 = false, int SPEC = 0>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1323,7 +1323,7 @@ static void scan_lbs(bench *w)
     scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
     const int smem = SCAN_LB_THREADS * VS * 8;
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
-        scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8>;
+        scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
                 scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
@@ -1351,7 +1351,7 @@ static void scan_lbs_bulk(bench *w)
                                                                         st);
 }
 
-#define NVERSIONS 50
+#define NVERSIONS 53
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1406,6 +1406,9 @@ static void scan(int version, bench *w, int bs)
     case 48: scan_lbs<32, 32, 2, false, true, 8, true, true>(w); break;
     case 49: scan_lbs<32, 32, 2, false, true, 24, true, true>(w); break;
     case 50: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true>(w); break;
+    case 51: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 500>(w); break;
+    case 52: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 1000>(w); break;
+    case 53: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 1500>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
