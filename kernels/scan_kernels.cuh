@@ -362,7 +362,7 @@ __device__ __forceinline__ void scan_cp4(void *s, const void *g)
 __device__ __forceinline__ void scan_cp16(void *s, const void *g)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
-                 "l"(g));
+                 "l"(g) : "memory");
 }
 
 template <int VS, int GOFF, typename E, bool ROWS = true>
@@ -382,10 +382,10 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
             const int64_t s = (k * lanes + ln) * VL + v, t = scan_time(T, reverse, s), tg = t + GOFF;
             E *da = sa + (ln * VS + v) * 32 + q * PER, *db = sb + (da - sa);
             const bool in = s < T, gate = in && tg >= 0 && tg < T;
-            if (in) scan_cp16(db, b + t * 32 + q * PER);
-            else for (int e = 0; e < PER; e++) ::st(db + e, 0.0f);
             if (gate) scan_cp16(da, a + tg * 32 + q * PER);
             else for (int e = 0; e < PER; e++) ::st(da + e, in ? 0.0f : 1.0f);
+            if (in) scan_cp16(db, b + t * 32 + q * PER);
+            else for (int e = 0; e < PER; e++) ::st(db + e, 0.0f);
         }
     } else if (lane < lanes) {
         /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even
