@@ -339,12 +339,10 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * registers. The tile holds lanes·VL steps: at VS = VR = 32, 512 steps of 32 channels, 128 KB of
  * f32 a and b, twice what registers alone could hold (48 steps a thread spilled); one look-back
  * a tile, so the look-back's cost per byte halves and the chain's inclusive front crosses half
- * as many tiles. At C = 32 the tile's rows are one contiguous block, copied whole in 16-byte
- * pieces (a, b 16-byte aligned; kernels/dev/scan.cu version 50 against 42: 90-91% of the
- * workbench's copy against 86-87% at (32, 2^22)). Elsewhere copies are 4 bytes: f32, a thread
- * its own elements (whole-row 16-byte copies measured slower there, 76-79% of copy against
- * 86-87% at C = 1024); bf16, two channels a copy when the tile has 32 channels, C is even and
- * a, b are 4-byte aligned (rows then are), else plain loads. */
+ * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
+ * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
+ * when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows then are), else
+ * plain loads. */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 
@@ -359,35 +357,14 @@ __device__ __forceinline__ void scan_cp4(void *s, const void *g)
  * C the identity (1, 0). Only issues the copies (one commit group): the caller waits for them
  * (cp.async.wait_all) and meets the block (__syncthreads) before it reads sa or sb, since on
  * the bf16 pairs path a thread's copies are other threads' data. */
-__device__ __forceinline__ void scan_cp16(void *s, const void *g)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
-                 "l"(g) : "memory");
-}
-
-template <int VS, int GOFF, typename E, bool ROWS = true>
+template <int VS, int GOFF, typename E>
 __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                                int64_t G, int64_t tile, int VL, const E *a,
                                                const E *b, E *sa, E *sb)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, s0 = (k * lanes + lane) * VL;
-    if (ROWS && C == 32 && (((uintptr_t)a | (uintptr_t)b) & 15) == 0) {
-        /* C = 32: a step's row is the tile's row, 128 (f32) or 64 (bf16) contiguous bytes,
-         * copied whole in 16-byte pieces by whichever thread; a tile of rows staged */
-        constexpr int PER = 16 / (int)sizeof(E), NQ = 32 / PER;   /* elements a copy, copies a row */
-        constexpr int VD = VS > 0 ? VS : 1;   /* (VS = 0, register-only tiles: no row to copy) */
-        for (int i = tid; i < lanes * VS * NQ; i += SCAN_LB_THREADS) {
-            const int row = i / NQ, q = i % NQ, ln = row / VD, v = row % VD;
-            const int64_t s = (k * lanes + ln) * VL + v, t = scan_time(T, reverse, s), tg = t + GOFF;
-            E *da = sa + (ln * VS + v) * 32 + q * PER, *db = sb + (da - sa);
-            const bool in = s < T, gate = in && tg >= 0 && tg < T;
-            if (gate) scan_cp16(da, a + tg * 32 + q * PER);
-            else for (int e = 0; e < PER; e++) ::st(da + e, in ? 0.0f : 1.0f);
-            if (in) scan_cp16(db, b + t * 32 + q * PER);
-            else for (int e = 0; e < PER; e++) ::st(db + e, 0.0f);
-        }
-    } else if (lane < lanes) {
+    if (lane < lanes) {
         /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even
          * and a, b 4-byte aligned: a copy is channels 2w, 2w + 1 of every other step (the
          * warp is one lane's rows) */
@@ -460,7 +437,7 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
  * round trip before the loads can go out. */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true,
-          bool PART = true, bool W8 = false, bool ROWS = true>
+          bool PART = true, bool W8 = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -475,7 +452,7 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
         __syncthreads();
     }
     const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
-    scan_lbs_stage<VS, GOFF, E, ROWS>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
     scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);

@@ -79,7 +79,25 @@
  *      42 40 with partial look-back rounds (a round that meets an EMPTY keeps what came
  *         before it; the library since d368c3b): 86%, 87%;  43, 44 (commit d368c3b, removed
  *         since) 42 with __nanosleep(200, 500 ns) before a poll: 86%, 87%
- *      The workbench's copy of the 512 MB array (C = 32) is 10% slower than the one
+ *      Versions 45-54, % of copy at (32, 2^22) and (1024, 2^20), runs of this session
+      (results/scan-workbench-staged-h200.txt, runs F-J; 42 in the same calls: 81.5-87.2%
+      and 86.3-86.8%):
+      45, 46 the shared part by bulk copies (cp.async.bulk, one mbarrier) at C = 32, VS = 32
+         and 48: 85.0% and 88.0%; 84.6% and 77.2% (one run)
+      47-49 42 with 8-byte words (W8), windows of 128, 64 and 192 tiles (Q = 16, 8, 24;
+         24 spills): 84.4%, 86.8-87.3%, 65.8%; 85.0%, 86.3-87.0%, 55.7%
+      50 35 (whole rows) with 8-byte words and partial rounds: 90.4-91.4% in five runs of
+         six (85.4% in one); 78.2-79.2%. 51-53: 50 with the first round read twice, 500,
+         1000, 1500 ns apart (SPEC): 89.8-90.7%, 90.6-90.7%, 88.9%: no gain
+      54 (commit b8badf7, removed since) the library's kernel with whole-row copies at C = 32
+         (its staging loop, not version 50's kernel): 81.7-81.8% where 50 ran 91%; in
+         experiments/scan-bandwidth 73-74% against 78% without the rows, so the library kept
+         its per-element staging. The cause of the gap between 54 and 50 was not found.
+      Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
+      an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
+      0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
+      8-byte words with windows of 128 did not change either (1.69, 0.65).
+      The workbench's copy of the 512 MB array (C = 32) is 10% slower than the one
  *      experiments/scan-bandwidth times beside each call (3.7 against 4.1 TB/s): there the
  *      library's kernel is at 86% and 78% of copy (results/scan-bandwidth-h200.h5).
  *      `scan-dev timeline` splits a tile's time into its phases (scan_lbs_probe_kernel).
@@ -1308,7 +1326,7 @@ static void scan_lag(bench *w, int lag_per_resident)
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false, int SPEC = 0, bool LR = false>
+          bool W8 = false, int SPEC = 0>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1325,7 +1343,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8, LR>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
@@ -1409,7 +1427,9 @@ static void scan(int version, bench *w, int bs)
     case 51: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 500>(w); break;
     case 52: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 1000>(w); break;
     case 53: scan_lbs<32, 32, 2, true, true, SCAN_LB2_Q, true, true, 1500>(w); break;
-    case 54: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, true>(w); break;
+    case 54:
+        fprintf(stderr, "version 54 is at commit b8badf7 (removed since)\n");
+        exit(1);
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1606,7 +1626,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
         if (only && !(only >> v & 1)) continue;
-        if ((v >= 37 && v <= 39) || v == 43 || v == 44) continue;   /* removed */
+        if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54) continue;   /* removed */
         if (v == 12) {   /* no look-back: wrong by design */
             printf("version 12: timing only (no carries between tiles)\n");
             continue;
@@ -1632,7 +1652,7 @@ int main(int argc, char **argv)
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
             if (only && !(only >> v & 1)) continue;
-            if ((v >= 37 && v <= 39) || v == 43 || v == 44) continue;
+            if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
                 int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
