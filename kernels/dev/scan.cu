@@ -1326,7 +1326,7 @@ static void scan_lag(bench *w, int lag_per_resident)
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false, int SPEC = 0>
+          bool W8 = false, int SPEC = 0, bool LR = false, int REV = -1>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1343,7 +1343,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8, LR, REV>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
@@ -1369,7 +1369,7 @@ static void scan_lbs_bulk(bench *w)
                                                                         st);
 }
 
-#define NVERSIONS 54
+#define NVERSIONS 57
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1430,6 +1430,9 @@ static void scan(int version, bench *w, int bs)
     case 54:
         fprintf(stderr, "version 54 is at commit b8badf7 (removed since)\n");
         exit(1);
+    case 55: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, true, 0>(w); break;
+    case 56: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, false, 0>(w); break;
+    case 57: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, true, -1>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
