@@ -120,7 +120,7 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
  * cudaDeviceReset would drop the opt-in behind the flag's back; nothing here calls one, and
  * the launch after it would fail loudly (LAUNCH_TRY), not compute wrong. */
 #define OPT_IN_DEVICES 64
-template <int GOFF, typename E, typename H> static std::atomic<int> *ready_on(void)
+template <int GOFF, typename E, typename H, int REV> static std::atomic<int> *ready_on(void)
 {
     static std::atomic<int> ready[OPT_IN_DEVICES];
     return ready;
@@ -160,10 +160,16 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
     const int smem = staged ? SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E) : 0;
-    void (*kernel)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
-                   scan_lb2_status) = staged ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H>
-                                             : scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>;
-    if (staged) LOGT_TRY(opt_in_smem((const void *)kernel, smem, ready_on<GOFF, E, H>()));
+    /* Staged tiles take the direction as a template argument (REV, scan_kernels.cuh); the
+     * register-only ones as an argument (fixed, their forward kernels spilled 172-336 bytes) */
+    typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
+                           scan_lb2_status);
+    const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
+                          : reverse ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, 1>
+                                    : scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, 0>;
+    if (staged)
+        LOGT_TRY(opt_in_smem((const void *)kernel, smem,
+                             reverse ? ready_on<GOFF, E, H, 1>() : ready_on<GOFF, E, H, 0>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();

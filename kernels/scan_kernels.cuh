@@ -342,7 +342,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
  * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
  * when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows then are), else
- * plain loads. ROWS (workbench): at C = 32, whole rows in 16-byte copies instead. */
+ * plain loads. */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 
@@ -357,35 +357,14 @@ __device__ __forceinline__ void scan_cp4(void *s, const void *g)
  * C the identity (1, 0). Only issues the copies (one commit group): the caller waits for them
  * (cp.async.wait_all) and meets the block (__syncthreads) before it reads sa or sb, since on
  * the bf16 pairs path a thread's copies are other threads' data. */
-__device__ __forceinline__ void scan_cp16(void *s, const void *g)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
-                 "l"(g) : "memory");
-}
-
-template <int VS, int GOFF, typename E, bool ROWS = false>
+template <int VS, int GOFF, typename E>
 __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse, int Cb, int lanes,
                                                int64_t G, int64_t tile, int VL, const E *a,
                                                const E *b, E *sa, E *sb)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, s0 = (k * lanes + lane) * VL;
-    if (ROWS && C == 32 && (((uintptr_t)a | (uintptr_t)b) & 15) == 0) {
-        /* C = 32: a step's row is the tile's row, 128 (f32) or 64 (bf16) contiguous bytes,
-         * copied whole in 16-byte pieces by whichever thread; a tile of rows staged */
-        constexpr int PER = 16 / (int)sizeof(E), NQ = 32 / PER;   /* elements a copy, copies a row */
-        constexpr int VD = VS > 0 ? VS : 1;   /* (VS = 0, register-only tiles: no row to copy) */
-        for (int i = tid; i < lanes * VS * NQ; i += SCAN_LB_THREADS) {
-            const int row = i / NQ, q = i % NQ, ln = row / VD, v = row % VD;
-            const int64_t s = (k * lanes + ln) * VL + v, t = scan_time(T, reverse, s), tg = t + GOFF;
-            E *da = sa + (ln * VS + v) * 32 + q * PER, *db = sb + (da - sa);
-            const bool in = s < T, gate = in && tg >= 0 && tg < T;
-            if (gate) scan_cp16(da, a + tg * 32 + q * PER);
-            else for (int e = 0; e < PER; e++) ::st(da + e, in ? 0.0f : 1.0f);
-            if (in) scan_cp16(db, b + t * 32 + q * PER);
-            else for (int e = 0; e < PER; e++) ::st(db + e, 0.0f);
-        }
-    } else if (lane < lanes) {
+    if (lane < lanes) {
         /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even
          * and a, b 4-byte aligned: a copy is channels 2w, 2w + 1 of every other step (the
          * warp is one lane's rows) */
@@ -456,14 +435,20 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * tiles of lower index, which is deadlock-free when blocks start in index order (what the
  * hardware does, though CUDA does not promise it). Else the counter's: a tile waits only for
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
- * round trip before the loads can go out. */
-template <int VS, int VR, int GOFF, typename E, typename H = E, int Q = SCAN_LB2_Q, bool BIDX = true,
-          bool PART = true, bool W8 = false, bool ROWS = false, int REV = -1>
+ * round trip before the loads can go out.
+ * REV: the direction as a template argument (0 forward, 1 reversed) or -1, the argument
+ * `reverse_`. Fixed, every step's time index folds to s or T - 1 - s at compile time: workbench
+ * version 56 against 42, 89.1-90.3% of copy against 81.7-87.2% at (32, 2^22) and 88.3%
+ * against 86.2% at (1024, 2^20). The library fixes it for staged tiles (the f32 kernels spill
+ * nothing; bf16 and the backward's reversed ones 8 bytes) and not for register-only tiles,
+ * whose fixed forward kernels spilled 172-336 bytes. */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q,
+          bool BIDX = true, bool PART = true, bool W8 = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
 {
-    const int reverse = REV >= 0 ? REV : reverse_;   /* REV (workbench): the direction fixed */
+    const int reverse = REV >= 0 ? REV : reverse_;   /* REV: the direction, fixed at compile time */
     constexpr int VL = VS + VR;
     extern __shared__ float4 scan_lbs_dyn[];
     E *sa = (E *)scan_lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
@@ -474,7 +459,7 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G
         __syncthreads();
     }
     const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
-    scan_lbs_stage<VS, GOFF, E, ROWS>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
     scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);

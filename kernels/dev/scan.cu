@@ -93,6 +93,11 @@
          (its staging loop, not version 50's kernel): 81.7-81.8% where 50 ran 91%; in
          experiments/scan-bandwidth 73-74% against 78% without the rows, so the library kept
          its per-element staging. The cause of the gap between 54 and 50 was not found.
+      55-57 (commit 144c199; 55, 57 removed since) the library's kernel with its direction a
+         template argument (REV = 0) and per-element staging (56, the library's since),
+         with whole-row copies (55), and the rows with the direction an argument (57, = 54):
+         87.5-87.7%, 89.1-90.3%, 79.9-81.1%; 85.1-85.3%, 88.3%, 85.8-86.0% (two runs; 42
+         81.7% and 86.2%, 50 85.3-90.7% and 77.5-77.9%)
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
@@ -1326,7 +1331,7 @@ static void scan_lag(bench *w, int lag_per_resident)
 
 /* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false, int SPEC = 0, bool LR = false, int REV = -1>
+          bool W8 = false, int SPEC = 0, int REV = -1>
 static void scan_lbs(bench *w)
 {
     int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
@@ -1343,7 +1348,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, Q, BIDX, PART, W8, LR, REV>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, REV, Q, BIDX, PART, W8>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
@@ -1430,9 +1435,10 @@ static void scan(int version, bench *w, int bs)
     case 54:
         fprintf(stderr, "version 54 is at commit b8badf7 (removed since)\n");
         exit(1);
-    case 55: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, true, 0>(w); break;
-    case 56: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, false, 0>(w); break;
-    case 57: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, true, -1>(w); break;
+    case 55: case 57:
+        fprintf(stderr, "versions 55 and 57 are at commit 144c199 (removed since)\n");
+        exit(1);
+    case 56: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1629,7 +1635,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
         if (only && !(only >> v & 1)) continue;
-        if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54) continue;   /* removed */
+        if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54 || v == 55 || v == 57) continue;   /* removed */
         if (v == 12) {   /* no look-back: wrong by design */
             printf("version 12: timing only (no carries between tiles)\n");
             continue;
@@ -1655,7 +1661,7 @@ int main(int argc, char **argv)
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
             if (only && !(only >> v & 1)) continue;
-            if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54) continue;
+            if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54 || v == 55 || v == 57) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
                 int bs = v <= 3 ? sizes[k] : SCAN_LB_THREADS;
