@@ -1,24 +1,24 @@
 # plots/gilr-vs-lstm-h200-speedup-B.gp: figure 'speedup-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 288.3755951
-2 148.9466221
-4 88.6375413
-8 49.15365472
-16 26.18477071
-32 14.39870224
+1 244.3399358
+2 125.557361
+4 71.42441098
+8 36.94597236
+16 22.0593954
+32 14.59777506
 
 
 # index 1: lstm-cudnn algo=auto
-1 8.71224894
-2 4.356811748
-4 3.439534198
-8 1.817515113
-16 0.9802429016
-32 0.8758199916
+1 7.354763231
+2 3.663096741
+4 2.765015257
+8 1.354717586
+16 1.044846733
+32 1.111426645
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-B"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7710029645
-64 1.053060744
-256 2.066687392
-1024 5.97935751
-4096 25.49390561
-16384 25.77021661
-32768 35.83690108
+16 0.7964683581
+64 1.079404513
+256 1.976454073
+1024 5.845210758
+4096 18.81315365
+16384 25.83147084
+32768 36.12679184
 
 
 # index 1: lstm-cudnn algo=standard
-16 1.013148044
-64 0.9907978389
-256 0.9943605505
-1024 0.8058954737
-4096 0.9404102198
-16384 0.2907370424
-32768 0.2050483153
+16 0.9973854704
+64 0.9926237638
+256 0.9892021632
+1024 0.9552907259
+4096 0.9052926287
+16384 0.3616616572
+32768 0.239215993
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-auto"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.760997338
-64 1.06284118
-256 2.078408472
-1024 7.419519906
-4096 27.10934555
-16384 88.6375413
-32768 174.7729604
+16 0.798556207
+64 1.087425621
+256 1.998028459
+1024 6.118776828
+4096 20.78129553
+16384 71.42441098
+32768 151.0216411
 
 
 # index 1: lstm-cudnn algo=auto
-16 0.9870225835
-64 1.009287627
-256 1.005671433
-1024 1.24085571
-4096 1.06336573
-16384 3.439534198
-32768 4.876899372
+16 1.002621383
+64 1.007431049
+256 1.010915703
+1024 1.046801746
+4096 1.104615202
+16384 2.765015257
+32768 4.180322509
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

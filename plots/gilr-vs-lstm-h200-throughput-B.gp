@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 4685984.275
-2 5136333.373
-4 5406190.067
-8 5741793.358
-16 6008411.03
-32 6180108.616
+1 4711858.714
+2 5168923.756
+4 5425711.732
+8 5786724.951
+16 6036525.715
+32 6174489.115
 
 
 # index 1: lstm-cudnn algo=standard
-1 16249.58684
-2 34484.38978
-4 60992.1032
-8 116813.1524
-16 229462.0448
-32 429212.8911
+1 19284.03026
+2 41167.8273
+4 75964.3889
+8 156626.6789
+16 273648.7381
+32 422974.6717
 
 
 # index 2: lstm-cudnn algo=auto
-1 141570.4457
-2 150241.9945
-4 209784.4248
-8 212309.6698
-16 224928.5406
-32 375913.2307
+1 141829.4767
+2 150801.734
+4 210042.6943
+8 212184.9164
+16 285920.9899
+32 470105.3204
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

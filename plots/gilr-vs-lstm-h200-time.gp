@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 5f5aaed); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 12.01887989
-64 11.94223976
-256 11.98524761
-1024 12.11334419
-4096 12.08047962
-16384 12.12240028
-32768 12.20774364
-65536 12.18150425
+16 11.9551363
+64 11.97635174
+256 11.96240044
+1024 12.04944038
+4096 12.06028843
+16384 12.07878399
+32768 12.12041569
+65536 12.14102364
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.146335602
-64 12.6927042
-256 24.91024017
-1024 89.87519836
-4096 327.4938965
-16384 1074.499756
-32768 2133.583496
+16 9.546848297
+64 13.02339172
+256 23.90121651
+1024 73.72783661
+4096 250.628418
+16384 862.7200317
+32768 1830.445068
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.266592026
-64 12.57590389
-256 24.76976013
-1024 72.43001556
-4096 307.9786072
-16384 312.3968811
-32768 437.4877014
+16 9.521887779
+64 12.92732811
+256 23.64313507
+1024 70.43151855
+4096 226.8920593
+16384 312.0127563
+32768 437.8717346
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4120.141649
-16384 4268.502514
-1048576 4267.179482
-4194304 4126.221354
+1024 4116.603167
+16384 4291.842787
+1048576 4303.367437
+4194304 4187.499428
 
 
 # index 1: bf16
-1024 3952.229738
-16384 4228.062353
-1048576 4233.196527
-4194304 4080.558442
+1024 3940.163618
+16384 4284.684135
+1048576 4285.504925
+4194304 4176.033879
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3892.324499
-16384 3900.978852
-1048576 3699.564364
-4194304 3219.680038
+1024 3880.620636
+16384 3875.093248
+1048576 3802.47116
+4194304 3363.40326
 
 
 # index 1: scan-reverse f32
-1024 3987.928708
-16384 3909.121308
-1048576 3515.117414
-4194304 3145.728034
+1024 3967.495588
+16384 3881.537059
+1048576 3364.274478
+4194304 3169.499275
 
 
 # index 2: scan bf16
-1024 2432.890935
-16384 2398.687011
-1048576 1339.124121
-4194304 1258.952161
+1024 2466.995863
+16384 2429.969206
+1048576 1717.151686
+4194304 1674.985793
 
 
 # index 3: scan-reverse bf16
-1024 2166.106389
-16384 2103.231649
-1048576 973.9402327
-4194304 931.0502851
+1024 2201.541735
+16384 2138.053412
+1048576 996.3185869
+4194304 957.8587884
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 6dce4c3); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.47064762
-16384 91.38986892
-1048576 86.69811943
-4194304 78.0297459
+1024 94.26754242
+16384 90.28972963
+1048576 88.36036465
+4194304 80.32008881
 
 
 # index 1: scan-reverse f32
-1024 95.68576308
-16384 91.58135258
-1048576 82.27548962
-4194304 75.46875357
+1024 95.08907378
+16384 90.39070596
+1048576 78.07808244
+4194304 74.98583223
 
 
 # index 2: scan bf16
-1024 61.55742699
-16384 56.73253634
-1048576 31.63387555
-4194304 30.85244774
+1024 62.6115081
+16384 56.71291346
+1048576 40.06883007
+4194304 40.10948766
 
 
 # index 3: scan-reverse bf16
-1024 53.58064993
-16384 49.74457501
-1048576 22.98289693
-4194304 22.70297341
+1024 54.18160753
+16384 49.84574801
+1048576 23.21924851
+4194304 22.71152903
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 6dce4c3); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.175799101
-256 1.560374164
-4096 16.47712947
-65536 236.0677033
+16 1.093275472
+256 2.571627238
+4096 26.00778565
+65536 404.4906075
 
 
 # index 1: C=32
-16 1.223577286
-256 3.165966397
-4096 33.30441863
-65536 462.0069899
+16 1.224137939
+256 4.262626075
+4096 38.58271233
+65536 542.3090357
 
 
 # index 2: C=128
-16 1.255364777
-256 3.128309479
-4096 33.1155976
-65536 532.4883431
+16 1.229038837
+256 4.27030789
+4096 40.31533308
+65536 547.0144757
 EOD
 
 out = "plots/scan-table1-h200-speedup"
