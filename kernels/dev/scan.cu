@@ -1329,16 +1329,34 @@ static void scan_lag(bench *w, int lag_per_resident)
                                                                      w->h, st);
 }
 
-/* versions 31-33, 35: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40, 41: the library's scan_lbs_kernel */
+/* The tiling of a staged tile of VL steps a thread: Cb channels, lanes, G groups, n tiles, and the
+ * workspace (counter and 16-byte status words) it needs */
+struct lbs_tiling {
+    int Cb, lanes;
+    int64_t G, n;
+    size_t bytes;
+};
+static lbs_tiling lbs_tiles(const bench *w, int VL, const char *who)
+{
+    lbs_tiling p;
+    p.Cb = scan_lb_channels(w->C), p.lanes = SCAN_LB_THREADS / p.Cb;
+    p.G = (w->C + p.Cb - 1) / p.Cb;
+    p.n = p.G * ((w->T + (int64_t)p.lanes * VL - 1) / ((int64_t)p.lanes * VL));
+    p.bytes = 16 + (size_t)p.n * p.Cb * 16;
+    if (p.bytes > w->ws_bytes) { fprintf(stderr, "%s: scratch too small\n", who); exit(1); }
+    return p;
+}
+
+/* versions 31-33, 35, 50-53: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40-42, 47-49, 56: the
+ * library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
           bool W8 = false, int SPEC = 0, int REV = -1>
 static void scan_lbs(bench *w)
 {
-    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
-    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * (VS + VR) - 1) / ((int64_t)lanes * (VS + VR));
-    int64_t n = G * K;
-    size_t bytes = 16 + (size_t)n * Cb * 16;
-    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbs: scratch too small\n"); exit(1); }
+    const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbs");
+    const int Cb = p.Cb, lanes = p.lanes;
+    const int64_t G = p.G, n = p.n;
+    const size_t bytes = p.bytes;
     if (ROWS && (Cb != 32 || w->C % 4)) {   /* the library's */
         scan_lbs<VR, VS, MINB, false, BIDX, Q, PART, W8>(w);
         return;
@@ -1361,11 +1379,10 @@ static void scan_lbs(bench *w)
 template <int VS, int VR>
 static void scan_lbs_bulk(bench *w)
 {
-    int Cb = scan_lb_channels(w->C), lanes = SCAN_LB_THREADS / Cb;
-    int64_t G = (w->C + Cb - 1) / Cb, K = (w->T + (int64_t)lanes * (VS + VR) - 1) / ((int64_t)lanes * (VS + VR));
-    int64_t n = G * K;
-    size_t bytes = 16 + (size_t)n * Cb * 16;
-    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbs_bulk: scratch too small\n"); exit(1); }
+    const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbs_bulk");
+    const int Cb = p.Cb, lanes = p.lanes;
+    const int64_t G = p.G, n = p.n;
+    const size_t bytes = p.bytes;
     scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
     const int smem = SCAN_LB_THREADS * VS * 8;
     cudaCheck(cudaFuncSetAttribute(scan_lbs_bulk_kernel<VS, VR>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
