@@ -241,9 +241,8 @@ struct scan_no_probe {
     __device__ __forceinline__ void empty() const {}
 };
 
-/* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk). */
-/* The words of predecessors j - lane·Q - q, q < Q, of channel cl (h0's INC before the first);
- * composed nearest first up to the first INC (fi) or EMPTY (fe) into (mA, mB). */
+/* The status words of predecessors j - lane·Q - q, q < Q, of channel cl (h0's INC before the
+ * first tile). */
 template <int Q, bool W8>
 __device__ __forceinline__ void scan_lb2_words(const scan_lb2_status &st, int64_t G, int64_t g, int Cb, int cl,
                                                int lane, long long j, float h0c, scan_lbw<W8> (&w)[Q])
@@ -255,6 +254,8 @@ __device__ __forceinline__ void scan_lb2_words(const scan_lb2_status &st, int64_
         else w[q].inc(h0c);
     }
 }
+/* A lane's piece of a round: its words composed nearest first, up to the first INC (fi) or
+ * EMPTY (fe), into (mA, mB). */
 template <int Q, bool W8>
 __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float &mA, float &mB, int &fi, int &fe)
 {
@@ -272,9 +273,11 @@ __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float
     }
 }
 
-/* SPEC > 0 (ns; a workbench option): the first round's words are read twice, SPEC ns apart,
- * and a lane whose first read met an EMPTY word takes the second, fresher one: a predecessor
- * that publishes within SPEC ns of the first read costs SPEC ns instead of another round. */
+/* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk).
+ * SPEC > 0 (ns; a workbench option): the first round's words are read twice, SPEC ns apart,
+ * and a lane whose first read met an EMPTY word takes the second, fresher one, so that a
+ * predecessor publishing within SPEC ns of the first read costs SPEC ns instead of another
+ * round (versions 51-53: no gain). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
           class P = scan_no_probe, int SPEC = 0>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
