@@ -70,8 +70,9 @@ static int use_channels(int64_t T, int64_t C)
 
 /* Staged tiles (VS + VR steps a thread) while they fill the GPU's resident slots (two blocks
  * an SM); fewer, and the scan is latency-bound: register-only tiles of VR steps, twice as many
- * tiles and half the serial work a thread (experiments/scan-table1 at T = 256-65536, m = 4-128
- * below that line took 1.3-1.8x the time of e93fb8f's register-only tiles when staged). */
+ * tiles and half the serial work a thread. (experiments/scan-table1 at T = 256-65536, m = 4-128
+ * below that line: staged, 1.3-1.8x the time of e93fb8f's register-only kernel; with this
+ * kernel's register-only tiles, 000f7b3 on: 0.83-1.13x of its time at 025abc1.) */
 static int use_staged(int64_t T, int64_t C)
 {
     return lb_make(T, C, LB_V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();

@@ -213,11 +213,25 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
 #endif
 }
 
+#ifdef LOGT_HAVE_CUDA
+/* An odd T at which C channels take the staged tiles on this GPU (their threshold depends on
+ * its SM count): 4097, doubled plus one until the route says so (at most ~2x past it). */
+static int64_t staged_T(int64_t C)
+{
+    int64_t T = 4097;
+    while (strcmp(scan_cuda_route(T, C), "lookback-staged")) {
+        cr_assert_str_eq(scan_cuda_route(T, C), "lookback", "C = %lld: T = %lld", (long long)C, (long long)T);
+        T = 2 * T + 1;
+    }
+    return T;
+}
+#endif
+
 /* The staged tiles (half of a tile in shared memory; scan_lbs_stage) at the tilings the grid
  * does not stage: one channel (256 lanes), 3 and 100 channels (Cb = C, idle threads), 32
  * (bf16 two channels a copy, also in place, and with arrays not 4-byte aligned, where the
- * copies fall back to plain loads) and 33 (a one-channel last group: bf16 with C odd). T is
- * the first odd length past the staged route's threshold on this GPU, found by doubling. */
+ * copies fall back to plain loads) and 33 (a one-channel last group: bf16 with C odd), at T
+ * from staged_T. */
 Test(scan_cuda, staged_tiles, .timeout = 120)
 {
     SKIP_WITHOUT_GPU("scan_cuda's staged tiles");
@@ -226,12 +240,7 @@ Test(scan_cuda, staged_tiles, .timeout = 120)
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     static const int64_t Cs[] = {1, 3, 100, 32, 33};
     for (int i = 0; i < 5; i++) {
-        int64_t C = Cs[i], T = 4097;
-        while (strcmp(scan_cuda_route(T, C), "lookback-staged")) {
-            cr_assert_str_eq(scan_cuda_route(T, C), "lookback", "C = %lld: T = %lld", (long long)C,
-                             (long long)T);
-            T = 2 * T + 1;
-        }
+        const int64_t C = Cs[i], T = staged_T(C);
         for (int m = 0; m < 4; m++) {
             scan_case c = {T, C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, (m + i) & 1, 0, 11 + (uint64_t)i,
                            0.5, 1.0, 1e-5, 0};
@@ -431,6 +440,10 @@ Test(scan_cuda, backward_matches_cpu, .timeout = 120)
                           (i + m) & 1, 11 + (uint64_t)i, 0.5, 0);
     backward_case(ctx, 127323, 3, LOGT_F32, 1, 0, 12, 0.999, 0);   /* gates near 1 */
     backward_case(ctx, 127323, 3, LOGT_F32, 0, 1, 13, 0.999, 0);
+    /* staged tiles: the backward's reversed kernels with the gates read a step later */
+    backward_case(ctx, staged_T(32), 32, LOGT_F32, 0, 1, 16, 0.5, 0);
+    backward_case(ctx, staged_T(32), 32, LOGT_BF16, 1, 0, 17, 0.5, 0);
+    backward_case(ctx, staged_T(1000), 1000, LOGT_F32, 1, 1, 18, 0.999, 0);
     /* the serial baseline's backward (Martin & Cundy's kernel, for models with scan = serial) */
     backward_case(ctx, 1000, 33, LOGT_F32, 1, 0, 14, 0.5, 1);
     backward_case(ctx, 3001, 3, LOGT_BF16, 0, 1, 15, 0.5, 1);

@@ -726,6 +726,7 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     asm volatile("cp.async.wait_all;\n" ::);
     __syncthreads();
+    /* partial rounds (PART) with 8-byte words: version 50 has both, 35 neither */
     scan_lbs_tile<VS, VR, SCAN_LB2_Q, W8, float, float, scan_no_probe, W8, SPEC>(T, C, 0, Cb, lanes, G, tile, sa, sb,
                                                                               av, bv, (const float *)NULL, h, st, sm);
 }
