@@ -445,7 +445,7 @@ Test(runner, curriculum_trains_shorter_lengths_first_and_resumes_in_its_stage)
  * the steps it took fit the budget (the last one crossed it). Run again under no budget it
  * continues from there and ends with the very curve of a run never stopped, and then keeps
  * no checkpoint. A budget that nothing reaches changes nothing. */
-Test(runner, max_train_s_stops_a_run_and_a_larger_budget_continues_it)
+Test(runner, max_train_s_stops_a_run_and_a_larger_budget_continues_it, .timeout = 90)   /* ~20 s alone: 4 trainings */
 {
     write_at("exp/experiment.ini", solve_ini);
     const char *base = "run exp --backend cpu --set train.solve_acc=0 --set train.T=32";   /* 2000 steps */
