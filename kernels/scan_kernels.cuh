@@ -441,8 +441,9 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * round trip before the loads can go out.
  * REV: the direction as a template argument (0 forward, 1 reversed) or -1, the argument
  * `reverse_`. Fixed, every step's time index folds to s or T - 1 - s at compile time: workbench
- * version 56 against 42, 89.1-90.3% of copy against 81.7-87.2% at (32, 2^22) and 88.3%
- * against 86.2% at (1024, 2^20). The library fixes it for staged tiles (the f32 kernels spill
+ * version 56 against 42 in the same runs, 89.1-90.3% of copy against 81.7% at (32, 2^22)
+ * (42: 81.5-87.2% over the eight runs of 144c199's session) and 88.3% against 86.2% at
+ * (1024, 2^20). The library fixes it for staged tiles (the f32 kernels spill
  * nothing; bf16 and the backward's reversed ones 8 bytes) and not for register-only tiles,
  * whose fixed forward kernels spilled 172-336 bytes. */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q,
