@@ -161,16 +161,20 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
     const int smem = staged ? SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E) : 0;
-    /* Staged tiles take the direction as a template argument (REV, scan_kernels.cuh); the
-     * register-only ones as an argument (fixed, their forward kernels spilled 172-336 bytes) */
+    /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
+     * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
+     * argument: fixed, the reversed f32 scan at (1024, 2^20) ran at 78.2-78.3% of copy against
+     * 82.2-82.4% (experiments/scan-bandwidth, both builds in one call), and the register-only
+     * forward kernels spilled 172-336 bytes. */
+    constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);
     const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
-                          : reverse ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, 1>
-                                    : scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, 0>;
+                          : reverse ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, -1>
+                                    : scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, FWD>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, 1>() : ready_on<GOFF, E, H, 0>()));
+                             reverse ? ready_on<GOFF, E, H, -1>() : ready_on<GOFF, E, H, FWD>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();

@@ -443,12 +443,12 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
  * `reverse_`. Fixed, every step's time index folds to s or T - 1 - s at compile time: workbench
  * version 56 against 42 in the same runs, 89.1-90.3% of copy against 81.7% at (32, 2^22)
  * (42: 81.5-87.2% over the eight runs of 144c199's session) and 88.3% against 86.2% at
- * (1024, 2^20). The library fixes it for staged tiles (the f32 kernels spill
- * nothing; bf16 and the backward's reversed ones 8 bytes) and not for register-only tiles,
- * whose fixed forward kernels spilled 172-336 bytes. */
+ * (1024, 2^20). The library fixes it for the plain scan's forward staged tiles only (kernels/scan.cu
+ * says why not for the others; the bf16 forward kernel spills 4 bytes, the f32 ones none).
+ * MINB: blocks an SM the registers are bounded for (2; the workbench tries 3 and 4). */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q,
-          bool BIDX = true, bool PART = true, bool W8 = false>
-__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+          bool BIDX = true, bool PART = true, bool W8 = false, int MINB = 2>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
 {

@@ -98,6 +98,18 @@
          with whole-row copies (55), and the rows with the direction an argument (57, = 54):
          87.5-87.7%, 89.1-90.3%, 79.9-81.1%; 85.1-85.3%, 88.3%, 85.8-86.0% (two runs; 42
          81.7% and 86.2%, 50 85.3-90.7% and 77.5-77.9%)
+      Versions 58-69 (runs M-R of results/scan-workbench-staged-h200.txt; times at (32, 2^22),
+      where 56 took 0.482-0.525 ms over the same calls and 12, no look-back, 0.436 ms):
+      58-60 whole tiles by the copy engine (scan_lbb_kernel below), L = 256, 384, 416 steps:
+         0.505-0.514, 0.493-0.501, 0.490-0.495 ms; 61-63 their windows of 128, 128, 192 tiles
+         (Q = 16, 16, 24): 0.539, 0.561, 0.596; 68, 69 windows of 128 in 8-byte words at L = 416,
+         256: 0.522, 0.492. The loads land in half the time, but a look-back round still takes
+         ~2.5 µs, and smaller tiles take more rounds (timeline)
+      64, 65 the library's kernel at three and four blocks an SM (VR = 16; VS = 32, 24; they
+         spill): 0.593-0.597, 0.693-0.700
+      66, 67 the library's kernel with 16- and 8-channel tiles at C = 32 (two and four chains
+         of tiles): 0.527-0.529, 0.627-0.628; at 16 channels the rounds fall to 1.24 a tile
+         (0.23 after an EMPTY) but the half-row loads and stores take longer
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
@@ -436,39 +448,136 @@ scan_lookback3_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int6
  * looks back, so the smallest unfinished tile always has its data and its predecessors. */
 #define RING_L(V) (8 * (V))   /* steps a tile (lanes = 8 at 32 channels) */
 
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void mbar_init(unsigned long long *m, unsigned count)
+/* ---- versions 58-63, 68, 69: whole tiles by the copy engine (C = 32) ----------------------
+ *
+ * At C = 32 a tile of L steps is one contiguous run of L·32 elements of a, of b and of h. The
+ * copy engine (cp.async.bulk, Hopper's TMA) moves it whole: thread 0 hands it one copy of a
+ * and one of b into shared memory, completing on an mbarrier, and after the rescan one copy
+ * of h (written over b's rows) back. The threads' own loads and stores carry only the
+ * look-back's status words, so that these would no longer queue behind the tile's data in the
+ * SM's load path (the staged tile's rounds take ~2.5-3 µs under load). No registers hold data:
+ * the tile is in shared memory only (L = 256, three blocks an SM; L = 384 or 416, two). Lane
+ * l of the 8 takes steps [l·L/8, (l+1)·L/8) of the tile, thread (l, c) channel c of them; the
+ * phases are the library's (scan_lb2_lanes, scan_lb2_lookback, the rescan). Rows are in time
+ * order, so a reversed tile is walked from its last row; with GOFF = 1 the row of time T - 1
+ * has no gate (0), written by the threads. Needs a, b, h 16-byte aligned.
+ * Measured (results/scan-workbench-staged-h200.txt, runs M-R): the loads land in half the
+ * time (p50 2.6 µs at L = 256 against 5.4 µs for the staged tile) and the finish is shorter,
+ * but a look-back round still takes ~2.5 µs: the rounds wait in L2, not in the SM. Smaller
+ * tiles need more rounds (2.6 a tile at L = 256, 2.3 at 416, against 1.6), so 60 (L = 416)
+ * runs 0.490-0.495 ms at (32, 2^22) against 56's 0.482-0.525 in the same calls: steadier, not
+ * faster. Windows of 128 and 192 tiles (61-63; 68, 69 with 8-byte words) cut the rounds to
+ * 1.6-1.9 and made each slower (3-4 µs). */
+__device__ __forceinline__ unsigned scan_smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void scan_mbar_init(unsigned long long *m, unsigned count)
 {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(m)), "r"(count));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(scan_smem_addr(m)), "r"(count));
 }
-__device__ __forceinline__ void mbar_arrive(unsigned long long *m)
+__device__ __forceinline__ void scan_mbar_arrive_tx(unsigned long long *m, unsigned bytes)
 {
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(smem_addr(m)) : "memory");
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
+                     scan_smem_addr(m)), "r"(bytes) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive_tx(unsigned long long *m, unsigned bytes)
-{
-    asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(smem_addr(m)),
-                 "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned long long *m, unsigned parity)
+__device__ __forceinline__ void scan_mbar_wait(unsigned long long *m, unsigned parity)
 {
     asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1; @!p bra W; }" ::"r"(
-                     smem_addr(m)), "r"(parity) : "memory");
+                     scan_smem_addr(m)), "r"(parity) : "memory");
 }
-__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *m)
+/* bytes from global src to shared dst by the copy engine, counted on mbarrier m */
+__device__ __forceinline__ void scan_bulk_load(void *dst, const void *src, unsigned bytes, unsigned long long *m)
 {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(m)) : "memory");
+                     scan_smem_addr(dst)), "l"(src), "r"(bytes), "r"(scan_smem_addr(m)) : "memory");
+}
+/* bytes from shared src to global dst; returns once src has been read (the block may exit) */
+__device__ __forceinline__ void scan_bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n"
+                 "cp.async.bulk.commit_group;\n"
+                 "cp.async.bulk.wait_group.read 0;\n" ::"l"(dst), "r"(scan_smem_addr(src)), "r"(bytes) : "memory");
 }
 
+/* The tile (its shared part at sa, sb: [L][32] of a and of b); probe as in scan_lb2_lookback. */
+template <int L, int GOFF, typename E, typename H, int Q = SCAN_LB2_Q, class P = scan_no_probe, bool W8 = false>
+__device__ __forceinline__ void scan_lbb_tile(int64_t T, int reverse, const E *a, const E *b, const H *h0, E *h,
+                                              const scan_lb2_status &st, E *sa, E *sb, scan_lb2_smem &sm,
+                                              unsigned long long &full, const P &probe = P())
+{
+    constexpr int Cb = 32, lanes = SCAN_LB_THREADS / Cb, VL = L / lanes;
+    static_assert(L % lanes == 0, "a lane's steps: L / 8");
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t k = blockIdx.x, s0 = k * L;
+    const int n = (int)(T - s0 < L ? T - s0 : L);          /* steps in this tile */
+    const int64_t t0 = reverse ? T - s0 - n : s0;           /* its rows: times t0 .. t0 + n - 1 */
+    const int ng = (int)(t0 + GOFF + n <= T ? n : T - t0 - GOFF);   /* rows with a gate */
+    if (tid == 0) {
+        scan_mbar_init(&full, 1);
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        scan_mbar_arrive_tx(&full, (unsigned)((n + ng) * Cb * sizeof(E)));
+        if (ng > 0) scan_bulk_load(sa, a + (t0 + GOFF) * Cb, (unsigned)(ng * Cb * sizeof(E)), &full);
+        scan_bulk_load(sb, b + t0 * Cb, (unsigned)(n * Cb * sizeof(E)), &full);
+    }
+    for (int i = ng * Cb + tid; i < n * Cb; i += SCAN_LB_THREADS) ::st(sa + i, 0.0f);   /* no gate */
+    __syncthreads();   /* the barrier initialised before anyone waits on it */
+    scan_mbar_wait(&full, 0);
+    probe.mark(0);
+    /* phase 1: the thread's map over its steps, the lane scan, the aggregate */
+    float A = 1.0f, B = 0.0f;
+#pragma unroll 8
+    for (int v = 0; v < VL; v++) {
+        const int j = lane * VL + v, r = (reverse ? n - 1 - j : j) * Cb + cl;
+        if (j < n) {
+            const float x = ld(sa + r);
+            B = fmaf(x, B, ld(sb + r)), A *= x;
+        }
+    }
+    scan_lb2_lanes<W8>(Cb, lanes, k, 1, true, st, sm, A, B);
+    probe.mark(1);
+    /* phase 2 */
+    scan_lb2_lookback<Q, W8, H, scan_cta, true, P>(Cb, Cb, lanes, 1, k, h0, st, sm, probe);
+    probe.mark(2);
+    /* phase 3: the inclusive value; the steps rescanned from the carry into b's rows */
+    const float x0 = sm.carry[cl];
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, k * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    float x = x0;
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll 8
+    for (int v = 0; v < VL; v++) {
+        const int j = lane * VL + v, r = (reverse ? n - 1 - j : j) * Cb + cl;
+        if (j < n) {
+            x = fmaf(ld(sa + r), x, ld(sb + r));
+            ::st(sb + r, x);
+        }
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   /* h's rows, for the copy engine */
+    __syncthreads();
+    if (tid == 0) scan_bulk_store(h + t0 * Cb, sb, (unsigned)(n * Cb * sizeof(E)));
+}
+
+template <int L, int MINB, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q, bool W8 = false>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
+scan_lbb_kernel(int64_t T, int reverse_, const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h,
+                scan_lb2_status st)
+{
+    extern __shared__ float4 scan_lbb_dyn[];
+    E *sa = (E *)scan_lbb_dyn;
+    __shared__ scan_lb2_smem sm;
+    __shared__ __align__(8) unsigned long long full;
+    scan_lbb_tile<L, GOFF, E, H, Q, scan_no_probe, W8>(T, REV >= 0 ? REV : reverse_, a, b, h0, h, st, sa, sa + L * 32, sm, full);
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned long long *m)
+{
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(scan_smem_addr(m)) : "memory");
+}
 __device__ __forceinline__ void cp_async16(void *dst, const void *src)
 {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(dst)), "l"(src) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(scan_smem_addr(dst)), "l"(src) : "memory");
 }
 /* one arrival on m once every cp.async this thread issued so far has landed */
 __device__ __forceinline__ void cp_async_arrive(unsigned long long *m)
 {
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_addr(m)) : "memory");
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(scan_smem_addr(m)) : "memory");
 }
 
 template <int GRP> struct ring_group {
@@ -531,17 +640,17 @@ __device__ __forceinline__ void ring_fill(ring_smem<V, S, NG> &r, int s, long lo
     }
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncwarp();
-    if (l == 0) r.tile[s] = tile, mbar_arrive_tx(&r.full[s], bulk ? 2u * 128u * (unsigned)rows : 0u);
+    if (l == 0) r.tile[s] = tile, scan_mbar_arrive_tx(&r.full[s], bulk ? 2u * 128u * (unsigned)rows : 0u);
     __syncwarp();
     if (!bulk) return;
     if (C == 32) {   /* the tile is one contiguous run in each plane */
-        if (l == 0) bulk_copy(&r.a[s][0][0], a + s0 * C, 128u * rows, &r.full[s]);
-        if (l == 1) bulk_copy(&r.b[s][0][0], b + s0 * C, 128u * rows, &r.full[s]);
+        if (l == 0) scan_bulk_load(&r.a[s][0][0], a + s0 * C, 128u * rows, &r.full[s]);
+        if (l == 1) scan_bulk_load(&r.b[s][0][0], b + s0 * C, 128u * rows, &r.full[s]);
         return;
     }
     for (int i = l; i < rows; i += 32) {
-        bulk_copy(&r.a[s][i][0], a + (s0 + i) * C + c0, 128u, &r.full[s]);
-        bulk_copy(&r.b[s][i][0], b + (s0 + i) * C + c0, 128u, &r.full[s]);
+        scan_bulk_load(&r.a[s][i][0], a + (s0 + i) * C + c0, 128u, &r.full[s]);
+        scan_bulk_load(&r.b[s][i][0], b + (s0 + i) * C + c0, 128u, &r.full[s]);
     }
 }
 
@@ -554,7 +663,7 @@ __device__ __forceinline__ void ring_consume(ring_smem<V, S, NG> &r, int64_t T, 
     scan_lb2_smem &sm = r.sm[GRP];
     for (int it = GRP;; it += NG) {
         const int s = it % S;
-        mbar_wait(&r.full[s], (unsigned)(it / S) & 1u);
+        scan_mbar_wait(&r.full[s], (unsigned)(it / S) & 1u);
         const long long tile = r.tile[s];
         if (tile < 0) return;
         float av[V], bv[V], A, B;
@@ -577,13 +686,13 @@ scan_ring_kernel(int64_t T, int64_t C, int64_t G, long long ntiles, const float 
     extern __shared__ __align__(128) unsigned char ring_raw[];
     ring_smem<V, S, NG> &r = *reinterpret_cast<ring_smem<V, S, NG> *>(ring_raw);
     if (threadIdx.x == 0)
-        for (int s = 0; s < S; s++) mbar_init(&r.full[s], CPA ? 33 : 1), mbar_init(&r.empty[s], 1);
+        for (int s = 0; s < S; s++) scan_mbar_init(&r.full[s], CPA ? 33 : 1), scan_mbar_init(&r.empty[s], 1);
     __syncthreads();
     if (threadIdx.x < 32) {   /* the producer warp */
         int sentinels = 0;
         for (int it = 0; sentinels < NG; it++) {
             const int s = it % S;
-            if (it >= S) mbar_wait(&r.empty[s], (unsigned)(it / S - 1) & 1u);
+            if (it >= S) scan_mbar_wait(&r.empty[s], (unsigned)(it / S - 1) & 1u);
             long long tile = 0;
             if (STATIC) tile = (long long)blockIdx.x + (long long)it * gridDim.x;
             else if ((threadIdx.x & 31) == 0) tile = (long long)atomicAdd(st.counter, 1ull);
@@ -753,13 +862,13 @@ scan_lbs_bulk_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     const bool bulk = C == 32 && (k * lanes + lanes) * VL <= T;
     if (bulk) {
         if (threadIdx.x == 0) {
-            mbar_init(&full, 1);
+            scan_mbar_init(&full, 1);
             asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-            mbar_arrive_tx(&full, 2u * lanes * VS * 32 * 4);
+            scan_mbar_arrive_tx(&full, 2u * lanes * VS * 32 * 4);
             for (int l = 0; l < lanes; l++) {
                 const int64_t s = (k * lanes + l) * VL;
-                bulk_copy(sa + l * VS * 32, a + s * 32, VS * 32 * 4, &full);
-                bulk_copy(sb + l * VS * 32, b + s * 32, VS * 32 * 4, &full);
+                scan_bulk_load(sa + l * VS * 32, a + s * 32, VS * 32 * 4, &full);
+                scan_bulk_load(sb + l * VS * 32, b + s * 32, VS * 32 * 4, &full);
             }
         }
     } else {
@@ -769,7 +878,7 @@ scan_lbs_bulk_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
     scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
     if (bulk) {
         __syncthreads();   /* the barrier is initialised before anyone waits on it */
-        mbar_wait(&full, 0);
+        scan_mbar_wait(&full, 0);
     } else {
         asm volatile("cp.async.wait_all;\n" ::);
     }
@@ -824,6 +933,33 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     __syncthreads();
     if (threadIdx.x == 0) {
         long long *o = stamps + tile * 7;
+        unsigned smid;
+        asm("mov.u32 %0, %%smid;" : "=r"(smid));
+        o[0] = (long long)g0, o[1] = t[0] - c0, o[2] = t[1] - t[0], o[3] = t[2] - t[1], o[4] = clock64() - t[2];
+        o[5] = smid, o[6] = t[4] | t[3] << 32;
+    }
+}
+
+/* The same stamps on a whole tile by the copy engine (scan_lbb_tile, versions 58-63, 68, 69; C = 32). */
+template <int L, int MINB, int Q, bool W8>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
+scan_lbb_probe_kernel(int64_t T, const float *a, const float *b, float *h, scan_lb2_status st, long long *stamps)
+{
+    extern __shared__ float4 probe_dyn[];
+    float *sa = (float *)probe_dyn;
+    __shared__ scan_lb2_smem sm;
+    __shared__ __align__(8) unsigned long long full;
+    __shared__ long long t[5];
+    unsigned long long g0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
+    const long long c0 = clock64();
+    if (threadIdx.x == 0) t[3] = 0, t[4] = 0;   /* seen after the tile's first barrier */
+    const tile_probe probe = {t};
+    scan_lbb_tile<L, 0, float, float, Q, tile_probe, W8>(T, 0, a, b, (const float *)NULL, h, st, sa,
+                                                               sa + L * 32, sm, full, probe);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        long long *o = stamps + blockIdx.x * 7;
         unsigned smid;
         asm("mov.u32 %0, %%smid;" : "=r"(smid));
         o[0] = (long long)g0, o[1] = t[0] - c0, o[2] = t[1] - t[0], o[3] = t[2] - t[1], o[4] = clock64() - t[2];
@@ -1337,10 +1473,10 @@ struct lbs_tiling {
     int64_t G, n;
     size_t bytes;
 };
-static lbs_tiling lbs_tiles(const bench *w, int VL, const char *who)
+static lbs_tiling lbs_tiles(const bench *w, int VL, const char *who, int Cb = 0)   /* Cb: 0 the library's */
 {
     lbs_tiling p;
-    p.Cb = scan_lb_channels(w->C), p.lanes = SCAN_LB_THREADS / p.Cb;
+    p.Cb = Cb && Cb < w->C ? Cb : scan_lb_channels(w->C), p.lanes = SCAN_LB_THREADS / p.Cb;
     p.G = (w->C + p.Cb - 1) / p.Cb;
     p.n = p.G * ((w->T + (int64_t)p.lanes * VL - 1) / ((int64_t)p.lanes * VL));
     p.bytes = 16 + (size_t)p.n * p.Cb * 16;
@@ -1351,10 +1487,10 @@ static lbs_tiling lbs_tiles(const bench *w, int VL, const char *who)
 /* versions 31-33, 35, 50-53: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40-42, 47-49, 56: the
  * library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false, int SPEC = 0, int REV = -1>
+          bool W8 = false, int SPEC = 0, int REV = -1, int CB = 0>
 static void scan_lbs(bench *w)
 {
-    const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbs");
+    const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbs", CB);
     const int Cb = p.Cb, lanes = p.lanes;
     const int64_t G = p.G, n = p.n;
     const size_t bytes = p.bytes;
@@ -1367,7 +1503,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, REV, Q, BIDX, PART, W8>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, REV, Q, BIDX, PART, W8, MINB>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
@@ -1392,7 +1528,32 @@ static void scan_lbs_bulk(bench *w)
                                                                         st);
 }
 
-#define NVERSIONS 57
+/* versions 58-63, 68, 69: whole tiles by the copy engine at C = 32 (scan_lbb_kernel, above):
+ * 58 L = 256 steps, three blocks an SM; 59 L = 384, two; 60 L = 416, two (the most shared
+ * memory two blocks can have); 61-63 windows of 128, 128, 192 tiles (Q = 16, 16, 24) at
+ * L = 256, 416, 416. Other C, or arrays not 16-byte
+ * aligned: version 56. */
+template <int L, int MINB, int Q = SCAN_LB2_Q, bool W8 = false>
+static void scan_lbb(bench *w)
+{
+    if (w->C != 32 || (((uintptr_t)w->a | (uintptr_t)w->b | (uintptr_t)w->h) & 15)) {
+        scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0>(w);
+        return;
+    }
+    const int64_t n = (w->T + L - 1) / L;
+    const size_t bytes = 16 + (size_t)n * 32 * 16;
+    if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbb: scratch too small\n"); exit(1); }
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    const int smem = 2 * L * 32 * 4;
+    cudaCheck(cudaFuncSetAttribute(scan_lbb_kernel<L, MINB, 0, float, float, 0, Q, W8>,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
+    cudaCheck(cudaMemsetAsync(w->ws + 16, W8 ? 0xff : 0, bytes - 16));   /* EMPTY words */
+    scan_lbb_kernel<L, MINB, 0, float, float, 0, Q, W8><<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, 0, w->a, w->b, NULL,
+                                                                                        w->h, st);
+}
+
+#define NVERSIONS 69
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1457,6 +1618,18 @@ static void scan(int version, bench *w, int bs)
         fprintf(stderr, "versions 55 and 57 are at commit 144c199 (removed since)\n");
         exit(1);
     case 56: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0>(w); break;
+    case 58: scan_lbb<256, 3>(w); break;
+    case 59: scan_lbb<384, 2>(w); break;
+    case 60: scan_lbb<416, 2>(w); break;
+    case 61: scan_lbb<256, 3, 16>(w); break;
+    case 62: scan_lbb<416, 2, 16>(w); break;
+    case 63: scan_lbb<416, 2, 24>(w); break;
+    case 64: scan_lbs<16, 32, 3, false, true, SCAN_LB2_Q, true, false, 0, 0>(w); break;
+    case 65: scan_lbs<16, 24, 4, false, true, SCAN_LB2_Q, true, false, 0, 0>(w); break;
+    case 66: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0, 16>(w); break;
+    case 67: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0, 8>(w); break;
+    case 68: scan_lbb<416, 2, 16, true>(w); break;
+    case 69: scan_lbb<256, 3, 16, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1526,20 +1699,25 @@ static int cmp_ll(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-template <int Q, bool W8>
+/* BL > 0: scan_lbb_probe_kernel with tiles of BL steps (C = 32); CB > 0: CB channels a tile */
+template <int Q, bool W8, int BL = 0, int CB = 0>
 static void timeline(int64_t T, int64_t C)
 {
     bench w;
     setup(&w, T, C, 0);
-    int Cb = scan_lb_channels(C), lanes = SCAN_LB_THREADS / Cb;
-    const int64_t L = (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
+    int Cb = CB && CB < C ? CB : scan_lb_channels(C), lanes = SCAN_LB_THREADS / Cb;
+    const int64_t L = BL ? BL : (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
     int64_t G = (C + Cb - 1) / Cb, n = G * ((T + L - 1) / L);
     size_t bytes = 16 + (size_t)n * Cb * 16;
     scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
-    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 8;
+    const int smem = BL ? 2 * BL * 32 * 4 : SCAN_LB_THREADS * SCAN_LBS_VS * 8;
     void (*probe)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status,
                   long long *) = scan_lbs_probe_kernel<Q, W8>;
-    cudaCheck(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    void (*bulk)(int64_t, const float *, const float *, float *, scan_lb2_status, long long *) =
+        scan_lbb_probe_kernel<(BL ? BL : 256), (BL > 256 ? 2 : 3), Q, W8>;
+    if (BL && C != 32) { fprintf(stderr, "timeline: whole tiles need C = 32\n"); exit(1); }
+    cudaCheck(cudaFuncSetAttribute(BL ? (const void *)bulk : (const void *)probe,
+                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     long long *d_st, *hs = (long long *)malloc((size_t)n * 7 * sizeof(long long));
     cudaCheck(cudaMalloc(&d_st, (size_t)n * 7 * sizeof(long long)));
     cudaEvent_t e0, e1;
@@ -1549,7 +1727,8 @@ static void timeline(int64_t T, int64_t C)
         cudaCheck(cudaMemsetAsync(w.ws, 0, 16));
         cudaCheck(cudaMemsetAsync(w.ws + 16, W8 ? 0xff : 0, bytes - 16));
         cudaCheck(cudaEventRecord(e0));
-        probe<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
+        if (BL) bulk<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, w.a, w.b, w.h, st, d_st);
+        else probe<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
         cudaCheck(cudaEventRecord(e1));
         cudaCheck(cudaEventSynchronize(e1));
         cudaCheck(cudaEventElapsedTime(&ms, e0, e1));
@@ -1560,6 +1739,8 @@ static void timeline(int64_t T, int64_t C)
     const double us_per_clk = 1e3 / khz;
     long long gmin = hs[0], gmax = hs[0];
     for (int64_t i = 0; i < n; i++) gmin = hs[i * 7] < gmin ? hs[i * 7] : gmin, gmax = hs[i * 7] > gmax ? hs[i * 7] : gmax;
+    if (BL) printf("whole tiles of %d steps: ", BL);
+    if (CB) printf("tiles of %d channels: ", Cb);
     printf("timeline Q=%d %d-byte words T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
            "%.4f ms; clocks at %d MHz (the maximum)\n", Q, W8 ? 8 : 16, (long long)T, (long long)C, (long long)n, ms,
            100 * (3.0 * T * C * 4 / 4.2e12 * 1e3) / ms, (gmax - gmin) * 1e-6, khz / 1000);
@@ -1639,10 +1820,23 @@ int main(int argc, char **argv)
         timeline<SCAN_LB2_Q, false>(65536, 32);
         timeline<16, true>(1048576, 1024);
         timeline<16, true>(4194304, 32);
+        timeline<SCAN_LB2_Q, false, 256>(4194304, 32);
+        timeline<SCAN_LB2_Q, false, 384>(4194304, 32);
+        timeline<16, false, 256>(4194304, 32);
+        timeline<16, false, 416>(4194304, 32);
+        timeline<24, false, 416>(4194304, 32);
+        timeline<SCAN_LB2_Q, false, 416>(4194304, 32);
+        timeline<16, true, 416>(4194304, 32);
+        timeline<16, true, 256>(4194304, 32);
         return 0;
     }
-    unsigned long long only = 0;   /* bit v: run version v; none given: all */
-    for (int i = 1; i < argc; i++) only |= 1ull << atoi(argv[i]);
+    static char want[NVERSIONS + 1];   /* want[v]: run version v; none given: all */
+    int only = 0;
+    for (int i = 1; i < argc; i++) {
+        const int v = atoi(argv[i]);
+        if (v < 1 || v > NVERSIONS) { fprintf(stderr, "unknown version %s (1..%d)\n", argv[i], NVERSIONS); return 1; }
+        want[v] = 1, only = 1;
+    }
     cudaDeviceProp p;
     cudaCheck(cudaGetDeviceProperties(&p, 0));
     printf("%s, %d SMs\n", p.name, p.multiProcessorCount);
@@ -1652,7 +1846,7 @@ int main(int argc, char **argv)
     static const int sizes[] = {64, 128, 256, 512, 1024};
     int failed = 0;
     for (int v = 1; v <= NVERSIONS; v++) {
-        if (only && !(only >> v & 1)) continue;
+        if (only && !want[v]) continue;
         if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54 || v == 55 || v == 57) continue;   /* removed */
         if (v == 12) {   /* no look-back: wrong by design */
             printf("version 12: timing only (no carries between tiles)\n");
@@ -1678,7 +1872,7 @@ int main(int argc, char **argv)
         printf("%3s %5s %9lld %8lld %9.4f %9.1f %7s\n", "copy", "", (long long)w.T, (long long)w.C,
                copy, 2 * bytes / copy * 1e-6, "100%");
         for (int v = 1; v <= NVERSIONS; v++) {
-            if (only && !(only >> v & 1)) continue;
+            if (only && !want[v]) continue;
             if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54 || v == 55 || v == 57) continue;
             if (v == 1 && w.T * w.C > (1ll << 26) && w.C < 4096) continue;   /* minutes */
             for (int k = 0; k < (v <= 3 ? 5 : 1); k++) {
