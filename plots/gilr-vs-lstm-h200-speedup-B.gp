@@ -1,24 +1,24 @@
 # plots/gilr-vs-lstm-h200-speedup-B.gp: figure 'speedup-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 244.3399358
-2 125.557361
-4 71.42441098
-8 36.94597236
-16 22.0593954
-32 14.59777506
+1 256.3541115
+2 133.2217311
+4 68.88645244
+8 42.05269176
+16 28.02798982
+32 13.42991856
 
 
 # index 1: lstm-cudnn algo=auto
-1 7.354763231
-2 3.663096741
-4 2.765015257
-8 1.354717586
-16 1.044846733
-32 1.111426645
+1 7.778544912
+2 3.895250491
+4 2.668581725
+8 1.546587803
+16 1.346462925
+32 1.088649414
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-B"

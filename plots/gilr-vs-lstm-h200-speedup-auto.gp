@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7964683581
-64 1.079404513
-256 1.976454073
-1024 5.845210758
-4096 18.81315365
-16384 25.83147084
-32768 36.12679184
+16 0.8021852716
+64 1.078821134
+256 1.941620132
+1024 7.106690858
+4096 22.87204402
+16384 25.81388151
+32768 36.16003106
 
 
 # index 1: lstm-cudnn algo=standard
-16 0.9973854704
-64 0.9926237638
-256 0.9892021632
-1024 0.9552907259
-4096 0.9052926287
-16384 0.3616616572
-32768 0.239215993
+16 1.034660316
+64 0.9938091123
+256 0.9841439067
+1024 1.018306867
+4096 0.9374189118
+16384 0.3747308882
+32768 0.2318146225
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-auto"

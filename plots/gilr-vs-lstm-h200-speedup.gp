@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.798556207
-64 1.087425621
-256 1.998028459
-1024 6.118776828
-4096 20.78129553
-16384 71.42441098
-32768 151.0216411
+16 0.7753126888
+64 1.0855416
+256 1.972902661
+1024 6.978928539
+4096 24.39895732
+16384 68.88645244
+32768 155.9868427
 
 
 # index 1: lstm-cudnn algo=auto
-16 1.002621383
-64 1.007431049
-256 1.010915703
-1024 1.046801746
-4096 1.104615202
-16384 2.765015257
-32768 4.180322509
+16 0.9665007776
+64 1.006229454
+256 1.01611156
+1024 0.9820222489
+4096 1.066758935
+16384 2.668581725
+32768 4.313791723
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

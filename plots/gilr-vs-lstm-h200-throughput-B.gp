@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 4711858.714
-2 5168923.756
-4 5425711.732
-8 5786724.951
-16 6036525.715
-32 6174489.115
+1 4683026.906
+2 5147254.526
+4 5426531.355
+8 5773437.46
+16 6030140.643
+32 6183484.117
 
 
 # index 1: lstm-cudnn algo=standard
-1 19284.03026
-2 41167.8273
-4 75964.3889
-8 156626.6789
-16 273648.7381
-32 422974.6717
+1 18267.80495
+2 38636.74854
+4 78775.01545
+8 137290.5567
+16 215147.0969
+32 460426.0325
 
 
 # index 2: lstm-cudnn algo=auto
-1 141829.4767
-2 150801.734
-4 210042.6943
-8 212184.9164
-16 285920.9899
-32 470105.3204
+1 142096.9412
+2 150499.8137
+4 210217.5666
+8 212331.9004
+16 289687.5894
+32 501242.5303
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

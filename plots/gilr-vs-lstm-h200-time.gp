@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 11.9551363
-64 11.97635174
-256 11.96240044
-1024 12.04944038
-4096 12.06028843
-16384 12.07878399
-32768 12.12041569
-65536 12.14102364
+16 11.88780785
+64 11.98012829
+256 11.96630383
+1024 12.09299183
+4096 12.05452824
+16384 12.07695961
+32768 12.08371162
+65536 12.15027237
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.546848297
-64 13.02339172
-256 23.90121651
-1024 73.72783661
-4096 250.628418
-16384 862.7200317
-32768 1830.445068
+16 9.216768265
+64 13.00492764
+256 23.60835266
+1024 84.39612579
+4096 294.1179199
+16384 831.9389038
+32768 1884.900024
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.521887779
-64 12.92732811
-256 23.64313507
-1024 70.43151855
-4096 226.8920593
-16384 312.0127563
-32768 437.8717346
+16 9.536224365
+64 12.92441559
+256 23.23401642
+1024 85.94115448
+4096 275.7117004
+16384 311.7532043
+32768 436.9473877
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit ac831a4); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4116.603167
-16384 4291.842787
-1048576 4303.367437
-4194304 4187.499428
+1024 4067.696844
+16384 4282.633409
+1048576 4288.003629
+4194304 4156.377177
 
 
 # index 1: bf16
-1024 3940.163618
-16384 4284.684135
-1048576 4285.504925
-4194304 4176.033879
+1024 4018.494729
+16384 4233.530294
+1048576 4278.060289
+4194304 4148.668823
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit ac831a4); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3880.620636
-16384 3875.093248
-1048576 3802.47116
-4194304 3363.40326
+1024 3865.124122
+16384 3872.577487
+1048576 3794.55201
+4194304 3343.629081
 
 
 # index 1: scan-reverse f32
-1024 3967.495588
-16384 3881.537059
-1048576 3364.274478
-4194304 3169.499275
+1024 3973.446647
+16384 3880.377528
+1048576 3527.435039
+4194304 3162.429581
 
 
 # index 2: scan bf16
-1024 2466.995863
-16384 2429.969206
-1048576 1717.151686
-4194304 1674.985793
+1024 2481.347287
+16384 2420.780045
+1048576 1715.48371
+4194304 1673.259578
 
 
 # index 3: scan-reverse bf16
-1024 2201.541735
-16384 2138.053412
-1048576 996.3185869
-4194304 957.8587884
+1024 2208.303233
+16384 2135.320821
+1048576 992.0131424
+4194304 949.7791864
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 025abc1); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit ac831a4); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.26754242
-16384 90.28972963
-1048576 88.36036465
-4194304 80.32008881
+1024 95.01996511
+16384 90.42514539
+1048576 88.4922761
+4194304 80.44575692
 
 
 # index 1: scan-reverse f32
-1024 95.08907378
-16384 90.39070596
-1048576 78.07808244
-4194304 74.98583223
+1024 95.08960037
+16384 90.49018893
+1048576 81.88639159
+4194304 75.12016405
 
 
 # index 2: scan bf16
-1024 62.6115081
-16384 56.71291346
-1048576 40.06883007
-4194304 40.10948766
+1024 61.74817821
+16384 57.18112017
+1048576 40.09956835
+4194304 40.33244516
 
 
 # index 3: scan-reverse bf16
-1024 54.18160753
-16384 49.84574801
-1048576 23.21924851
-4194304 22.71152903
+1024 53.63723813
+16384 50.23625232
+1048576 23.26673116
+4194304 22.51712454
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

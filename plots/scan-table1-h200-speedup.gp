@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 025abc1); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.093275472
-256 2.571627238
-4096 26.00778565
-65536 404.4906075
+16 1.092348258
+256 2.761609939
+4096 29.99224785
+65536 385.8407178
 
 
 # index 1: C=32
-16 1.224137939
-256 4.262626075
-4096 38.58271233
-65536 542.3090357
+16 1.280104664
+256 4.709359677
+4096 44.89826945
+65536 509.905858
 
 
 # index 2: C=128
-16 1.229038837
-256 4.27030789
-4096 40.31533308
-65536 547.0144757
+16 1.256281455
+256 4.761290291
+4096 41.13596024
+65536 518.680176
 EOD
 
 out = "plots/scan-table1-h200-speedup"
