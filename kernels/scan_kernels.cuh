@@ -114,7 +114,9 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * during the look-back (14), the tile read again from L2 after the look-back so that
  * registers are free to hold more tiles (15-18), rings of tiles in shared memory (21-30),
  * whole-row 16-byte staging (31-33), tile ids guessed ahead of the counter (37-39), a
- * shorter window (41), sleeping before a poll (43, 44).
+ * shorter window (41), sleeping before a poll (43, 44), and at C = 32: whole tiles moved by
+ * the copy engine (58-63, 68, 69: a look-back round took as long with the SM's load path
+ * empty), three or four blocks an SM (64, 65), tiles of 16 or 8 channels (66, 67).
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
  * 1/(3·VL) of the data in f32 at C >= 32.
  *
