@@ -110,6 +110,10 @@
       66, 67 the library's kernel with 16- and 8-channel tiles at C = 32 (two and four chains
          of tiles): 0.527-0.529, 0.627-0.628; at 16 channels the rounds fall to 1.24 a tile
          (0.23 after an EMPTY) but the half-row loads and stores take longer
+      70-72 56's tile with the look-back replaced by a wait of 0, 2.5 and 5 µs and no carries
+         (timing only, run S): 0.389-0.391, 0.417-0.419, 0.463 ms (56: 0.477-0.481 in the same
+         call). The wait costs about what the look-back does, with no tile waiting on another:
+         the tile's idle residency is the cost, the chain adds ~3%
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
@@ -840,6 +844,55 @@ scan_lbs_rows_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const f
                                                                               av, bv, (const float *)NULL, h, st, sm);
 }
 
+/* Versions 70-72: the library's staged tile (VS = VR = 32, forward) with its look-back replaced
+ * by a wait of D ns and no carries at all (every tile starts from 0: a wrong result, timed
+ * only, as version 12). What a tile's idle time costs by itself, without the chain: if a
+ * look-back's ~5 µs of waiting cost the same with no tile waiting on another, the tiles'
+ * residency is what to buy; if it cost less, the convoys the chain makes (a late tile holding
+ * up every later one) are. */
+template <int D>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h)
+{
+    constexpr int VS = SCAN_LBS_VS, VR = SCAN_LBS_VR, VL = VS + VR;
+    extern __shared__ float4 sleep_dyn[];
+    float *sa = (float *)sleep_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_lb2_smem sm;
+    const long long tile = blockIdx.x;
+    scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    float av[VR], bv[VR];
+    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const float *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    float A = 1.0f, B = 0.0f;
+    if (lane < lanes) {
+#pragma unroll 8
+        for (int v = 0; v < VS; v++) B = fmaf(pa[v * Cb], B, pb[v * Cb]), A *= pa[v * Cb];
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    scan_lb2_lanes<false>(Cb, lanes, tile, G, false, scan_lb2_status{}, sm, A, B);
+    if (D > 0) {   /* the look-back's time, without its dependence */
+        unsigned long long t0, t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        do {
+            __nanosleep(200);
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        } while (t - t0 < (unsigned long long)D);
+    }
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * VL;
+    if (lane >= lanes || c >= C) return;
+    float x = lane > 0 ? sm.sB[tid - Cb] : 0.0f;   /* from 0: the lanes before this one */
+#pragma unroll 8
+    for (int v = 0; v < VS; v++) {
+        x = fmaf(pa[v * Cb], x, pb[v * Cb]);
+        if (s0 + v < T) h[(s0 + v) * C + c] = x;
+    }
+    scan_rescan<VR>(T, C, 0, s0 + VS, c, x, av, bv, h);
+}
+
 /* ---- versions 45, 46: the library's tile, its shared part by bulk copies at C = 32 -----------
  *
  * At C = 32 a lane's VS staged steps are VS whole rows, one contiguous run of VS·128 bytes of
@@ -1553,7 +1606,18 @@ static void scan_lbb(bench *w)
                                                                                         w->h, st);
 }
 
-#define NVERSIONS 69
+/* versions 70-72: scan_lbs_sleep_kernel (timing only) */
+template <int D>
+static void scan_lbs_sleep(bench *w)
+{
+    const lbs_tiling p = lbs_tiles(w, SCAN_LBS_VS + SCAN_LBS_VR, "scan_lbs_sleep");
+    const int smem = SCAN_LB_THREADS * SCAN_LBS_VS * 8;
+    cudaCheck(cudaFuncSetAttribute(scan_lbs_sleep_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    scan_lbs_sleep_kernel<D><<<(unsigned)p.n, SCAN_LB_THREADS, smem>>>(w->T, w->C, p.Cb, p.lanes, p.G, w->a, w->b,
+                                                                      w->h);
+}
+
+#define NVERSIONS 72
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1630,6 +1694,9 @@ static void scan(int version, bench *w, int bs)
     case 67: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0, 8>(w); break;
     case 68: scan_lbb<416, 2, 16, true>(w); break;
     case 69: scan_lbb<256, 3, 16, true>(w); break;
+    case 70: scan_lbs_sleep<0>(w); break;
+    case 71: scan_lbs_sleep<2500>(w); break;
+    case 72: scan_lbs_sleep<5000>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1848,8 +1915,8 @@ int main(int argc, char **argv)
     for (int v = 1; v <= NVERSIONS; v++) {
         if (only && !want[v]) continue;
         if ((v >= 37 && v <= 39) || v == 43 || v == 44 || v == 54 || v == 55 || v == 57) continue;   /* removed */
-        if (v == 12) {   /* no look-back: wrong by design */
-            printf("version 12: timing only (no carries between tiles)\n");
+        if (v == 12 || v >= 70) {   /* no look-back: wrong by design */
+            printf("version %d: timing only (no carries between tiles)\n", v);
             continue;
         }
         int ok = 1;
