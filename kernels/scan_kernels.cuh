@@ -436,6 +436,20 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
 }
 
+/* A staged tile's one read of a and b: its shared part staged (scan_lbs_stage), its register
+ * part loaded into av, bv, both landed and the block met. */
+template <int VS, int VR, int GOFF, typename E>
+__device__ __forceinline__ void scan_lbs_load(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                                              int64_t tile, const E *a, const E *b, E *sa, E *sb, float (&av)[VR],
+                                              float (&bv)[VR])
+{
+    constexpr int VL = VS + VR;
+    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
+    scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncthreads();
+}
+
 /* The tile id. BIDX: blockIdx, as CUB's single-pass scans take it: a tile waits only for
  * tiles of lower index, which is deadlock-free when blocks start in index order (what the
  * hardware does, though CUDA does not promise it). Else the counter's: a tile waits only for
@@ -455,7 +469,6 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
 {
     const int reverse = REV >= 0 ? REV : reverse_;   /* REV: the direction, fixed at compile time */
-    constexpr int VL = VS + VR;
     extern __shared__ float4 scan_lbs_dyn[];
     E *sa = (E *)scan_lbs_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
@@ -465,11 +478,8 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G
         __syncthreads();
     }
     const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
-    scan_lbs_stage<VS, GOFF>(T, C, reverse, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
-    scan_lb_load<VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
-    asm volatile("cp.async.wait_all;\n" ::);
-    __syncthreads();
+    scan_lbs_load<VS, VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
     scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
                                                             h, st, sm);
 }

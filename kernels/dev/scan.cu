@@ -862,11 +862,8 @@ scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     float *sa = (float *)sleep_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
     const long long tile = blockIdx.x;
-    scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
-    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
-    asm volatile("cp.async.wait_all;\n" ::);
-    __syncthreads();
+    scan_lbs_load<VS, VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const float *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
     float A = 1.0f, B = 0.0f;
@@ -883,7 +880,7 @@ scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
         do {
             __nanosleep(200);
             asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-        } while (t - t0 < (unsigned long long)D);
+        } while (t < t0 + (unsigned long long)D);
     }
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * VL;
     if (lane >= lanes || c >= C) return;
@@ -968,7 +965,7 @@ __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
                       scan_lb2_status st, long long *stamps)
 {
-    constexpr int VS = SCAN_LBS_VS, VR = SCAN_LBS_VR, VL = VS + VR;
+    constexpr int VS = SCAN_LBS_VS, VR = SCAN_LBS_VR;
     extern __shared__ float4 probe_dyn[];
     float *sa = (float *)probe_dyn, *sb = sa + SCAN_LB_THREADS * VS;
     __shared__ scan_lb2_smem sm;
@@ -977,11 +974,8 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g0));
     const long long c0 = clock64();
     const long long tile = blockIdx.x;
-    scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VL, a, b, sa, sb);
     float av[VR], bv[VR];
-    scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VL, VS);
-    asm volatile("cp.async.wait_all;\n" ::);
-    __syncthreads();
+    scan_lbs_load<VS, VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
     if (threadIdx.x == 0) t[0] = clock64(), t[3] = 0, t[4] = 0;
     const tile_probe probe = {t};   /* marks 1 and 2, rounds, rounds that met an EMPTY word */
     scan_lbs_tile<VS, VR, Q, true, float, float, tile_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
