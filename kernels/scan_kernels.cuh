@@ -397,6 +397,48 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
     asm volatile("cp.async.commit_group;\n" ::);
 }
 
+/* Phase 3 of a staged tile, its carry in sm.carry and its thread's inclusive map (A, B): the
+ * tile's inclusive value published, the steps rescanned from the carry, h written. */
+template <int VS, int VR, typename E, bool W8 = false>
+__device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                                             int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                             const float (&bv)[VR], E *h, const scan_lb2_status &st,
+                                             const scan_lb2_smem &sm, float A, float B)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
+    const float x0 = sm.carry[cl];
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane >= lanes || c >= C) return;
+    float x = x0;
+    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+#pragma unroll 8
+    for (int v = 0; v < VS; v++) {
+        x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
+        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+    }
+    scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
+}
+
+/* Phases 1 (from the lane scan on) to 3 of a staged tile whose thread map (A, B) over its
+ * VS + VR steps is folded already (scan_lbs_tile; the workbench's paced loads fold as they land). */
+template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
+          class P = scan_no_probe, bool W8 = false, int SPEC = 0>
+__device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
+                                                int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                                const float (&bv)[VR], const H *h0, E *h,
+                                                const scan_lb2_status &st, scan_lb2_smem &sm, float A, float B,
+                                                const P &probe = P())
+{
+    scan_lb2_lanes<W8>(Cb, lanes, tile, G, true, st, sm, A, B);
+    probe.mark(1);
+    /* phase 2 */
+    scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    probe.mark(2);
+    scan_lbs_out<VS, VR, E, W8>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
+}
+
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
@@ -416,24 +458,8 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     }
 #pragma unroll
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
-    scan_lb2_lanes<W8>(Cb, lanes, tile, G, true, st, sm, A, B);
-    probe.mark(1);
-    /* phase 2 */
-    scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC>(C, Cb, lanes, G, tile, h0, st, sm, probe);
-    probe.mark(2);
-    /* phase 3: the tile's inclusive value; the steps rescanned from the carry, h written */
-    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
-    const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
-    if (lane >= lanes || c >= C) return;
-    float x = x0;
-    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
-#pragma unroll 8
-    for (int v = 0; v < VS; v++) {
-        x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
-    }
-    scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
+    scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, SPEC>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h,
+                                                         st, sm, A, B, probe);
 }
 
 /* A staged tile's one read of a and b: its shared part staged (scan_lbs_stage), its register

@@ -4,6 +4,8 @@
  *   make dev && build/bin/scan-dev            all versions, validation then timing
  *   build/bin/scan-dev 4 7                     some versions
  *   build/bin/scan-dev timeline                where a look-back tile's time goes (scan_lbs_probe_kernel)
+ *   build/bin/scan-dev timeline paced          the same for the paced loads of versions 75, 76, 79
+ *   build/bin/scan-dev timeline persistent     the same for the persistent blocks of versions 81, 85
  *
  * Versions (1, 2, 5-7, 10, 11 run the library's kernels of ../scan_kernels.cuh at other
  * settings; 3, 4, 8, 9 live here):
@@ -117,6 +119,23 @@
       73, 74 64 without its spills (three blocks an SM; 8-byte words, Q = 8, and Q = 4; run T):
          0.511-0.512, 0.505-0.508 ms (56: 0.489, 0.512 in the same call): more, smaller
          tiles an SM did not buy time either
+      75-80 56's tile with its loads paced: a thread keeps WIN chunks of K steps in flight
+         (cp.async groups; the register part through a shared transit ring), folding each
+         chunk as it lands, (K, WIN) = (4, 4), (8, 2), (4, 2), (4, 5), (2, 8), (8, 1) (run U):
+         0.519-0.571 ms against 56's 0.483-0.523 at (32, 2^22), 3.66-4.45 against 3.42 ms at
+         (1024, 2^20). The hypothesis (the queues of ~30 MB of loads in flight make every L2
+         round trip long) failed: a look-back round fell from 2.96 to 2.5-2.6 µs (median) while
+         the loads took 7 µs instead of 5 (timeline paced)
+      81-86 persistent blocks, two staged tiles a block (VS = 24, VR = 16, both sets resident,
+         tiles of 320 steps), the next tile's loads issued right after the current tile's
+         aggregate (runs V, W): static ids b + rN 0.58-0.61 ms (73-75% of the workbench's
+         copy; a start staggered over 8 µs, Q = 4, VR = 12 no better), counter ids claimed a
+         step ahead (85, 86) 0.79-0.81 ms. The timeline (persistent) shows why: issuing the
+         next tile's 80 KB of loads takes 4.7 µs (the SM's memory pipe is full: an issue
+         waits for room), so the block does not reach its look-back sooner, and a tile costs
+         11.4 µs for 80 KB where 56's costs 14.7 for 128; with counter ids a claimed tile's
+         aggregate waits for its block's current tile, and the look-backs meet EMPTY words
+         (3.1 rounds a tile)
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
@@ -893,6 +912,245 @@ scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     scan_rescan<VR>(T, C, 0, s0 + VS, c, x, av, bv, h);
 }
 
+/* ---- versions 75-80: the library's staged tile with its loads paced ---------------------------
+ *
+ * Every tile issues its whole read at once (128 KB at VS = VR = 32), so ~264 tiles keep ~30 MB
+ * of loads queued where DRAM needs ~4 MB in flight (4.8 TB/s × ~0.8 µs): the queues make every
+ * L2 round trip long, the look-back's rounds among them (~2.5-3 µs, timeline). Here a thread
+ * keeps only WIN chunks of K steps in flight (one cp.async group a chunk; the register part
+ * lands in a shared transit ring of WIN slots and is moved to registers), and folds each chunk
+ * as it lands: WIN·K·2 KB of loads a block. If the round trips shorten and the loads still
+ * fill DRAM, the tile's idle time shrinks. f32, forward; a thread touches only its own shared
+ * elements until the lane scan, so no barrier is needed before it. */
+template <int n> __device__ __forceinline__ void cp_wait_group() { asm volatile("cp.async.wait_group %0;\n" ::"n"(n) : "memory"); }
+__device__ __forceinline__ void cp_wait_dyn(int n)   /* n folds to a constant once unrolled */
+{
+    switch (n) {
+    case 0: cp_wait_group<0>(); break;
+    case 1: cp_wait_group<1>(); break;
+    case 2: cp_wait_group<2>(); break;
+    case 3: cp_wait_group<3>(); break;
+    case 4: cp_wait_group<4>(); break;
+    case 5: cp_wait_group<5>(); break;
+    case 6: cp_wait_group<6>(); break;
+    default: cp_wait_group<7>(); break;
+    }
+}
+
+/* The thread's VS + VR steps: the first VS staged at sa, sb as the library stages them, the
+ * last VR through the transit ring ta, tb ([WIN][K][256]) into av, bv; (A, B) their map. */
+template <int VS, int VR, int K, int WIN>
+__device__ __forceinline__ void scan_lbt_load(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+                                              const float *a, const float *b, float *sa, float *sb, float *ta,
+                                              float *tb, float (&av)[VR], float (&bv)[VR], float &A, float &B)
+{
+    constexpr int VL = VS + VR, NC = VL / K;
+    static_assert(VS % K == 0 && VR % K == 0 && WIN <= 8, "chunks of K steps, at most 8 in flight");
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * VL;
+    const bool active = lane < lanes && c < C;
+    auto slot = [&](int v, float *&pa, float *&pb) {   /* where step v lands */
+        if (v < VS) pa = sa + (lane * VS + v) * Cb + cl, pb = sb + (lane * VS + v) * Cb + cl;
+        else pa = ta + (((v / K) % WIN) * K + v % K) * SCAN_LB_THREADS + tid, pb = tb + (pa - ta);
+    };
+    auto issue = [&](int i) {
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const int v = i * K + j;
+            if (v < VS && lane >= lanes) continue;
+            float *pa, *pb;
+            slot(v, pa, pb);
+            if (active && s0 + v < T) scan_cp4(pa, a + (s0 + v) * C + c), scan_cp4(pb, b + (s0 + v) * C + c);
+            else *pa = 1.0f, *pb = 0.0f;
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    };
+    A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int i = 0; i < WIN && i < NC; i++) issue(i);
+#pragma unroll
+    for (int i = 0; i < NC; i++) {
+        cp_wait_dyn((i + WIN < NC ? i + WIN : NC) - i - 1);
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            const int v = i * K + j;
+            float *pa, *pb, x = 1.0f, y = 0.0f;
+            slot(v, pa, pb);
+            if (v >= VS || lane < lanes) x = *pa, y = *pb;
+            if (v >= VS) av[v - VS] = x, bv[v - VS] = y;
+            B = fmaf(x, B, y), A *= x;
+        }
+        if (i + WIN < NC) issue(i + WIN);
+    }
+}
+
+template <int K, int WIN>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lbt_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
+                scan_lb2_status st)
+{
+    constexpr int VS = SCAN_LBS_VS, VR = SCAN_LBS_VR;
+    extern __shared__ float4 lbt_dyn[];
+    float *sa = (float *)lbt_dyn, *sb = sa + SCAN_LB_THREADS * VS, *ta = sb + SCAN_LB_THREADS * VS,
+          *tb = ta + WIN * K * SCAN_LB_THREADS;
+    __shared__ scan_lb2_smem sm;
+    const long long tile = blockIdx.x;
+    float av[VR], bv[VR], A, B;
+    scan_lbt_load<VS, VR, K, WIN>(T, C, Cb, lanes, G, tile, a, b, sa, sb, ta, tb, av, bv, A, B);
+    scan_lbs_finish<VS, VR, SCAN_LB2_Q, true, float, float>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                            (const float *)NULL, h, st, sm, A, B);
+}
+
+/* The persistent kernel's probes: none (lbp2_quiet), or the timeline's stamps per tile
+ * (lbp2_probe, as tile_probe's: the step's start to its tile landed and folded (0), the
+ * lane scan, the next claim and loads issued (1), the look-back (2), h written (3)). */
+struct lbp2_quiet {
+    long long *t, *out;
+    __device__ __forceinline__ void begin() const {}
+    __device__ __forceinline__ void mark(int) const {}
+    __device__ __forceinline__ void round() const {}
+    __device__ __forceinline__ void empty() const {}
+    __device__ __forceinline__ void end(int64_t) const {}
+};
+struct lbp2_probe {
+    long long *t, *out;   /* t: shared [start clock, marks 0-2, EMPTY rounds, rounds]; out: [tile][7] */
+    __device__ __forceinline__ void begin() const
+    {
+        if (threadIdx.x == 0) t[0] = clock64(), t[4] = 0, t[5] = 0;
+    }
+    __device__ __forceinline__ void mark(int k) const
+    {
+        if (threadIdx.x == 0) t[1 + k] = clock64();
+    }
+    __device__ __forceinline__ void round() const
+    {
+        if (threadIdx.x == 0) t[5]++;
+    }
+    __device__ __forceinline__ void empty() const { t[4]++; }
+    __device__ __forceinline__ void end(int64_t tile) const
+    {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            long long *o = out + tile * 7;
+            unsigned long long g;
+            unsigned smid;
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g));
+            asm("mov.u32 %0, %%smid;" : "=r"(smid));
+            const long long now = clock64();
+            o[0] = (long long)g, o[1] = t[1] - t[0], o[2] = t[2] - t[1], o[3] = t[3] - t[2], o[4] = now - t[3];
+            o[5] = smid, o[6] = t[5] | t[4] << 32;
+        }
+    }
+};
+
+/* ---- versions 81-86: persistent blocks, two staged tiles a block ---------------------------
+ *
+ * The timeline of the library's tile at (32, 2^22) (run U): 14.7 µs a tile, of which the loads
+ * take ~6.4 (to the last register), the lane scan 0.7, the look-back 4.4 and writing h 3.2;
+ * during the look-back and the writes the tile's loads are done and its block issues none.
+ * Here a block stays resident (grid: the blocks that fit at once) and takes tiles b, b + N,
+ * b + 2N, ... (N blocks): two sets of buffers (shared stage and registers), and the next
+ * tile's loads are issued right after the current tile's aggregate is published, so that
+ * they fly during its look-back and its writes. Tiles are smaller (VS + VR steps a thread,
+ * both sets resident), so the look-backs per byte rise. A block waits only for tiles of
+ * lower index, all held by resident blocks that publish their aggregates without waiting:
+ * no deadlock. DYN (85, 86): tile ids from a counter instead, claimed a step ahead (the smallest
+ * tile in a block's look-back has every lower tile done, so again no deadlock). STAG > 0: block b starts b·STAG/N ns late, so that the blocks' rounds do not
+ * all look back at once (the first tiles of a round otherwise reach the previous round's
+ * inclusive value through up to N/window rounds). f32, forward. */
+template <int VS, int VR>
+__device__ __forceinline__ void scan_lbp2_issue(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t n,
+                                                int64_t tile, const float *a, const float *b, float *sa, float *sb,
+                                                float (&av)[VR], float (&bv)[VR])
+{
+    if (tile < n) {
+        scan_lbs_stage<VS, 0>(T, C, 0, Cb, lanes, G, tile, VS + VR, a, b, sa, sb);
+        scan_lb_load<VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, av, bv, VS + VR, VS);
+    }
+    asm volatile("" ::: "memory");   /* the loads stay ahead of the look-back */
+}
+
+/* One tile from its landed buffers (sa, sb, av, bv); the next tile's loads into (na, nb, nav, nbv).
+ * The next tile: `next`, or (DYN) the counter's id that thread 0 claimed a step ago (`pending`,
+ * so that the atomic's round trip is off the path), thread 0 claiming the one after it. */
+template <int VS, int VR, int Q, bool DYN, class P = lbp2_quiet>
+__device__ __forceinline__ int64_t scan_lbp2_step(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t n,
+                                                  int64_t tile, int64_t next, const float *a, const float *b, float *h,
+                                                  const scan_lb2_status &st, scan_lb2_smem &sm, const float *sa,
+                                                  const float *sb, const float (&av)[VR], const float (&bv)[VR],
+                                                  float *na, float *nb, float (&nav)[VR], float (&nbv)[VR],
+                                                  long long *s_next, unsigned long long &pending,
+                                                  const P &probe = P())
+{
+    probe.begin();
+    asm volatile("cp.async.wait_all;\n" ::: "memory");   /* this tile's stage: the only group out */
+    __syncthreads();   /* and every thread is done with the buffers the next tile's loads take */
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const float *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    float A = 1.0f, B = 0.0f;
+    if (lane < lanes) {
+#pragma unroll 8
+        for (int v = 0; v < VS; v++) B = fmaf(pa[v * Cb], B, pb[v * Cb]), A *= pa[v * Cb];
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    probe.mark(0);
+    scan_lb2_lanes<false>(Cb, lanes, tile, G, true, st, sm, A, B);
+    if (DYN) {
+        if (tid == 0) *s_next = (long long)pending, pending = atomicAdd(st.counter, 1ull);
+        __syncthreads();
+        next = *s_next;
+    }
+    scan_lbp2_issue<VS, VR>(T, C, Cb, lanes, G, n, next, a, b, na, nb, nav, nbv);
+    probe.mark(1);
+    scan_lb2_lookback<Q, false, float, scan_cta, true, P>(C, Cb, lanes, G, tile, (const float *)NULL, st, sm, probe);
+    probe.mark(2);
+    scan_lbs_out<VS, VR, float>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
+    probe.end(tile);
+    return next;
+}
+
+template <int VS, int VR, int Q, int STAG, bool DYN = false, class P = lbp2_quiet>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_lbp2_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t n, const float *a, const float *b,
+                 float *h, scan_lb2_status st, long long *stamps = NULL)
+{
+    extern __shared__ float4 lbp2_dyn[];
+    float *s0a = (float *)lbp2_dyn, *s0b = s0a + SCAN_LB_THREADS * VS, *s1a = s0b + SCAN_LB_THREADS * VS,
+          *s1b = s1a + SCAN_LB_THREADS * VS;
+    __shared__ scan_lb2_smem sm;
+    const int64_t N = gridDim.x;
+    if (STAG > 0) {
+        unsigned long long t0, t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+        const unsigned long long until = t0 + (unsigned long long)STAG * blockIdx.x / N;
+        do {
+            __nanosleep(100);
+            asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        } while (t < until);
+    }
+    __shared__ long long s_next;
+    unsigned long long pending = 0;   /* DYN, thread 0: the id claimed for the step after next */
+    float av0[VR], bv0[VR], av1[VR], bv1[VR];
+    int64_t t = blockIdx.x;
+    if (DYN) {
+        if (threadIdx.x == 0) s_next = (long long)atomicAdd(st.counter, 1ull), pending = atomicAdd(st.counter, 1ull);
+        __syncthreads();
+        t = s_next;
+    }
+    __shared__ long long pt[6];
+    const P probe = {pt, stamps};
+    scan_lbp2_issue<VS, VR>(T, C, Cb, lanes, G, n, t, a, b, s0a, s0b, av0, bv0);
+    while (t < n) {
+        const int64_t t1 = scan_lbp2_step<VS, VR, Q, DYN, P>(T, C, Cb, lanes, G, n, t, t + N, a, b, h, st, sm, s0a,
+                                                             s0b, av0, bv0, s1a, s1b, av1, bv1, &s_next, pending,
+                                                             probe);
+        if (t1 >= n) break;
+        t = scan_lbp2_step<VS, VR, Q, DYN, P>(T, C, Cb, lanes, G, n, t1, t1 + N, a, b, h, st, sm, s1a, s1b, av1,
+                                              bv1, s0a, s0b, av0, bv0, &s_next, pending, probe);
+    }
+}
+
 /* ---- versions 45, 46: the library's tile, its shared part by bulk copies at C = 32 -----------
  *
  * At C = 32 a lane's VS staged steps are VS whole rows, one contiguous run of VS·128 bytes of
@@ -960,7 +1218,7 @@ struct tile_probe {
     __device__ __forceinline__ void empty() const { t[3]++; }   /* one thread: channel 0's */
 };
 
-template <int Q, bool W8>
+template <int Q, bool W8, int K = 0, int WIN = 0>   /* K > 0: the loads paced (scan_lbt_load) */
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const float *a, const float *b, float *h,
                       scan_lb2_status st, long long *stamps)
@@ -975,11 +1233,21 @@ scan_lbs_probe_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     const long long c0 = clock64();
     const long long tile = blockIdx.x;
     float av[VR], bv[VR];
-    scan_lbs_load<VS, VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
-    if (threadIdx.x == 0) t[0] = clock64(), t[3] = 0, t[4] = 0;
-    const tile_probe probe = {t};   /* marks 1 and 2, rounds, rounds that met an EMPTY word */
-    scan_lbs_tile<VS, VR, Q, true, float, float, tile_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
-                                                                 (const float *)NULL, h, st, sm, probe);
+    if (K > 0) {
+        float A, B, *ta = sb + SCAN_LB_THREADS * VS;
+        scan_lbt_load<VS, VR, (K > 0 ? K : 1), (K > 0 ? WIN : 1)>(T, C, Cb, lanes, G, tile, a, b, sa, sb, ta,
+                                                                 ta + WIN * K * SCAN_LB_THREADS, av, bv, A, B);
+        if (threadIdx.x == 0) t[0] = clock64(), t[3] = 0, t[4] = 0;
+        const tile_probe probe = {t};
+        scan_lbs_finish<VS, VR, Q, true, float, float, tile_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                                       (const float *)NULL, h, st, sm, A, B, probe);
+    } else {
+        scan_lbs_load<VS, VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
+        if (threadIdx.x == 0) t[0] = clock64(), t[3] = 0, t[4] = 0;
+        const tile_probe probe = {t};   /* marks 1 and 2, rounds, rounds that met an EMPTY word */
+        scan_lbs_tile<VS, VR, Q, true, float, float, tile_probe, W8>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                                     (const float *)NULL, h, st, sm, probe);
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         long long *o = stamps + tile * 7;
@@ -1614,7 +1882,38 @@ static void scan_lbs_sleep(bench *w)
                                                                       w->h);
 }
 
-#define NVERSIONS 74
+/* versions 75-80: scan_lbt_kernel, loads paced to WIN chunks of K steps a thread */
+template <int K, int WIN>
+static void scan_lbt(bench *w)
+{
+    const lbs_tiling p = lbs_tiles(w, SCAN_LBS_VS + SCAN_LBS_VR, "scan_lbt");
+    const int smem = SCAN_LB_THREADS * (SCAN_LBS_VS + WIN * K) * 8;
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    cudaCheck(cudaFuncSetAttribute(scan_lbt_kernel<K, WIN>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaCheck(cudaMemsetAsync(w->ws, 0, p.bytes));
+    scan_lbt_kernel<K, WIN><<<(unsigned)p.n, SCAN_LB_THREADS, smem>>>(w->T, w->C, p.Cb, p.lanes, p.G, w->a, w->b,
+                                                                     w->h, st);
+}
+
+/* versions 81-86: scan_lbp2_kernel, persistent, as many blocks as fit at once */
+template <int VS, int VR, int Q, int STAG, bool DYN = false>
+static void scan_lbp2(bench *w)
+{
+    const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbp2");
+    const int smem = SCAN_LB_THREADS * VS * 16;
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    void (*k)(int64_t, int64_t, int, int, int64_t, int64_t, const float *, const float *, float *, scan_lb2_status,
+              long long *) = scan_lbp2_kernel<VS, VR, Q, STAG, DYN>;
+    cudaCheck(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int per = 0, sms = 0;
+    cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, SCAN_LB_THREADS, smem));
+    cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int64_t N = p.n < (int64_t)per * sms ? p.n : (int64_t)per * sms;
+    cudaCheck(cudaMemsetAsync(w->ws, 0, p.bytes));
+    k<<<(unsigned)N, SCAN_LB_THREADS, smem>>>(w->T, w->C, p.Cb, p.lanes, p.G, p.n, w->a, w->b, w->h, st, NULL);
+}
+
+#define NVERSIONS 86
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -1696,6 +1995,18 @@ static void scan(int version, bench *w, int bs)
     case 72: scan_lbs_sleep<5000>(w); break;
     case 73: scan_lbs<16, 32, 3, false, true, 8, true, true, 0, 0>(w); break;
     case 74: scan_lbs<16, 32, 3, false, true, 4, true, false, 0, 0>(w); break;
+    case 75: scan_lbt<4, 4>(w); break;
+    case 76: scan_lbt<8, 2>(w); break;
+    case 77: scan_lbt<4, 2>(w); break;
+    case 78: scan_lbt<4, 5>(w); break;
+    case 79: scan_lbt<2, 8>(w); break;
+    case 80: scan_lbt<8, 1>(w); break;
+    case 81: scan_lbp2<24, 16, 8, 0>(w); break;
+    case 82: scan_lbp2<24, 16, 8, 8000>(w); break;
+    case 83: scan_lbp2<24, 16, 4, 8000>(w); break;
+    case 84: scan_lbp2<24, 12, 8, 8000>(w); break;
+    case 85: scan_lbp2<24, 16, 8, 0, true>(w); break;
+    case 86: scan_lbp2<24, 16, 4, 0, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
@@ -1765,25 +2076,35 @@ static int cmp_ll(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* BL > 0: scan_lbb_probe_kernel with tiles of BL steps (C = 32); CB > 0: CB channels a tile */
-template <int Q, bool W8, int BL = 0, int CB = 0>
+/* BL > 0: scan_lbb_probe_kernel with tiles of BL steps (C = 32); CB > 0: CB channels a tile;
+ * PK > 0: the loads paced, PW chunks of PK steps in flight (scan_lbt_load) */
+template <int Q, bool W8, int BL = 0, int CB = 0, int PK = 0, int PW = 0, int PERS = 0>
 static void timeline(int64_t T, int64_t C)
 {
     bench w;
     setup(&w, T, C, 0);
     int Cb = CB && CB < C ? CB : scan_lb_channels(C), lanes = SCAN_LB_THREADS / Cb;
-    const int64_t L = BL ? BL : (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
+    const int64_t L = BL ? BL : PERS ? (int64_t)lanes * (24 + 16) : (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
     int64_t G = (C + Cb - 1) / Cb, n = G * ((T + L - 1) / L);
     size_t bytes = 16 + (size_t)n * Cb * 16;
     scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
-    const int smem = BL ? 2 * BL * 32 * 4 : SCAN_LB_THREADS * SCAN_LBS_VS * 8;
+    const int smem = BL ? 2 * BL * 32 * 4 : PERS ? SCAN_LB_THREADS * 24 * 16 : SCAN_LB_THREADS * (SCAN_LBS_VS + PK * PW) * 8;
+    void (*pers)(int64_t, int64_t, int, int, int64_t, int64_t, const float *, const float *, float *, scan_lb2_status,
+                 long long *) = scan_lbp2_kernel<24, 16, Q, 0, PERS == 2, lbp2_probe>;
+    int per = 0, sms = 0;
+    if (PERS) {
+        cudaCheck(cudaFuncSetAttribute(pers, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, pers, SCAN_LB_THREADS, smem));
+        cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    }
+    const int64_t N = PERS ? (n < (int64_t)per * sms ? n : (int64_t)per * sms) : n;
     void (*probe)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status,
-                  long long *) = scan_lbs_probe_kernel<Q, W8>;
+                  long long *) = scan_lbs_probe_kernel<Q, W8, PK, PW>;
     void (*bulk)(int64_t, const float *, const float *, float *, scan_lb2_status, long long *) =
         scan_lbb_probe_kernel<(BL ? BL : 256), (BL > 256 ? 2 : 3), Q, W8>;
     if (BL && C != 32) { fprintf(stderr, "timeline: whole tiles need C = 32\n"); exit(1); }
-    cudaCheck(cudaFuncSetAttribute(BL ? (const void *)bulk : (const void *)probe,
-                                   cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    if (!PERS) cudaCheck(cudaFuncSetAttribute(BL ? (const void *)bulk : (const void *)probe,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     long long *d_st, *hs = (long long *)malloc((size_t)n * 7 * sizeof(long long));
     cudaCheck(cudaMalloc(&d_st, (size_t)n * 7 * sizeof(long long)));
     cudaEvent_t e0, e1;
@@ -1793,7 +2114,8 @@ static void timeline(int64_t T, int64_t C)
         cudaCheck(cudaMemsetAsync(w.ws, 0, 16));
         cudaCheck(cudaMemsetAsync(w.ws + 16, W8 ? 0xff : 0, bytes - 16));
         cudaCheck(cudaEventRecord(e0));
-        if (BL) bulk<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, w.a, w.b, w.h, st, d_st);
+        if (PERS) pers<<<(unsigned)N, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, n, w.a, w.b, w.h, st, d_st);
+        else if (BL) bulk<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, w.a, w.b, w.h, st, d_st);
         else probe<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(T, C, Cb, lanes, G, w.a, w.b, w.h, st, d_st);
         cudaCheck(cudaEventRecord(e1));
         cudaCheck(cudaEventSynchronize(e1));
@@ -1807,6 +2129,9 @@ static void timeline(int64_t T, int64_t C)
     for (int64_t i = 0; i < n; i++) gmin = hs[i * 7] < gmin ? hs[i * 7] : gmin, gmax = hs[i * 7] > gmax ? hs[i * 7] : gmax;
     if (BL) printf("whole tiles of %d steps: ", BL);
     if (CB) printf("tiles of %d channels: ", Cb);
+    if (PK) printf("loads paced, %d chunks of %d steps: ", PW, PK);
+    if (PERS) printf("persistent (%s ids, %lld blocks; phase 0 is the step's start to its tile folded, 1 the lane scan "
+                     "and the next loads issued): ", PERS == 2 ? "counter" : "static", (long long)N);
     printf("timeline Q=%d %d-byte words T=%lld C=%lld: %lld tiles, kernel %.4f ms (%.1f%% of 3·T·C·4 bytes at 4.2 TB/s), starts over "
            "%.4f ms; clocks at %d MHz (the maximum)\n", Q, W8 ? 8 : 16, (long long)T, (long long)C, (long long)n, ms,
            100 * (3.0 * T * C * 4 / 4.2e12 * 1e3) / ms, (gmax - gmin) * 1e-6, khz / 1000);
@@ -1880,6 +2205,25 @@ static int validate(int version, int64_t T, int64_t C, int bs)
 
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "timeline") && !strcmp(argv[2], "paced")) {   /* versions 75, 76, 79 */
+        for (int i = 0; i < 2; i++) {
+            const int64_t T = i ? 1048576 : 4194304, C = i ? 1024 : 32;
+            timeline<SCAN_LB2_Q, false>(T, C);
+            timeline<SCAN_LB2_Q, false, 0, 0, 4, 4>(T, C);
+            timeline<SCAN_LB2_Q, false, 0, 0, 8, 2>(T, C);
+            timeline<SCAN_LB2_Q, false, 0, 0, 2, 8>(T, C);
+        }
+        return 0;
+    }
+    if (argc > 2 && !strcmp(argv[1], "timeline") && !strcmp(argv[2], "persistent")) {   /* versions 81, 85 */
+        for (int i = 0; i < 2; i++) {
+            const int64_t T = i ? 1048576 : 4194304, C = i ? 1024 : 32;
+            timeline<SCAN_LB2_Q, false>(T, C);
+            timeline<SCAN_LB2_Q, false, 0, 0, 0, 0, 1>(T, C);
+            timeline<SCAN_LB2_Q, false, 0, 0, 0, 0, 2>(T, C);
+        }
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "timeline")) {
         timeline<SCAN_LB2_Q, false>(1048576, 1024);
         timeline<SCAN_LB2_Q, false>(4194304, 32);
