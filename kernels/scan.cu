@@ -26,9 +26,31 @@
 
 /* Steps whose a and b are loaded before the FMA chain uses them (channel route). */
 #define UNROLL 8
-/* Steps per thread in a look-back tile: SCAN_LBS_VS staged in shared memory, then SCAN_LBS_VR
- * in registers (scan_kernels.cuh); the whole tile read once. */
-#define LB_V (SCAN_LBS_VS + SCAN_LBS_VR)
+/* Steps per thread in a look-back tile: VS staged in shared memory, then SCAN_LBS_VR in
+ * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
+ * of 512 steps and 64 KB of shared memory. bf16 (half the bytes a step): VS = 96, tiles of 1024
+ * steps in 96 KB, and h written in 16-byte pieces through shared memory (VST, scan_lbs_out).
+ * Measured in experiments/scan-bandwidth, bf16 forward / reversed % of copy at (1024, 2^20)
+ * and (32, 2^22): VS = 32 40.1-40.5 / 22.9-23.2 and 40.0-41.3 / 22.3-23.4; VS = 64
+ * 42.3 / 27.6, 42.6 / 26.9; VS = 96 46.6 / 30.7, 47.6 / 31.0; VS = 96 with VST 52.2-52.7 /
+ * 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing forward (79.7% against
+ * 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%), so f32 keeps its
+ * per-element stores. The macros let an A/B build change them. */
+#ifndef LOGT_SCAN_VS_BF16
+#define LOGT_SCAN_VS_BF16 96
+#endif
+#ifndef LOGT_SCAN_VST_BF16
+#define LOGT_SCAN_VST_BF16 1
+#endif
+#ifndef LOGT_SCAN_VST_F32
+#define LOGT_SCAN_VST_F32 0
+#endif
+#ifndef LOGT_SCAN_REVFIX_BF16   /* 1: bf16's reversed staged tiles take REV = 1 (A/B) */
+#define LOGT_SCAN_REVFIX_BF16 0
+#endif
+template <typename E> struct lbs_vs {
+    static constexpr int value = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : SCAN_LBS_VS;
+};
 #define BLOCK 256
 
 /* The look-back tiling of scan_kernels.cuh: Cb channels × lanes·V steps per tile. */
@@ -73,14 +95,15 @@ static int use_channels(int64_t T, int64_t C)
  * tiles and half the serial work a thread. (experiments/scan-table1 at T = 256-65536, m = 4-128
  * below that line: staged, 1.3-1.8x the time of e93fb8f's register-only kernel; with this
  * kernel's register-only tiles, 000f7b3 on: 0.83-1.13x of its time at 025abc1.) */
-static int use_staged(int64_t T, int64_t C)
+static int use_staged(int64_t T, int64_t C, int V)
 {
-    return lb_make(T, C, LB_V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
+    return lb_make(T, C, V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
 }
 
-extern "C" const char *scan_cuda_route(int64_t T, int64_t C)
+extern "C" const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt)
 {
-    return use_channels(T, C) ? "channels" : use_staged(T, C) ? "lookback-staged" : "lookback";
+    const int V = (dt == LOGT_BF16 ? lbs_vs<__nv_bfloat16>::value : lbs_vs<float>::value) + SCAN_LBS_VR;
+    return use_channels(T, C) ? "channels" : use_staged(T, C, V) ? "lookback-staged" : "lookback";
 }
 
 /* The checks every entry point makes: a cuda context, sizes, dtype, and the arrays that must
@@ -150,8 +173,10 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         LAUNCH_TRY();
         return LOGT_OK;
     }
-    const int staged = use_staged(T, C);
-    lb_plan p = lb_make(T, C, staged ? LB_V : SCAN_LBS_VR);
+    constexpr int VS = lbs_vs<E>::value;
+    constexpr bool VST = sizeof(E) == 2 ? LOGT_SCAN_VST_BF16 : LOGT_SCAN_VST_F32;
+    const int staged = use_staged(T, C, VS + SCAN_LBS_VR);
+    lb_plan p = lb_make(T, C, staged ? VS + SCAN_LBS_VR : SCAN_LBS_VR);
     if (p.ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
@@ -160,21 +185,24 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
     cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
     if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
-    const int smem = staged ? SCAN_LB_THREADS * SCAN_LBS_VS * 2 * (int)sizeof(E) : 0;
+    const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(E) : 0;
     /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
      * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
      * argument: fixed, the reversed f32 scan at (1024, 2^20) ran at 78.2-78.3% of copy against
      * 82.2-82.4% (experiments/scan-bandwidth, both builds in one call), and the register-only
      * forward kernels spilled 172-336 bytes. */
     constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
+    constexpr int BWD = sizeof(E) == 2 && LOGT_SCAN_REVFIX_BF16 ? 1 : -1;
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);
     const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
-                          : reverse ? scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, -1>
-                                    : scan_lbs_kernel<SCAN_LBS_VS, SCAN_LBS_VR, GOFF, E, H, FWD>;
+                          : reverse ? scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, BWD, SCAN_LB2_Q, true, true,
+                                                      false, 2, VST>
+                                    : scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, FWD, SCAN_LB2_Q, true, true,
+                                                      false, 2, VST>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, -1>() : ready_on<GOFF, E, H, FWD>()));
+                             reverse ? ready_on<GOFF, E, H, BWD>() : ready_on<GOFF, E, H, FWD>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();

@@ -71,11 +71,11 @@ logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, l
 logt_status scan_backward_cuda_serial(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
                                       const void *a, const void *h0, const void *h,
                                       const void *dh, void *da, void *db, void *dh0);
-/* The route scan_cuda takes for this shape on the current device: "channels", "lookback"
- * (tiles in registers) or "lookback-staged" (tiles twice as long, half in shared memory: when
- * there are enough of them to fill the GPU), and the smallest C that goes channel-parallel
- * (for tests that cross it). */
-const char *scan_cuda_route(int64_t T, int64_t C);
+/* The route scan_cuda takes for this shape and dtype (f32 or bf16, whose staged tiles are
+ * longer) on the current device: "channels", "lookback" (tiles in registers) or
+ * "lookback-staged" (tiles longer, part in shared memory: when there are enough of them to fill
+ * the GPU), and the smallest C that goes channel-parallel (for tests that cross it). */
+const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt);
 int64_t scan_cuda_channel_threshold(void);
 #endif
 

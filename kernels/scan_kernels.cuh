@@ -398,10 +398,14 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
 }
 
 /* Phase 3 of a staged tile, its carry in sm.carry and its thread's inclusive map (A, B): the
- * tile's inclusive value published, the steps rescanned from the carry, h written. */
-template <int VS, int VR, typename E, bool W8 = false>
+ * tile's inclusive value published, the steps rescanned from the carry, h written.
+ * VST (with 32-channel tiles, C a multiple of 16 bytes' elements and h 16-byte aligned): the
+ * steps' h go to shared memory first, over the thread's own a and b (step v < VS at sa's
+ * slot, step VS + v at sb's slot v: both read already, VR <= VS), and the block writes the
+ * tile's rows in 16-byte pieces: a bf16 thread's store is 2 bytes otherwise, a warp's 64. */
+template <int VS, int VR, typename E, bool W8 = false, bool VST = false>
 __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                                             int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                             int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                              const float (&bv)[VR], E *h, const scan_lb2_status &st,
                                              const scan_lb2_smem &sm, float A, float B)
 {
@@ -410,23 +414,44 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
     if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
-    if (lane >= lanes || c >= C) return;
+    constexpr int EPC = 16 / (int)sizeof(E);   /* elements a 16-byte piece */
+    const bool rows = VST && VR <= VS && Cb == 32 && C % EPC == 0 && ((uintptr_t)h & 15) == 0;   /* the block's */
+    if (!rows && (lane >= lanes || c >= C)) return;
     float x = x0;
-    if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+    if (lane < lanes && lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
+    if (!rows) {
 #pragma unroll 8
-    for (int v = 0; v < VS; v++) {
-        x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
-        if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+        for (int v = 0; v < VS; v++) {
+            x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
+            if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+        }
+        scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
+        return;
     }
-    scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
+    if (lane < lanes && c < C) {   /* h into the thread's own slots, then the rows */
+        E *qa = sa + lane * VS * Cb + cl, *qb = sb + lane * VS * Cb + cl;
+#pragma unroll 8
+        for (int v = 0; v < VS; v++) x = fmaf(ld(qa + v * Cb), x, ld(qb + v * Cb)), ::st(qa + v * Cb, x);
+#pragma unroll
+        for (int v = 0; v < VR; v++) x = fmaf(av[v], x, bv[v]), ::st(qb + v * Cb, x);
+    }
+    __syncthreads();
+    constexpr int VL = VS + VR, CPR = 32 / EPC;   /* pieces a row */
+    for (int i = tid; i < lanes * VL * CPR; i += SCAN_LB_THREADS) {
+        const int r = i / CPR, j = i % CPR, l = r / VL, v = r % VL;
+        const int64_t s = (k * lanes + l) * VL + v, c0 = g * Cb + j * EPC;
+        if (s >= T || c0 >= C) continue;
+        const E *src = (v < VS ? sa + (l * VS + v) * Cb : sb + (l * VS + v - VS) * Cb) + j * EPC;
+        *(uint4 *)(h + scan_time(T, reverse, s) * C + c0) = *(const uint4 *)src;
+    }
 }
 
 /* Phases 1 (from the lane scan on) to 3 of a staged tile whose thread map (A, B) over its
  * VS + VR steps is folded already (scan_lbs_tile; the workbench's paced loads fold as they land). */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
-          class P = scan_no_probe, bool W8 = false, int SPEC = 0>
+          class P = scan_no_probe, bool W8 = false, int SPEC = 0, bool VST = false>
 __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                                                int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                                int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                                 const float (&bv)[VR], const H *h0, E *h,
                                                 const scan_lb2_status &st, scan_lb2_smem &sm, float A, float B,
                                                 const P &probe = P())
@@ -436,15 +461,15 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     /* phase 2 */
     scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC>(C, Cb, lanes, G, tile, h0, st, sm, probe);
     probe.mark(2);
-    scan_lbs_out<VS, VR, E, W8>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
+    scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
 }
 
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
-          class P = scan_no_probe, bool W8 = false, int SPEC = 0>
+          class P = scan_no_probe, bool W8 = false, int SPEC = 0, bool VST = false>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
-                                              int64_t tile, const E *sa, const E *sb, const float (&av)[VR],
+                                              int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
                                               const scan_lb2_status &st, scan_lb2_smem &sm, const P &probe = P())
 {
@@ -458,8 +483,8 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     }
 #pragma unroll
     for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
-    scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, SPEC>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h,
-                                                         st, sm, A, B, probe);
+    scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, SPEC, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
+                                                              h, st, sm, A, B, probe);
 }
 
 /* A staged tile's one read of a and b: its shared part staged (scan_lbs_stage), its register
@@ -487,9 +512,10 @@ __device__ __forceinline__ void scan_lbs_load(int64_t T, int64_t C, int reverse,
  * (42: 81.5-87.2% over the eight runs of 144c199's session) and 88.3% against 86.2% at
  * (1024, 2^20). The library fixes it for the plain scan's forward staged tiles only (kernels/scan.cu
  * says why not for the others; the bf16 forward kernel spills 4 bytes, the f32 ones none).
- * MINB: blocks an SM the registers are bounded for (2; the workbench tries 3 and 4). */
+ * MINB: blocks an SM the registers are bounded for (2; the workbench tries 3 and 4).
+ * VST: h written in 16-byte pieces of whole rows through shared memory (scan_lbs_out). */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q,
-          bool BIDX = true, bool PART = true, bool W8 = false, int MINB = 2>
+          bool BIDX = true, bool PART = true, bool W8 = false, int MINB = 2, bool VST = false>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, MINB)
 scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G, const E *a,
                 const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -506,8 +532,8 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G
     const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
     float av[VR], bv[VR];
     scan_lbs_load<VS, VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
-    scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
-                                                            h, st, sm);
+    scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8, 0, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av,
+                                                                    bv, h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

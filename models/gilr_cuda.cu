@@ -380,7 +380,7 @@ static void set_impl(gilr_model *m, int64_t T, int64_t C, int nscans)
              "cuda %s: whole-sequence fp32 cuBLAS GEMMs, fused pointwise, %d linear scan%s "
              "(%s)",
              is_bf16(m) ? "bf16 x/h, f32 inside" : "f32", nscans, nscans > 1 ? "s" : "",
-             serial(m) ? "scan = serial: scan_cuda_serial" : scan_cuda_route(T, C));
+             serial(m) ? "scan = serial: scan_cuda_serial" : scan_cuda_route(T, C, LOGT_F32));
 }
 
 static logt_status check_forward(gilr_model *m, const logt_tensor *x, const logt_tensor *h,

@@ -43,7 +43,7 @@ static logt_status scan_variant(logt_ctx *ctx, const logt_kernel_args *k, int re
     }
     if (impl)
         snprintf(impl, nimpl, "scan_cuda%s route=%s", reverse ? " reverse" : "",
-                 scan_cuda_route(k->T, k->C));
+                 scan_cuda_route(k->T, k->C, k->dtype));
     return scan_cuda(ctx, reverse, k->T, k->C, k->dtype, a, b, NULL, h);
 #else
     return LOGT_FAIL(LOGT_EUNSUPPORTED, "built without CUDA");

@@ -108,7 +108,7 @@ static void run_case(logt_ctx *ctx, const scan_case *c)
     snprintf(what, sizeof what, "T=%lld C=%lld %s %s%s%s%s s%llu %s", (long long)T,
              (long long)C, logt_dtype_name(c->dt), c->reverse ? "rev" : "fwd",
              c->with_h0 ? " h0" : "", c->in_place ? " in place" : "",
-             c->misalign ? " misaligned" : "", (unsigned long long)c->seed, scan_cuda_route(T, C));
+             c->misalign ? " misaligned" : "", (unsigned long long)c->seed, scan_cuda_route(T, C, c->dt));
     check_result r = check_close(what, got, ref, n, c->atol_rel * big, rtol);
     cr_assert(r.ok, "%s", r.msg);
 
@@ -172,7 +172,8 @@ Test(scan_cuda, gates_near_one_over_long_T, .timeout = 120)
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
-    cr_assert(!strncmp(scan_cuda_route(127323, 3), "lookback", 8), "%s", scan_cuda_route(127323, 3));
+    cr_assert(!strncmp(scan_cuda_route(127323, 3, LOGT_F32), "lookback", 8), "%s",
+              scan_cuda_route(127323, 3, LOGT_F32));
     for (int m = 0; m < 4; m++) {
         scan_case c = {127323, 3, LOGT_F32, m & 1, m >> 1, 0, 5, 0.999, 1.0, 1e-4, 0};
         run_case(ctx, &c);
@@ -189,9 +190,12 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     int64_t thr = scan_cuda_channel_threshold();
-    cr_assert_str_eq(scan_cuda_route(64, 65536), "channels");
-    cr_assert(!strncmp(scan_cuda_route(300, thr - 1), "lookback", 8), "%s", scan_cuda_route(300, thr - 1));
-    cr_assert_str_eq(scan_cuda_route(300, thr), "channels");
+    for (int d = 0; d < 2; d++) {
+        const logt_dtype dt = d ? LOGT_BF16 : LOGT_F32;
+        cr_assert_str_eq(scan_cuda_route(64, 65536, dt), "channels");
+        cr_assert(!strncmp(scan_cuda_route(300, thr - 1, dt), "lookback", 8), "%s", scan_cuda_route(300, thr - 1, dt));
+        cr_assert_str_eq(scan_cuda_route(300, thr, dt), "channels");
+    }
     /* and the look-back tilings: Cb = C with idle threads (100: 2 lanes of 100 in 256
      * threads; 255: one lane), a partial channel group (257 = 256 + 1), one channel with
      * 256 lanes over many tiles, T shorter than one tile */
@@ -214,13 +218,14 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
 }
 
 #ifdef LOGT_HAVE_CUDA
-/* An odd T at which C channels take the staged tiles on this GPU (their threshold depends on
- * its SM count): 4097, doubled plus one until the route says so (at most ~2x past it). */
-static int64_t staged_T(int64_t C)
+/* An odd T at which C channels of dtype dt take the staged tiles on this GPU (their threshold
+ * depends on its SM count, and bf16's tiles are longer): 4097, doubled plus one until the
+ * route says so (at most ~2x past it). */
+static int64_t staged_T(int64_t C, logt_dtype dt)
 {
     int64_t T = 4097;
-    while (strcmp(scan_cuda_route(T, C), "lookback-staged")) {
-        cr_assert_str_eq(scan_cuda_route(T, C), "lookback", "C = %lld: T = %lld", (long long)C, (long long)T);
+    while (strcmp(scan_cuda_route(T, C, dt), "lookback-staged")) {
+        cr_assert_str_eq(scan_cuda_route(T, C, dt), "lookback", "C = %lld: T = %lld", (long long)C, (long long)T);
         T = 2 * T + 1;
     }
     return T;
@@ -240,18 +245,19 @@ Test(scan_cuda, staged_tiles, .timeout = 120)
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
     static const int64_t Cs[] = {1, 3, 100, 32, 33};
     for (int i = 0; i < 5; i++) {
-        const int64_t C = Cs[i], T = staged_T(C);
+        const int64_t C = Cs[i], T = staged_T(C, LOGT_F32), Tb = staged_T(C, LOGT_BF16);
         for (int m = 0; m < 4; m++) {
-            scan_case c = {T, C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, (m + i) & 1, 0, 11 + (uint64_t)i,
-                           0.5, 1.0, 1e-5, 0};
+            scan_case c = {m & 2 ? Tb : T, C, m & 2 ? LOGT_BF16 : LOGT_F32, m & 1, (m + i) & 1, 0,
+                           11 + (uint64_t)i, 0.5, 1.0, 1e-5, 0};
             run_case(ctx, &c);
         }
         if (C == 32) {
-            scan_case more[] = {{T, C, LOGT_BF16, 0, 1, 1, 12, 0.5, 1.0, 1e-5, 0},
-                                {T, C, LOGT_BF16, 1, 0, 0, 13, 0.5, 1.0, 1e-5, 1},
-                                {T, C, LOGT_BF16, 0, 1, 1, 14, 0.5, 1.0, 1e-5, 1},
-                                {T, C, LOGT_F32, 1, 1, 1, 15, 0.999, 1.0, 1e-4, 0}};
-            for (int k = 0; k < 4; k++) run_case(ctx, &more[k]);
+            scan_case more[] = {{Tb, C, LOGT_BF16, 0, 1, 1, 12, 0.5, 1.0, 1e-5, 0},
+                                {Tb, C, LOGT_BF16, 1, 0, 0, 13, 0.5, 1.0, 1e-5, 1},
+                                {Tb, C, LOGT_BF16, 0, 1, 1, 14, 0.5, 1.0, 1e-5, 1},
+                                {T, C, LOGT_F32, 1, 1, 1, 15, 0.999, 1.0, 1e-4, 0},
+                                {Tb, C, LOGT_BF16, 1, 1, 0, 16, 0.999, 1.0, 1e-3, 0}};
+            for (int k = 0; k < 5; k++) run_case(ctx, &more[k]);
         }
     }
     logt_ctx_destroy(ctx);
@@ -441,9 +447,10 @@ Test(scan_cuda, backward_matches_cpu, .timeout = 120)
     backward_case(ctx, 127323, 3, LOGT_F32, 1, 0, 12, 0.999, 0);   /* gates near 1 */
     backward_case(ctx, 127323, 3, LOGT_F32, 0, 1, 13, 0.999, 0);
     /* staged tiles: the backward's reversed kernels with the gates read a step later */
-    backward_case(ctx, staged_T(32), 32, LOGT_F32, 0, 1, 16, 0.5, 0);
-    backward_case(ctx, staged_T(32), 32, LOGT_BF16, 1, 0, 17, 0.5, 0);
-    backward_case(ctx, staged_T(1000), 1000, LOGT_F32, 1, 1, 18, 0.999, 0);
+    backward_case(ctx, staged_T(32, LOGT_F32), 32, LOGT_F32, 0, 1, 16, 0.5, 0);
+    backward_case(ctx, staged_T(32, LOGT_BF16), 32, LOGT_BF16, 1, 0, 17, 0.5, 0);
+    backward_case(ctx, staged_T(1000, LOGT_F32), 1000, LOGT_F32, 1, 1, 18, 0.999, 0);
+    backward_case(ctx, staged_T(1000, LOGT_BF16), 1000, LOGT_BF16, 0, 1, 19, 0.5, 0);
     /* the serial baseline's backward (Martin & Cundy's kernel, for models with scan = serial) */
     backward_case(ctx, 1000, 33, LOGT_F32, 1, 0, 14, 0.5, 1);
     backward_case(ctx, 3001, 3, LOGT_BF16, 0, 1, 15, 0.5, 1);

@@ -136,6 +136,8 @@
          11.4 µs for 80 KB where 56's costs 14.7 for 128; with counter ids a claimed tile's
          aggregate waits for its block's current tile, and the look-backs meet EMPTY words
          (3.1 rounds a tile)
+      87 56 with h written through shared memory in 16-byte pieces of whole rows (VST,
+         scan_lbs_out), 8 stores a thread instead of 64
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
@@ -1076,8 +1078,8 @@ __device__ __forceinline__ void scan_lbp2_issue(int64_t T, int64_t C, int Cb, in
 template <int VS, int VR, int Q, bool DYN, class P = lbp2_quiet>
 __device__ __forceinline__ int64_t scan_lbp2_step(int64_t T, int64_t C, int Cb, int lanes, int64_t G, int64_t n,
                                                   int64_t tile, int64_t next, const float *a, const float *b, float *h,
-                                                  const scan_lb2_status &st, scan_lb2_smem &sm, const float *sa,
-                                                  const float *sb, const float (&av)[VR], const float (&bv)[VR],
+                                                  const scan_lb2_status &st, scan_lb2_smem &sm, float *sa,
+                                                  float *sb, const float (&av)[VR], const float (&bv)[VR],
                                                   float *na, float *nb, float (&nav)[VR], float (&nbv)[VR],
                                                   long long *s_next, unsigned long long &pending,
                                                   const P &probe = P())
@@ -1805,7 +1807,7 @@ static lbs_tiling lbs_tiles(const bench *w, int VL, const char *who, int Cb = 0)
 /* versions 31-33, 35, 50-53: scan_lbs_rows_kernel (C % 4 == 0); 34, 36, 40-42, 47-49, 56: the
  * library's scan_lbs_kernel */
 template <int VR, int VS, int MINB, bool ROWS, bool BIDX = false, int Q = SCAN_LB2_Q, bool PART = false,
-          bool W8 = false, int SPEC = 0, int REV = -1, int CB = 0>
+          bool W8 = false, int SPEC = 0, int REV = -1, int CB = 0, bool VST = false>
 static void scan_lbs(bench *w)
 {
     const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbs", CB);
@@ -1821,7 +1823,7 @@ static void scan_lbs(bench *w)
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
     void (*lib)(int64_t, int64_t, int, int, int, int64_t, const float *, const float *, const float *, float *,
-                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, REV, Q, BIDX, PART, W8, MINB>;
+                scan_lb2_status) = scan_lbs_kernel<VS, VR, 0, float, float, REV, Q, BIDX, PART, W8, MINB, VST>;
     cudaCheck(cudaFuncSetAttribute(ROWS ? (const void *)rows : (const void *)lib,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
@@ -1913,7 +1915,7 @@ static void scan_lbp2(bench *w)
     k<<<(unsigned)N, SCAN_LB_THREADS, smem>>>(w->T, w->C, p.Cb, p.lanes, p.G, p.n, w->a, w->b, w->h, st, NULL);
 }
 
-#define NVERSIONS 86
+#define NVERSIONS 87
 static void scan(int version, bench *w, int bs)
 {
     switch (version) {
@@ -2007,6 +2009,7 @@ static void scan(int version, bench *w, int bs)
     case 84: scan_lbp2<24, 12, 8, 8000>(w); break;
     case 85: scan_lbp2<24, 16, 8, 0, true>(w); break;
     case 86: scan_lbp2<24, 16, 4, 0, true>(w); break;
+    case 87: scan_lbs<32, 32, 2, false, true, SCAN_LB2_Q, true, false, 0, 0, 0, true>(w); break;
     default: fprintf(stderr, "unknown version %d (1..%d)\n", version, NVERSIONS); exit(1);
     }
     cudaCheck(cudaGetLastError());
