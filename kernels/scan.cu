@@ -45,9 +45,6 @@
 #ifndef LOGT_SCAN_VST_F32
 #define LOGT_SCAN_VST_F32 0
 #endif
-#ifndef LOGT_SCAN_REVFIX_BF16   /* 1: bf16's reversed staged tiles take REV = 1 (A/B) */
-#define LOGT_SCAN_REVFIX_BF16 0
-#endif
 template <typename E> struct lbs_vs {
     static constexpr int value = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : SCAN_LBS_VS;
 };
@@ -190,19 +187,19 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
      * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
      * argument: fixed, the reversed f32 scan at (1024, 2^20) ran at 78.2-78.3% of copy against
      * 82.2-82.4% (experiments/scan-bandwidth, both builds in one call), and the register-only
-     * forward kernels spilled 172-336 bytes. */
+     * forward kernels spilled 172-336 bytes. bf16's reversed tiles with REV = 1 measured the same
+     * as with the argument (32.2-33.5% against 32.0-32.4% of copy, both shapes, ba9d7e4). */
     constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
-    constexpr int BWD = sizeof(E) == 2 && LOGT_SCAN_REVFIX_BF16 ? 1 : -1;
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);
     const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
-                          : reverse ? scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, BWD, SCAN_LB2_Q, true, true,
+                          : reverse ? scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, -1, SCAN_LB2_Q, true, true,
                                                       false, 2, VST>
                                     : scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, FWD, SCAN_LB2_Q, true, true,
                                                       false, 2, VST>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, BWD>() : ready_on<GOFF, E, H, FWD>()));
+                             reverse ? ready_on<GOFF, E, H, -1>() : ready_on<GOFF, E, H, FWD>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
                                                                h0, h, status);
     LAUNCH_TRY();

@@ -347,7 +347,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
  * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
  * when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows then are), else
- * plain loads. */
+ * plain loads. The library's bf16 tiles stage VS = 96 steps (kernels/scan.cu says why). */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 
