@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit ac831a4); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit ac3b6e5); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3865.124122
-16384 3872.577487
-1048576 3794.55201
-4194304 3343.629081
+1024 3868.986671
+16384 3875.76467
+1048576 3797.414807
+4194304 3354.883993
 
 
 # index 1: scan-reverse f32
-1024 3973.446647
-16384 3880.377528
-1048576 3527.435039
-4194304 3162.429581
+1024 3966.87019
+16384 3885.357356
+1048576 3526.446444
+4194304 3176.199631
 
 
 # index 2: scan bf16
-1024 2481.347287
-16384 2420.780045
-1048576 1715.48371
-4194304 1673.259578
+1024 2456.64043
+16384 2425.037196
+1048576 2226.928548
+4194304 2097.501649
 
 
 # index 3: scan-reverse bf16
-1024 2208.303233
-16384 2135.320821
-1048576 992.0131424
-4194304 949.7791864
+1024 2186.62128
+16384 2136.544542
+1048576 1398.00425
+4194304 1354.202544
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit ac831a4); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit ac3b6e5); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 95.01996511
-16384 90.42514539
-1048576 88.4922761
-4194304 80.44575692
+1024 94.7228825
+16384 90.6555005
+1048576 88.48265078
+4194304 80.431597
 
 
 # index 1: scan-reverse f32
-1024 95.08960037
-16384 90.49018893
-1048576 81.88639159
-4194304 75.12016405
+1024 95.88981972
+16384 90.27631065
+1048576 82.06575471
+4194304 75.35260255
 
 
 # index 2: scan bf16
-1024 61.74817821
-16384 57.18112017
-1048576 40.09956835
-4194304 40.33244516
+1024 63.09547507
+16384 57.12629353
+1048576 52.34084192
+4194304 51.9649108
 
 
 # index 3: scan-reverse bf16
-1024 53.63723813
-16384 50.23625232
-1048576 23.26673116
-4194304 22.51712454
+1024 54.71370084
+16384 50.28573506
+1048576 32.80292914
+4194304 32.85575709
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

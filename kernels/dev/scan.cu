@@ -137,7 +137,10 @@
          aggregate waits for its block's current tile, and the look-backs meet EMPTY words
          (3.1 rounds a tile)
       87 56 with h written through shared memory in 16-byte pieces of whole rows (VST,
-         scan_lbs_out), 8 stores a thread instead of 64
+         scan_lbs_out), 8 stores a thread instead of 64 (run X): 0.489 ms against 56's 0.522
+         at (32, 2^22), 3.47 against 3.39 at (1024, 2^20), one call; in the experiment the
+         library's f32 with VST ran 79.7% against 80.3-80.9% forward at (32, 2^22) and 69-70%
+         against 75-82% reversed, so f32 kept its stores (bf16 took VST: kernels/scan.cu)
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
