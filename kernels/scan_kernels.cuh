@@ -464,6 +464,23 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
 }
 
+/* The thread's map (A, B) over its VS + VR steps: its shared part at sa, sb ([lanes][VS][Cb],
+ * landed), then its register part in av, bv. */
+template <int VS, int VR, typename E>
+__device__ __forceinline__ void scan_lbs_fold(int Cb, int lanes, const E *sa, const E *sb, const float (&av)[VR],
+                                              const float (&bv)[VR], float &A, float &B)
+{
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    const E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    A = 1.0f, B = 0.0f;
+    if (lane < lanes) {
+#pragma unroll 8
+        for (int v = 0; v < VS; v++) B = fmaf(ld(pa + v * Cb), B, ld(pb + v * Cb)), A *= ld(pa + v * Cb);
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+}
+
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
@@ -474,15 +491,8 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
                                               const scan_lb2_status &st, scan_lb2_smem &sm, const P &probe = P())
 {
     /* phase 1: the thread's map over its VS + VR steps, the lane scan, the aggregate */
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
-    float A = 1.0f, B = 0.0f;
-    if (lane < lanes) {
-#pragma unroll 8
-        for (int v = 0; v < VS; v++) B = fmaf(ld(pa + v * Cb), B, ld(pb + v * Cb)), A *= ld(pa + v * Cb);
-    }
-#pragma unroll
-    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    float A, B;
+    scan_lbs_fold<VS, VR>(Cb, lanes, sa, sb, av, bv, A, B);
     scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, SPEC, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
                                                               h, st, sm, A, B, probe);
 }

@@ -890,13 +890,8 @@ scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     scan_lbs_load<VS, VR, 0>(T, C, 0, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const float *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
-    float A = 1.0f, B = 0.0f;
-    if (lane < lanes) {
-#pragma unroll 8
-        for (int v = 0; v < VS; v++) B = fmaf(pa[v * Cb], B, pb[v * Cb]), A *= pa[v * Cb];
-    }
-#pragma unroll
-    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    float A, B;
+    scan_lbs_fold<VS, VR>(Cb, lanes, sa, sb, av, bv, A, B);
     scan_lb2_lanes<false>(Cb, lanes, tile, G, false, scan_lb2_status{}, sm, A, B);
     if (D > 0) {   /* the look-back's time, without its dependence */
         unsigned long long t0, t;
@@ -1090,15 +1085,9 @@ __device__ __forceinline__ int64_t scan_lbp2_step(int64_t T, int64_t C, int Cb, 
     probe.begin();
     asm volatile("cp.async.wait_all;\n" ::: "memory");   /* this tile's stage: the only group out */
     __syncthreads();   /* and every thread is done with the buffers the next tile's loads take */
-    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const float *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
-    float A = 1.0f, B = 0.0f;
-    if (lane < lanes) {
-#pragma unroll 8
-        for (int v = 0; v < VS; v++) B = fmaf(pa[v * Cb], B, pb[v * Cb]), A *= pa[v * Cb];
-    }
-#pragma unroll
-    for (int v = 0; v < VR; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
+    const int tid = threadIdx.x;
+    float A, B;
+    scan_lbs_fold<VS, VR>(Cb, lanes, sa, sb, av, bv, A, B);
     probe.mark(0);
     scan_lb2_lanes<false>(Cb, lanes, tile, G, true, st, sm, A, B);
     if (DYN) {
