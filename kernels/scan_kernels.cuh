@@ -39,6 +39,15 @@ __device__ __forceinline__ float scan_gate(const E *a, int64_t T, int64_t C, int
     return tg >= 0 && tg < T ? ld(a + tg * C + c) : 0.0f;
 }
 
+/* Whether steps s0 .. s0 + n - 1 and their gates (time + GOFF) all lie in [0, T), in either
+ * direction: then a tile's loops walk pointers by ±C a step and test nothing (scan_lbs_stage,
+ * scan_lb_load, scan_rescan, scan_lbs_out); only the tiles at T's ends take the tested loops. */
+template <int GOFF>
+__device__ __forceinline__ bool scan_inside(int64_t T, int64_t s0, int64_t n)
+{
+    return s0 >= GOFF && s0 + n + GOFF <= T;
+}
+
 /* ---- channel-parallel: one thread per channel walks all T steps -------------------------- */
 
 /* U steps' loads are issued before their FMAs (U = 1 is the serial baseline). Exactly
@@ -149,6 +158,13 @@ __device__ __forceinline__ void scan_lb_load(int64_t T, int64_t C, int reverse, 
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * VL + off;
     const bool active = lane < lanes && c < C;
+    if (active && scan_inside<GOFF>(T, s0, V)) {
+        const int64_t t0 = scan_time(T, reverse, s0), d = reverse ? -C : C;
+        const E *pb = b + t0 * C + c, *pa = a + (t0 + GOFF) * C + c;
+#pragma unroll
+        for (int v = 0; v < V; v++, pa += d, pb += d) av[v] = ld(pa), bv[v] = ld(pb);
+        return;
+    }
 #pragma unroll
     for (int v = 0; v < V; v++) {
         av[v] = 1.0f, bv[v] = 0.0f;   /* identity beyond T or C */
@@ -166,6 +182,13 @@ template <int V, typename E>
 __device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, int64_t s0, int64_t c, float x,
                                              const float (&av)[V], const float (&bv)[V], E *h)
 {
+    if (scan_inside<0>(T, s0, V)) {
+        const int64_t d = reverse ? -C : C;
+        E *p = h + scan_time(T, reverse, s0) * C + c;
+#pragma unroll
+        for (int v = 0; v < V; v++, p += d) x = fmaf(av[v], x, bv[v]), ::st(p, x);
+        return x;
+    }
 #pragma unroll
     for (int v = 0; v < V; v++) {
         x = fmaf(av[v], x, bv[v]);
@@ -377,20 +400,29 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
         const int per = sizeof(E) == 4 ? 1 : 2, w = pairs ? cl % 16 : cl, v0 = pairs ? cl / 16 : 0,
                   dv = pairs ? 2 : 1;
         const int64_t c = g * Cb + (int64_t)w * (pairs ? 2 : 1);
+        if ((sizeof(E) == 4 || pairs) && c < C && scan_inside<GOFF>(T, s0, VL)) {
+            const int64_t t0 = scan_time(T, reverse, s0 + v0), d = (reverse ? -C : C) * dv;
+            const E *pb = b + t0 * C + c, *pa = a + (t0 + GOFF) * C + c;
+            E *db = sb + (lane * VS + v0) * Cb + (pairs ? 2 * w : w), *da = sa + (db - sb);
 #pragma unroll 4
-        for (int v = v0; v < VS; v += dv) {
-            E *da = sa + (lane * VS + v) * Cb + (pairs ? 2 * w : w), *db = sb + (da - sa);
-            const int64_t s = s0 + v, t = scan_time(T, reverse, s), tg = t + GOFF;
-            const bool in = c < C && s < T;
-            const bool gate = in && tg >= 0 && tg < T;
-            if (sizeof(E) == 4 || pairs) {
-                if (in) scan_cp4(db, b + t * C + c);
-                else for (int e = 0; e < per; e++) ::st(db + e, 0.0f);
-                if (gate) scan_cp4(da, a + tg * C + c);
-                else for (int e = 0; e < per; e++) ::st(da + e, in ? 0.0f : 1.0f);
-            } else {
-                ::st(db, in ? ld(b + t * C + c) : 0.0f);
-                ::st(da, gate ? ld(a + tg * C + c) : in ? 0.0f : 1.0f);
+            for (int v = v0; v < VS; v += dv, pb += d, pa += d, db += dv * Cb, da += dv * Cb)
+                scan_cp4(db, pb), scan_cp4(da, pa);
+        } else {
+#pragma unroll 4
+            for (int v = v0; v < VS; v += dv) {
+                E *da = sa + (lane * VS + v) * Cb + (pairs ? 2 * w : w), *db = sb + (da - sa);
+                const int64_t s = s0 + v, t = scan_time(T, reverse, s), tg = t + GOFF;
+                const bool in = c < C && s < T;
+                const bool gate = in && tg >= 0 && tg < T;
+                if (sizeof(E) == 4 || pairs) {
+                    if (in) scan_cp4(db, b + t * C + c);
+                    else for (int e = 0; e < per; e++) ::st(db + e, 0.0f);
+                    if (gate) scan_cp4(da, a + tg * C + c);
+                    else for (int e = 0; e < per; e++) ::st(da + e, in ? 0.0f : 1.0f);
+                } else {
+                    ::st(db, in ? ld(b + t * C + c) : 0.0f);
+                    ::st(da, gate ? ld(a + tg * C + c) : in ? 0.0f : 1.0f);
+                }
             }
         }
     }
@@ -420,10 +452,17 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
     float x = x0;
     if (lane < lanes && lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
     if (!rows) {
+        if (scan_inside<0>(T, s0, VS)) {
+            const int64_t d = reverse ? -C : C;
+            E *p = h + scan_time(T, reverse, s0) * C + c;
 #pragma unroll 8
-        for (int v = 0; v < VS; v++) {
-            x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
-            if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+            for (int v = 0; v < VS; v++, p += d) x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb)), ::st(p, x);
+        } else {
+#pragma unroll 8
+            for (int v = 0; v < VS; v++) {
+                x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb));
+                if (s0 + v < T) ::st(h + scan_time(T, reverse, s0 + v) * C + c, x);
+            }
         }
         scan_rescan<VR>(T, C, reverse, s0 + VS, c, x, av, bv, h);
         return;
