@@ -36,6 +36,9 @@
  * 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing forward (79.7% against
  * 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%), so f32 keeps its
  * per-element stores. The macros let an A/B build change them. */
+#ifndef LOGT_SCAN_VS_F32
+#define LOGT_SCAN_VS_F32 SCAN_LBS_VS
+#endif
 #ifndef LOGT_SCAN_VS_BF16
 #define LOGT_SCAN_VS_BF16 96
 #endif
@@ -46,7 +49,7 @@
 #define LOGT_SCAN_VST_F32 0
 #endif
 template <typename E> struct lbs_vs {
-    static constexpr int value = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : SCAN_LBS_VS;
+    static constexpr int value = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : LOGT_SCAN_VS_F32;
 };
 #define BLOCK 256
 
