@@ -37,7 +37,7 @@
  * 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%), so f32 keeps its
  * per-element stores. The macros let an A/B build change them. */
 #ifndef LOGT_SCAN_VS_F32
-#define LOGT_SCAN_VS_F32 48
+#define LOGT_SCAN_VS_F32 SCAN_LBS_VS
 #endif
 #ifndef LOGT_SCAN_VS_BF16
 #define LOGT_SCAN_VS_BF16 96
