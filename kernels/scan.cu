@@ -30,12 +30,14 @@
  * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
  * of 512 steps and 64 KB of shared memory. bf16 (half the bytes a step): VS = 96, tiles of 1024
  * steps in 96 KB, and h written in 16-byte pieces through shared memory (VST, scan_lbs_out).
- * Measured in experiments/scan-bandwidth, bf16 forward / reversed % of copy at (1024, 2^20)
- * and (32, 2^22): VS = 32 40.1-40.5 / 22.9-23.2 and 40.0-41.3 / 22.3-23.4; VS = 64
- * 42.3 / 27.6, 42.6 / 26.9; VS = 96 46.6 / 30.7, 47.6 / 31.0; VS = 96 with VST 52.2-52.7 /
- * 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing forward (79.7% against
+ * Measured in experiments/scan-bandwidth (before 25be840's untested whole tiles), bf16
+ * forward / reversed % of copy at (1024, 2^20) and (32, 2^22): VS = 32 40.1-40.5 / 22.9-23.2
+ * and 40.0-41.3 / 22.3-23.4; VS = 64 42.3 / 27.6, 42.6 / 26.9; VS = 96 46.6 / 30.7, 47.6 / 31.0;
+ * VS = 96 with VST 52.2-52.7 / 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing forward (79.7% against
  * 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%), so f32 keeps its
- * per-element stores. The macros let an A/B build change them. */
+ * per-element stores; f32 tiles of VS = 48 (after 25be840) ran 79.7-80.2% against 83.6-84.0%
+ * at (32, 2^22) and 82.9-83.2% against 91.7-91.9% at (1024, 2^20). The macros let an A/B build
+ * change them. */
 #ifndef LOGT_SCAN_VS_F32
 #define LOGT_SCAN_VS_F32 SCAN_LBS_VS
 #endif

@@ -125,7 +125,14 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * whole-row 16-byte staging (31-33), tile ids guessed ahead of the counter (37-39), a
  * shorter window (41), sleeping before a poll (43, 44), and at C = 32: whole tiles moved by
  * the copy engine (58-63, 68, 69: a look-back round took as long with the SM's load path
- * empty), three or four blocks an SM (64, 65), tiles of 16 or 8 channels (66, 67).
+ * empty), three or four blocks an SM (64, 65), tiles of 16 or 8 channels (66, 67), loads
+ * paced to a few chunks in flight (75-80), persistent blocks with two staged tiles, the next
+ * one's loads issued before the look-back (81-86: issuing them took as long as the wait),
+ * h through shared memory in 16-byte row pieces in f32 (87; bf16 keeps it), 640-step tiles.
+ * What did help: whole tiles (all but the few at T's ends) walk pointers and test nothing
+ * (scan_inside): the kernel had issued an instruction on 61-66% of cycles, and the tested
+ * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
+ * 91.8-92.1% and 83.6-84.0% (forward), 82% and 75% to 90.5% and 82% (reversed).
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
  * 1/(3·VL) of the data in f32 at C >= 32.
  *

@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit ac3b6e5); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4084.532236
-16384 4275.266971
-1048576 4291.705519
-4194304 4171.102052
+1024 4162.564371
+16384 4306.923302
+1048576 4301.884659
+4194304 4187.499185
 
 
 # index 1: bf16
-1024 3893.528699
-16384 4245.045575
-1048576 4254.667037
-4194304 4036.380737
+1024 4055.406494
+16384 4284.957527
+1048576 4282.223652
+4194304 4130.792979
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit ac3b6e5); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3868.986671
-16384 3875.76467
-1048576 3797.414807
-4194304 3354.883993
+1024 3922.659764
+16384 3881.780312
+1048576 3944.11939
+4194304 3501.697454
 
 
 # index 1: scan-reverse f32
-1024 3966.87019
-16384 3885.357356
-1048576 3526.446444
-4194304 3176.199631
+1024 4003.15341
+16384 3887.082858
+1048576 3906.504566
+4194304 3475.102611
 
 
 # index 2: scan bf16
-1024 2456.64043
-16384 2425.037196
-1048576 2226.928548
-4194304 2097.501649
+1024 2487.478905
+16384 2431.59805
+1048576 2103.803054
+4194304 2584.290914
 
 
 # index 3: scan-reverse bf16
-1024 2186.62128
-16384 2136.544542
-1048576 1398.00425
-4194304 1354.202544
+1024 2219.404188
+16384 2139.16663
+1048576 2088.883523
+4194304 2554.257779
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

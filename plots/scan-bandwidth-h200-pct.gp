@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit ac3b6e5); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.7228825
-16384 90.6555005
-1048576 88.48265078
-4194304 80.431597
+1024 94.23661509
+16384 90.12884698
+1048576 91.68352251
+4194304 83.62264203
 
 
 # index 1: scan-reverse f32
-1024 95.88981972
-16384 90.27631065
-1048576 82.06575471
-4194304 75.35260255
+1024 95.18014458
+16384 90.39676865
+1048576 90.67962058
+4194304 82.03990994
 
 
 # index 2: scan bf16
-1024 63.09547507
-16384 57.12629353
-1048576 52.34084192
-4194304 51.9649108
+1024 61.33735073
+16384 56.7473081
+1048576 49.12875237
+4194304 62.56161775
 
 
 # index 3: scan-reverse bf16
-1024 54.71370084
-16384 50.28573506
-1048576 32.80292914
-4194304 32.85575709
+1024 53.41740931
+16384 49.87010695
+1048576 48.66907161
+4194304 60.29688088
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

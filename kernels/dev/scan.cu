@@ -141,6 +141,8 @@
          at (32, 2^22), 3.47 against 3.39 at (1024, 2^20), one call; in the experiment the
          library's f32 with VST ran 79.7% against 80.3-80.9% forward at (32, 2^22) and 69-70%
          against 75-82% reversed, so f32 kept its stores (bf16 took VST: kernels/scan.cu)
+      Since 25be840 the library's tiles (so 56 and 87 here) walk pointers without tests when
+      they lie wholly inside [0, T); the times above are from before it.
       Timeline with rounds (f7742d5, library tile): at C = 1024 one round a tile, none meeting
       an EMPTY word, 2.6 µs a round (one L2 round trip under load); at C = 32 1.62 rounds,
       0.48 of them after an EMPTY word (a predecessor not yet published), 3.0 µs a round;
