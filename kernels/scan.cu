@@ -33,11 +33,11 @@
  * Measured in experiments/scan-bandwidth (before 25be840's untested whole tiles), bf16
  * forward / reversed % of copy at (1024, 2^20) and (32, 2^22): VS = 32 40.1-40.5 / 22.9-23.2
  * and 40.0-41.3 / 22.3-23.4; VS = 64 42.3 / 27.6, 42.6 / 26.9; VS = 96 46.6 / 30.7, 47.6 / 31.0;
- * VS = 96 with VST 52.2-52.7 / 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing forward (79.7% against
- * 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%), so f32 keeps its
- * per-element stores; f32 tiles of VS = 48 (after 25be840) ran 79.7-80.2% against 83.6-84.0%
- * at (32, 2^22) and 82.9-83.2% against 91.7-91.9% at (1024, 2^20). The macros let an A/B build
- * change them. */
+ * VS = 96 with VST 52.2-52.7 / 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing
+ * forward (79.7% against 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%),
+ * so f32 keeps its per-element stores; f32 tiles of VS = 48 (after 25be840) ran 79.7-80.2%
+ * against 83.6-84.0% at (32, 2^22) and 82.9-83.2% against 91.7-91.9% at (1024, 2^20). The
+ * macros let an A/B build change them; lbs_cfg is the one place that reads them. */
 #ifndef LOGT_SCAN_VS_F32
 #define LOGT_SCAN_VS_F32 SCAN_LBS_VS
 #endif
@@ -50,8 +50,10 @@
 #ifndef LOGT_SCAN_VST_F32
 #define LOGT_SCAN_VST_F32 0
 #endif
-template <typename E> struct lbs_vs {
-    static constexpr int value = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : LOGT_SCAN_VS_F32;
+template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
+    static constexpr int VS = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : LOGT_SCAN_VS_F32;
+    static constexpr bool VST = sizeof(E) == 2 ? LOGT_SCAN_VST_BF16 : LOGT_SCAN_VST_F32;
+    static constexpr int V = VS + SCAN_LBS_VR;   /* steps a thread */
 };
 #define BLOCK 256
 
@@ -104,7 +106,7 @@ static int use_staged(int64_t T, int64_t C, int V)
 
 extern "C" const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt)
 {
-    const int V = (dt == LOGT_BF16 ? lbs_vs<__nv_bfloat16>::value : lbs_vs<float>::value) + SCAN_LBS_VR;
+    const int V = dt == LOGT_BF16 ? lbs_cfg<__nv_bfloat16>::V : lbs_cfg<float>::V;
     return use_channels(T, C) ? "channels" : use_staged(T, C, V) ? "lookback-staged" : "lookback";
 }
 
@@ -175,10 +177,10 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         LAUNCH_TRY();
         return LOGT_OK;
     }
-    constexpr int VS = lbs_vs<E>::value;
-    constexpr bool VST = sizeof(E) == 2 ? LOGT_SCAN_VST_BF16 : LOGT_SCAN_VST_F32;
-    const int staged = use_staged(T, C, VS + SCAN_LBS_VR);
-    lb_plan p = lb_make(T, C, staged ? VS + SCAN_LBS_VR : SCAN_LBS_VR);
+    constexpr int VS = lbs_cfg<E>::VS;
+    constexpr bool VST = lbs_cfg<E>::VST;
+    const int staged = use_staged(T, C, lbs_cfg<E>::V);
+    lb_plan p = lb_make(T, C, staged ? lbs_cfg<E>::V : SCAN_LBS_VR);
     if (p.ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);

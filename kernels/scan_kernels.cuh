@@ -449,7 +449,7 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
                                              const scan_lb2_smem &sm, float A, float B)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
-    const E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;
+    E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;   /* the thread's own slots */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
     if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
@@ -475,11 +475,10 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
         return;
     }
     if (lane < lanes && c < C) {   /* h into the thread's own slots, then the rows */
-        E *qa = sa + lane * VS * Cb + cl, *qb = sb + lane * VS * Cb + cl;
 #pragma unroll 8
-        for (int v = 0; v < VS; v++) x = fmaf(ld(qa + v * Cb), x, ld(qb + v * Cb)), ::st(qa + v * Cb, x);
+        for (int v = 0; v < VS; v++) x = fmaf(ld(pa + v * Cb), x, ld(pb + v * Cb)), ::st(pa + v * Cb, x);
 #pragma unroll
-        for (int v = 0; v < VR; v++) x = fmaf(av[v], x, bv[v]), ::st(qb + v * Cb, x);
+        for (int v = 0; v < VR; v++) x = fmaf(av[v], x, bv[v]), ::st(pb + v * Cb, x);
     }
     __syncthreads();
     constexpr int VL = VS + VR, CPR = 32 / EPC;   /* pieces a row */
