@@ -69,6 +69,7 @@ void logt_ctx_destroy(logt_ctx *ctx)
     if (!ctx) return;
 #ifdef LOGT_HAVE_CUDA
     logt_tensor_free(&ctx->ws);
+    logt_tensor_free(&ctx->tagged);
     if (ctx->device == LOGT_CUDA) logt_ctx_cuda_fini(ctx);
 #endif
     free(ctx);
@@ -141,6 +142,29 @@ logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out)
     size_t grow = bytes + bytes / 4;   /* a little headroom: sizes tend to creep up */
     LOGT_TRY(logt_tensor_new1(&ctx->ws, LOGT_CUDA, LOGT_F32, (int64_t)((grow + 3) / 4)));
     *out = ctx->ws.data;
+    return LOGT_OK;
+}
+
+logt_status logt_ctx_tagged(logt_ctx *ctx, size_t bytes, void **out, uint32_t *tag)
+{
+    *out = NULL, *tag = 0;
+    if (ctx->device != LOGT_CUDA)
+        return LOGT_FAIL(LOGT_EINVAL, "logt_ctx_tagged: the tagged words are device memory; "
+                                      "this context is %s", logt_device_name(ctx->device));
+    if (bytes == 0) bytes = 1;
+    if (!ctx->tagged.data || (size_t)ctx->tagged.numel * 4 < bytes) {
+        LOGT_TRY(logt_ctx_sync(ctx));   /* work queued earlier may still use the old words */
+        logt_tensor_free(&ctx->tagged);
+        LOGT_TRY(logt_tensor_new1(&ctx->tagged, LOGT_CUDA, LOGT_F32, (int64_t)((bytes + bytes / 4 + 3) / 4)));
+        ctx->tag = UINT32_MAX;   /* zeroed below */
+    }
+    if (ctx->tag == UINT32_MAX) {   /* new words, or the numbers ran out: start again from 1 */
+        LOGT_TRY(logt_ctx_sync(ctx));
+        LOGT_TRY(logt_tensor_zero(&ctx->tagged));
+        ctx->tag = 0;
+    }
+    *out = ctx->tagged.data;
+    *tag = ++ctx->tag;
     return LOGT_OK;
 }
 

@@ -23,6 +23,8 @@ typedef struct logt_ctx {
     void *ev_start, *ev_stop;
     double t0;          /* CPU timer start, seconds */
     logt_tensor ws;     /* scratch device memory, grown on demand (logt_ctx_workspace) */
+    logt_tensor tagged; /* device words stamped with a call's number (logt_ctx_tagged) */
+    uint32_t tag;       /* the number of the last logt_ctx_tagged call */
 } logt_ctx;
 
 logt_status logt_ctx_create(logt_device dev, logt_ctx **out);
@@ -35,6 +37,15 @@ logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle);
  * call: kernels that need scratch (the scan's carries) borrow it instead of allocating and
  * synchronising on every call. Growing waits for the stream, then reallocates. */
 logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
+
+/* Device words for kernels that start from "every word empty" (the scan's status words),
+ * without a memset before each call: at least `bytes` that only the caller's kernels write,
+ * and a number for this call, *tag (1, 2, ...). A kernel stamps each word it writes with the
+ * tag and reads any word stamped otherwise as empty: written by an earlier call, or never
+ * (the buffer is zeroed when it is (re)allocated and when the number would wrap, and 0 is
+ * no call's number). One user per context: two kernels sharing the words within a call
+ * would see each other's. Growing waits for the stream, then reallocates. */
+logt_status logt_ctx_tagged(logt_ctx *ctx, size_t bytes, void **out, uint32_t *tag);
 
 /* OK when ctx is a cuda context; else an error saying that `who` runs on one. */
 logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who);

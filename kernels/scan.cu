@@ -11,8 +11,9 @@
  *   lookback  one pass with decoupled look-back (scan_lbs_kernel): tiles of steps ×
  *             channels, each read once (part staged in shared memory, part in registers:
  *             "lookback-staged"; or, when too few of those would fill the GPU, tiles half as
- *             long in registers only: "lookback"), carries passed between tiles through a
- *             workspace (logt_ctx_workspace) of one 16-byte status word per (tile, channel).
+ *             long in registers only: "lookback"), carries passed between tiles through one
+ *             16-byte status word per (tile, channel), stamped with the call's number
+ *             (logt_ctx_tagged), so that no memset of the words runs before each call.
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
  */
@@ -61,7 +62,7 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 typedef struct lb_plan {
     int Cb, lanes;
     int64_t G, K, ntiles;
-    size_t bytes;   /* workspace: the tile counter (16 bytes), then the status words */
+    size_t bytes;   /* the status words (logt_ctx_tagged) */
 } lb_plan;
 
 static lb_plan lb_make(int64_t T, int64_t C, int V)
@@ -73,7 +74,7 @@ static lb_plan lb_make(int64_t T, int64_t C, int V)
     const int64_t L = (int64_t)p.lanes * V;
     p.K = (T + L - 1) / L;
     p.ntiles = p.G * p.K;
-    p.bytes = 16 + (size_t)p.ntiles * p.Cb * sizeof(uint4);
+    p.bytes = (size_t)p.ntiles * p.Cb * sizeof(uint4);
     return p;
 }
 
@@ -84,7 +85,7 @@ static lb_plan lb_make(int64_t T, int64_t C, int V)
 
 extern "C" int64_t scan_cuda_channel_threshold(void) { return (int64_t)logt_cuda_sm_count() * 256; }
 
-/* Below SHORT_T steps the look-back's fixed costs (zeroing the flags, a tile of 8·V steps
+/* Below SHORT_T steps the look-back's fixed costs (the status words, a tile of 8·V steps
  * mostly empty) outweigh walking T: the channel route, whatever C. Measured with 256-step
  * tiles (V = 32); not measured again since tiles became 512 steps (17c7344). */
 #define SHORT_T 128
@@ -184,11 +185,12 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     if (p.ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
-    char *ws;
-    LOGT_TRY(logt_ctx_workspace(ctx, p.bytes, (void **)&ws));
-    scan_lb2_status status = {(unsigned long long *)ws, (void *)(ws + 16)};
-    cudaError_t e = cudaMemsetAsync(ws, 0, p.bytes, st);   /* counter and status words: EMPTY */
-    if (e != cudaSuccess) return cuda_fail("scan_cuda: zeroing the look-back's status words", e);
+    /* The status words, stamped with this call's number: the previous calls' read EMPTY, so no
+     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). */
+    void *words;
+    uint32_t tag;
+    LOGT_TRY(logt_ctx_tagged(ctx, p.bytes, &words, &tag));
+    scan_lb2_status status = {NULL, words, tag};
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(E) : 0;
     /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
      * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an

@@ -141,7 +141,10 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * the hardware does and CUDA does not promise); the counter of the workbench's earlier
  * versions (every tile a block waits for belongs to a block that started earlier, whatever
  * the scheduler does) is a template option, 2-3% slower (versions 34 and 40).
- * The status words live in a workspace the launcher zeroes before each call.
+ * The status words carry the number of the call that wrote them (w): a word of another call
+ * reads EMPTY. The library's launcher takes them from logt_ctx_tagged, which zeroes them only
+ * when they are (re)allocated, so no memset runs before each call; the workbench zeroes its
+ * words before each call and passes 0 (the zeroed word's stamp).
  */
 #define SCAN_LB_THREADS 256
 enum { SCAN_EMPTY = 0, SCAN_AGG = 1, SCAN_INC = 2 };
@@ -211,11 +214,13 @@ __device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, 
 struct scan_cta {
     static __device__ __forceinline__ int tid() { return threadIdx.x; }
     static __device__ __forceinline__ void sync() { __syncthreads(); }
+    static __device__ __forceinline__ bool any(bool p) { return __syncthreads_or(p); }   /* a barrier too */
 };
 
 struct scan_lb2_status {
     unsigned long long *counter;   /* next tile id                                  */
     void *word;                    /* [ntiles][Cb] status words (scan_lbw)             */
+    unsigned tag;                  /* this call's number: words of other calls read EMPTY */
 };
 
 struct scan_lb2_smem {
@@ -227,19 +232,25 @@ struct scan_lb2_smem {
     float carry[32];
 };
 
-/* The status word of a (tile, channel): 16 bytes (status, A, B, 0), EMPTY the zeroed word.
+/* The status word of a (tile, channel): 16 bytes (status, A, B, tag), EMPTY the zeroed word
+ * or one whose tag is not this call's.
  * (W8 = true, 8-byte words, is a workbench variant: kernels/dev/scan.cu.) */
 template <bool W8> struct scan_lbw;
 template <> struct scan_lbw<false> {
     uint4 v;
-    __device__ __forceinline__ void load(const void *base, int64_t i) { v = __ldcv((const uint4 *)base + i); }
+    __device__ __forceinline__ void load(const void *base, int64_t i, unsigned tag)
+    {
+        v = __ldcv((const uint4 *)base + i);
+        if (v.w != tag) v.x = SCAN_EMPTY;   /* written by an earlier call, or never */
+    }
     __device__ __forceinline__ void inc(float h) { v = make_uint4(SCAN_INC, 0u, __float_as_uint(h), 0u); }
     __device__ __forceinline__ unsigned status() const { return v.x; }
     __device__ __forceinline__ float A() const { return __uint_as_float(v.y); }
     __device__ __forceinline__ float B() const { return __uint_as_float(v.z); }
-    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
+    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B,
+                                                   unsigned tag)
     {
-        __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), 0u));
+        __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), tag));
     }
 };
 /* Phase 1 of a tile, from the thread's map (A, B) over its own steps: the maps scanned
@@ -262,7 +273,7 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
         S::sync();
     }
     if (publish && tile >= G && lane == lanes - 1)
-        scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B);
+        scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B, st.tag);
 }
 
 /* Marks between a tile's phases and look-back rounds: none in the library; the workbench's
@@ -282,7 +293,7 @@ __device__ __forceinline__ void scan_lb2_words(const scan_lb2_status &st, int64_
 #pragma unroll
     for (int q = 0; q < Q; q++) {
         const long long jj = j - (long long)lane * Q - q;
-        if (jj >= 0) w[q].load(st.word, (jj * G + g) * Cb + cl);
+        if (jj >= 0) w[q].load(st.word, (jj * G + g) * Cb + cl, st.tag);
         else w[q].inc(h0c);
     }
 }
@@ -362,10 +373,9 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
             /* else: poll the same window again */
         }
-        S::sync();
-        bool pending = false;
-        for (int i = 0; i < Cb; i++) pending |= sm.next[i] >= 0;
-        if (!pending) return;
+        /* the barrier that ends the round asks whether a channel is still pending: its lane-0
+         * thread, which wrote sm.next[cl], answers */
+        if (!S::any(tid < Cb && sm.next[cl] >= 0)) return;
     }
 }
 
@@ -452,7 +462,7 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
     E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;   /* the thread's own slots */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     constexpr int EPC = 16 / (int)sizeof(E);   /* elements a 16-byte piece */
     const bool rows = VST && VR <= VS && Cb == 32 && C % EPC == 0 && ((uintptr_t)h & 15) == 0;   /* the block's */
     if (!rows && (lane >= lanes || c >= C)) return;

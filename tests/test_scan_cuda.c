@@ -265,6 +265,54 @@ Test(scan_cuda, staged_tiles, .timeout = 120)
 }
 
 #ifdef LOGT_HAVE_CUDA
+/* Every status word an INC of h = 1e30 stamped `tag`: what the call numbered tag would leave. */
+static void stale_words(logt_ctx *ctx, uint32_t tag)
+{
+    const size_t n = (size_t)ctx->tagged.numel / 4;   /* 16-byte words */
+    uint32_t *w = malloc(16 * n);
+    cr_assert(w, "out of host memory");
+    const float big = 1e30f;
+    uint32_t bits;
+    memcpy(&bits, &big, 4);
+    for (size_t i = 0; i < n; i++) w[4 * i] = 2, w[4 * i + 1] = 0, w[4 * i + 2] = bits, w[4 * i + 3] = tag;
+    cr_assert_eq(cudaMemcpy(ctx->tagged.data, w, 16 * n, cudaMemcpyHostToDevice), cudaSuccess);
+    free(w);
+}
+#endif
+
+/* The look-back's status words are not zeroed before a call (logt_ctx_tagged): a call reads
+ * words stamped by another as EMPTY. Words left as the previous call would leave them, but
+ * every one an INC of 1e30 (taken, it would wreck every carry), then calls across the wrap
+ * of the call numbers (UINT32_MAX - 1, UINT32_MAX, then zeroed and 1, 2). */
+Test(scan_cuda, status_words_of_other_calls_read_empty, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda's status words");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    const int64_t C = 32, T = staged_T(C, LOGT_F32), Tb = staged_T(C, LOGT_BF16);
+    scan_case c = {T, C, LOGT_F32, 0, 1, 0, 21, 0.5, 1.0, 1e-5, 0};
+    run_case(ctx, &c);   /* the words allocated */
+    cr_assert(ctx->tag >= 1 && ctx->tagged.data, "tag %u", (unsigned)ctx->tag);
+    stale_words(ctx, ctx->tag);
+    c.reverse = 1, c.seed = 22;
+    run_case(ctx, &c);
+    stale_words(ctx, ctx->tag);
+    scan_case cb = {Tb, C, LOGT_BF16, 0, 1, 0, 23, 0.5, 1.0, 1e-5, 0};
+    run_case(ctx, &cb);
+    ctx->tag = UINT32_MAX - 2;
+    for (int k = 0; k < 4; k++) {
+        stale_words(ctx, ctx->tag);
+        c.reverse = k & 1, c.seed = 24 + (uint64_t)k;
+        run_case(ctx, &c);
+        cr_assert_eq(ctx->tag, k < 2 ? UINT32_MAX - 1 + (uint32_t)k : (uint32_t)k - 1, "call %d: tag %u", k,
+                     (unsigned)ctx->tag);
+    }
+    logt_ctx_destroy(ctx);
+#endif
+}
+
+#ifdef LOGT_HAVE_CUDA
 /* T·C > 2^31 elements (f32: 3 × 8.6 GB). Every byte 0x3f makes every a and b
  * v = 12533567/2^24 (0x3f3f3f3f), so from zeros h at step s (of the walk) is
  * v·Σ_{k<=s} v^k; checked at rows around the 2^31st element and at the ends. */

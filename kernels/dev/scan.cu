@@ -194,7 +194,7 @@ __device__ __forceinline__ void scan_lb2_finish(int64_t T, int64_t C, int revers
     const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     if (lane >= lanes || c >= C) return;
     const int64_t s0 = (k * lanes + lane) * V;
     float x = x0;
@@ -398,7 +398,7 @@ scan_lookback_kernel(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64
 #define SCAN_W8_INC 0xfffffffeu
 template <> struct scan_lbw<true> {
     unsigned long long v;
-    __device__ __forceinline__ void load(const void *base, int64_t i)
+    __device__ __forceinline__ void load(const void *base, int64_t i, unsigned)
     {
         v = __ldcv((const unsigned long long *)base + i);
     }
@@ -413,7 +413,8 @@ template <> struct scan_lbw<true> {
     }
     __device__ __forceinline__ float A() const { return (unsigned)v == SCAN_W8_INC ? 0.0f : __uint_as_float((unsigned)v); }
     __device__ __forceinline__ float B() const { return __uint_as_float((unsigned)(v >> 32)); }
-    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B)
+    static __device__ __forceinline__ void publish(void *base, int64_t i, unsigned status, float A, float B,
+                                                   unsigned)
     {
         unsigned a = status == SCAN_INC ? SCAN_W8_INC : __float_as_uint(A);
         if (status != SCAN_INC && (a == SCAN_W8_EMPTY || a == SCAN_W8_INC)) a = 0x7fffffffu;
@@ -571,7 +572,7 @@ __device__ __forceinline__ void scan_lbb_tile(int64_t T, int reverse, const E *a
     probe.mark(2);
     /* phase 3: the inclusive value; the steps rescanned from the carry into b's rows */
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, k * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, k * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     float x = x0;
     if (lane > 0) x = fmaf(sm.sA[tid - Cb], x, sm.sB[tid - Cb]);   /* the lanes before this one */
 #pragma unroll 8
@@ -618,6 +619,14 @@ template <int GRP> struct ring_group {
     static __device__ __forceinline__ void sync()
     {
         asm volatile("bar.sync %0, %1;" ::"r"(1 + GRP), "r"(SCAN_LB_THREADS) : "memory");
+    }
+    static __device__ __forceinline__ bool any(bool p)   /* the group's barrier, and p of any thread */
+    {
+        unsigned r;
+        asm volatile("{\n .reg .pred q, o;\n setp.ne.u32 q, %1, 0;\n bar.red.or.pred o, %2, %3, q;\n"
+                     " selp.u32 %0, 1, 0, o;\n}" : "=r"(r) : "r"((unsigned)p), "r"(1 + GRP), "r"(SCAN_LB_THREADS)
+                     : "memory");
+        return r != 0;
     }
 };
 
@@ -777,7 +786,7 @@ __device__ __forceinline__ void lag_complete(int64_t T, int64_t C, int Cb, int l
     scan_lb2_lanes<W8>(Cb, lanes, tile, G, false, st, sm, A, B);
     scan_lb2_lookback<Q, W8>(C, Cb, lanes, G, tile, (const float *)NULL, st, sm);
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     float xc = x0;
     if (lane > 0) xc = fmaf(sm.sA[tid - Cb], xc, sm.sB[tid - Cb]);
     if (!active) return;
@@ -1589,7 +1598,7 @@ scan_lookback4_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float x0 = sm.carry[cl];
-    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B));
+    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     if (lane >= lanes || c >= C) return;
     const int64_t s0 = (k * lanes + lane) * V;
     const int n = (int)(T - s0 < V ? T - s0 : V);
@@ -1673,7 +1682,7 @@ static void scan_lb2(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * (W8 ? 8 : 16);
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb2: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     cudaCheck(cudaMemsetAsync(w->ws, 0, 16));
     cudaCheck(cudaMemsetAsync(w->ws + 16, W8 ? 0xff : 0, bytes - 16));
     scan_lookback2_kernel<32, 0, float, float, Q, W8><<<(unsigned)n, SCAN_LB_THREADS>>>(
@@ -1690,7 +1699,7 @@ static void scan_lb3(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb3: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     int per_sm = 0, sms = 0;
     cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lookback3_kernel<V, 0, float>,
                                                             SCAN_LB_THREADS, 0));
@@ -1709,7 +1718,7 @@ static void scan_lb4(bench *w)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lb4: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
     scan_lookback4_kernel<V, MINB, HINT><<<(unsigned)n, SCAN_LB_THREADS>>>(w->T, w->C, Cb, lanes, G, w->a, w->b,
                                                                           w->h, st);
@@ -1743,7 +1752,7 @@ static void scan_ring(bench *w)
     const int64_t G = (w->C + 31) / 32, K = (w->T + L - 1) / L, n = G * K;
     size_t bytes = 16 + (size_t)n * 32 * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_ring: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     const size_t smem = sizeof(ring_smem<V, S, NG>);
     static int ready = 0;   /* per instantiation */
     if (!ready) {
@@ -1769,7 +1778,7 @@ static void scan_lag(bench *w, int lag_per_resident)
     int64_t n = G * K;
     size_t bytes = 16 + (size_t)n * Cb * (W8 ? 8 : 16);
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lag: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     int per_sm = 0, sms = 0;
     cudaCheck(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_lag_kernel<V, Q, W8>, SCAN_LB_THREADS, 0));
     cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -1812,7 +1821,7 @@ static void scan_lbs(bench *w)
         scan_lbs<VR, VS, MINB, false, BIDX, Q, PART, W8>(w);
         return;
     }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     const int smem = SCAN_LB_THREADS * VS * 8;
     void (*rows)(int64_t, int64_t, int, int, int64_t, const float *, const float *, float *, scan_lb2_status) =
         scan_lbs_rows_kernel<VR, VS, MINB, BIDX, W8, SPEC>;
@@ -1834,7 +1843,7 @@ static void scan_lbs_bulk(bench *w)
     const int Cb = p.Cb, lanes = p.lanes;
     const int64_t G = p.G, n = p.n;
     const size_t bytes = p.bytes;
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     const int smem = SCAN_LB_THREADS * VS * 8;
     cudaCheck(cudaFuncSetAttribute(scan_lbs_bulk_kernel<VS, VR>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, bytes));
@@ -1857,7 +1866,7 @@ static void scan_lbb(bench *w)
     const int64_t n = (w->T + L - 1) / L;
     const size_t bytes = 16 + (size_t)n * 32 * 16;
     if (bytes > w->ws_bytes) { fprintf(stderr, "scan_lbb: scratch too small\n"); exit(1); }
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     const int smem = 2 * L * 32 * 4;
     cudaCheck(cudaFuncSetAttribute(scan_lbb_kernel<L, MINB, 0, float, float, 0, Q, W8>,
                                    cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -1884,7 +1893,7 @@ static void scan_lbt(bench *w)
 {
     const lbs_tiling p = lbs_tiles(w, SCAN_LBS_VS + SCAN_LBS_VR, "scan_lbt");
     const int smem = SCAN_LB_THREADS * (SCAN_LBS_VS + WIN * K) * 8;
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     cudaCheck(cudaFuncSetAttribute(scan_lbt_kernel<K, WIN>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaCheck(cudaMemsetAsync(w->ws, 0, p.bytes));
     scan_lbt_kernel<K, WIN><<<(unsigned)p.n, SCAN_LB_THREADS, smem>>>(w->T, w->C, p.Cb, p.lanes, p.G, w->a, w->b,
@@ -1897,7 +1906,7 @@ static void scan_lbp2(bench *w)
 {
     const lbs_tiling p = lbs_tiles(w, VS + VR, "scan_lbp2");
     const int smem = SCAN_LB_THREADS * VS * 16;
-    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), 0u};
     void (*k)(int64_t, int64_t, int, int, int64_t, int64_t, const float *, const float *, float *, scan_lb2_status,
               long long *) = scan_lbp2_kernel<VS, VR, Q, STAG, DYN>;
     cudaCheck(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
@@ -2084,7 +2093,7 @@ static void timeline(int64_t T, int64_t C)
     const int64_t L = BL ? BL : PERS ? (int64_t)lanes * (24 + 16) : (int64_t)lanes * (SCAN_LBS_VS + SCAN_LBS_VR);
     int64_t G = (C + Cb - 1) / Cb, n = G * ((T + L - 1) / L);
     size_t bytes = 16 + (size_t)n * Cb * 16;
-    scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16)};
+    scan_lb2_status st = {(unsigned long long *)w.ws, (void *)(w.ws + 16), 0u};
     const int smem = BL ? 2 * BL * 32 * 4 : PERS ? SCAN_LB_THREADS * 24 * 16 : SCAN_LB_THREADS * (SCAN_LBS_VS + PK * PW) * 8;
     void (*pers)(int64_t, int64_t, int, int, int64_t, int64_t, const float *, const float *, float *, scan_lb2_status,
                  long long *) = scan_lbp2_kernel<24, 16, Q, 0, PERS == 2, lbp2_probe>;
