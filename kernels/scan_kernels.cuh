@@ -262,20 +262,14 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
                                                const scan_lb2_status &st, scan_lb2_smem &sm, float &A, float &B)
 {
     const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
-    /* Doublings between two buffers, one barrier each (a step reads one and writes the other:
-     * a thread writes the buffer it read a step before only after the barrier that every read
-     * of it preceded); the first buffer is chosen so that the last step lands in sm.sA, sm.sB. */
-    int steps = 0;
-    for (int off = 1; off < lanes; off *= 2) steps++;
-    float *xA = steps & 1 ? sm.rA : sm.sA, *xB = steps & 1 ? sm.rB : sm.sB;
-    xA[tid] = A, xB[tid] = B;
+    sm.sA[tid] = A, sm.sB[tid] = B;
     S::sync();
     for (int off = 1; off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
-        if (lane >= off && lane < lanes) pa = xA[tid - off * Cb], pb = xB[tid - off * Cb];
+        if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
+        S::sync();
         scan_compose(A, B, pa, pb);
-        xA = xA == sm.sA ? sm.rA : sm.sA, xB = xB == sm.sB ? sm.rB : sm.sB;
-        xA[tid] = A, xB[tid] = B;
+        sm.sA[tid] = A, sm.sB[tid] = B;
         S::sync();
     }
     if (publish && tile >= G && lane == lanes - 1)
@@ -364,27 +358,13 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
             float qA = sm.cA[cl], qB = sm.cB[cl];
             int found = 0, empty = 0;
             long long at = -1;   /* PART: the first EMPTY tile */
-            /* PIECES lanes' pieces loaded at once, then composed: the loads of a loop that stops
-             * at the first INC or EMPTY would wait one after another */
-            constexpr int PIECES = 4;   /* 8 spilled registers beside the tile's (f32, reversed) */
-            for (int l0 = 0; l0 < lanes && !found && !empty; l0 += PIECES) {
-                float pA[PIECES], pB[PIECES];
-                int pI[PIECES], pE[PIECES];
-#pragma unroll
-                for (int i = 0; i < PIECES; i++) {
-                    const int t = (l0 + i) * Cb + cl;
-                    pE[i] = Q, pI[i] = Q, pA[i] = 1.0f, pB[i] = 0.0f;
-                    if (l0 + i < lanes) pA[i] = sm.rA[t], pB[i] = sm.rB[t], pI[i] = sm.rI[t], pE[i] = sm.rE[t];
-                }
-#pragma unroll
-                for (int i = 0; i < PIECES; i++) {
-                    if (found || empty) continue;
-                    if (pE[i] < Q) {   /* this lane met an EMPTY before any INC */
-                        empty = 1;
-                        if (PART) scan_compose(qA, qB, pA[i], pB[i]), at = j - (long long)(l0 + i) * Q - pE[i];
-                    } else {
-                        scan_compose(qA, qB, pA[i], pB[i]), found = pI[i] < Q;   /* past lanes: identity */
-                    }
+            for (int l = 0; l < lanes && !found && !empty; l++) {
+                const int t = l * Cb + cl;
+                if (sm.rE[t] < Q) {   /* this lane met an EMPTY before any INC */
+                    empty = 1;
+                    if (PART) scan_compose(qA, qB, sm.rA[t], sm.rB[t]), at = j - (long long)l * Q - sm.rE[t];
+                } else {
+                    scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
                 }
             }
             if (empty && cl == 0) probe.empty();
