@@ -38,7 +38,11 @@
  * forward (79.7% against 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%),
  * so f32 keeps its per-element stores; f32 tiles of VS = 48 (after 25be840) ran 79.7-80.2%
  * against 83.6-84.0% at (32, 2^22) and 82.9-83.2% against 91.7-91.9% at (1024, 2^20). The
- * macros let an A/B build change them; lbs_cfg is the one place that reads them. */
+ * macros let an A/B build change them; lbs_cfg is the one place that reads them. Longer
+ * look-back windows in the registers a shorter register part frees (f32, VR steps in registers,
+ * Q words a lane a round; 2026-12-02, three runs each in one call, % of copy at (32, 2^22)):
+ * VS = 40, VR = 24, Q = 12: 82.0-82.7%; VS = 32, VR = 24, Q = 12: 80.5-82.8%; VS = 48,
+ * VR = 16, Q = 16 (spills): 72.4-74.8%; against 84.2-85.7% for VS = VR = 32, Q = 8. */
 #ifndef LOGT_SCAN_VS_F32
 #define LOGT_SCAN_VS_F32 SCAN_LBS_VS
 #endif
@@ -48,13 +52,21 @@
 #ifndef LOGT_SCAN_VST_BF16
 #define LOGT_SCAN_VST_BF16 1
 #endif
+#ifndef LOGT_SCAN_VR_F32
+#define LOGT_SCAN_VR_F32 SCAN_LBS_VR
+#endif
+#ifndef LOGT_SCAN_Q_F32
+#define LOGT_SCAN_Q_F32 SCAN_LB2_Q
+#endif
 #ifndef LOGT_SCAN_VST_F32
 #define LOGT_SCAN_VST_F32 0
 #endif
 template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
     static constexpr int VS = sizeof(E) == 2 ? LOGT_SCAN_VS_BF16 : LOGT_SCAN_VS_F32;
     static constexpr bool VST = sizeof(E) == 2 ? LOGT_SCAN_VST_BF16 : LOGT_SCAN_VST_F32;
-    static constexpr int V = VS + SCAN_LBS_VR;   /* steps a thread */
+    static constexpr int VR = sizeof(E) == 2 ? SCAN_LBS_VR : LOGT_SCAN_VR_F32;   /* in registers */
+    static constexpr int Q = sizeof(E) == 2 ? SCAN_LB2_Q : LOGT_SCAN_Q_F32;       /* look-back words */
+    static constexpr int V = VS + VR;   /* steps a thread */
 };
 #define BLOCK 256
 
@@ -186,7 +198,11 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
     /* The status words, stamped with this call's number: the previous calls' read EMPTY, so no
-     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). */
+     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). f32 at
+     * (32, 2^22), 5aa57f9's kernel: with the memset put back 0.4638-0.4715 ms against
+     * 0.4613-0.4642 (same call); with the words 16 bytes into the buffer, where a 16-byte
+     * counter put them before (a tile's 32 words then span five 128-byte lines, not four),
+     * 0.474-0.478 ms against 0.462-0.467 (same call). */
     void *words;
     uint32_t tag;
     LOGT_TRY(logt_ctx_tagged(ctx, p.bytes, &words, &tag));
@@ -202,9 +218,9 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);
     const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
-                          : reverse ? scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, -1, SCAN_LB2_Q, true, true,
+                          : reverse ? scan_lbs_kernel<VS, lbs_cfg<E>::VR, GOFF, E, H, -1, lbs_cfg<E>::Q, true, true,
                                                       false, 2, VST>
-                                    : scan_lbs_kernel<VS, SCAN_LBS_VR, GOFF, E, H, FWD, SCAN_LB2_Q, true, true,
+                                    : scan_lbs_kernel<VS, lbs_cfg<E>::VR, GOFF, E, H, FWD, lbs_cfg<E>::Q, true, true,
                                                       false, 2, VST>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,

@@ -134,7 +134,9 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
  * 91.8-92.1% and 83.6-84.0% (forward), 82% and 75% to 90.5% and 82% (reversed).
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
- * 1/(3·VL) of the data in f32 at C >= 32.
+ * 1/(3·VL) of the data in f32 at C >= 32. A round ends on __syncthreads_or (whether a channel
+ * is still pending), not a barrier and then every thread reading the channels' state: 84.1-84.6%
+ * against 83.3% of copy at (32, 2^22) (5aa57f9, two runs each).
  *
  * Tile ids: blockIdx in the library's kernel, as CUB's single-pass scans take them (a tile
  * waits only for tiles of lower index, so it relies on blocks starting in index order, which
@@ -208,6 +210,23 @@ __device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, 
 }
 
 #define SCAN_LB2_Q 8   /* predecessors per thread per round: window = lanes·Q */
+/* A tile's first round reads SCAN_LB2_Q1 words a lane (a window of lanes·Q1) where the tile
+ * has G > SCAN_LB2_Q1_G channel groups: there the chain's predecessor is G tiles back, started
+ * that much earlier and has mostly published its inclusive value, so the first word usually
+ * ends the look-back, and a round takes longer the more words it reads. experiments/scan-bandwidth,
+ * f32, three runs of each build in one device call (results/scan-bandwidth-versions-h200.txt):
+ * (1024, 2^20) forward 3.23-3.24 ms against 3.31-3.34 (93% of copy against 90.5-91%), reversed
+ * 3.20-3.22 against 3.30-3.34. With G = 1 (C = 32) the inclusive front is further back and a
+ * short first round costs a round: 0.49-0.50 ms at (32, 2^22) with Q1 = 2 for every G, 0.48
+ * with 4, against 0.46, so there the window stays whole. The word count must be a constant:
+ * read from shared memory each round it cost 3% at both shapes (the loads no longer went out
+ * together). */
+#ifndef SCAN_LB2_Q1
+#define SCAN_LB2_Q1 2
+#endif
+#ifndef SCAN_LB2_Q1_G
+#define SCAN_LB2_Q1_G 1
+#endif
 
 /* Who runs a tile's phases: the whole block (scan_cta), or, in a warp-specialised kernel, a
  * group of SCAN_LB_THREADS threads with its own thread index and barrier (kernels/dev/scan.cu) */
@@ -244,6 +263,7 @@ template <> struct scan_lbw<false> {
         if (v.w != tag) v.x = SCAN_EMPTY;   /* written by an earlier call, or never */
     }
     __device__ __forceinline__ void inc(float h) { v = make_uint4(SCAN_INC, 0u, __float_as_uint(h), 0u); }
+    __device__ __forceinline__ void ident() { v = make_uint4(SCAN_AGG, __float_as_uint(1.0f), 0u, 0u); }
     __device__ __forceinline__ unsigned status() const { return v.x; }
     __device__ __forceinline__ float A() const { return __uint_as_float(v.y); }
     __device__ __forceinline__ float B() const { return __uint_as_float(v.z); }
@@ -284,16 +304,17 @@ struct scan_no_probe {
     __device__ __forceinline__ void empty() const {}
 };
 
-/* The status words of predecessors j - lane·Q - q, q < Q, of channel cl (h0's INC before the
- * first tile). */
-template <int Q, bool W8>
+/* The status words of predecessors j - lane·QN - q, q < QN <= Q, of channel cl (h0's INC
+ * before the first tile); words QN.. are the identity (an AGG of the map x -> x). */
+template <int Q, bool W8, int QN = Q>
 __device__ __forceinline__ void scan_lb2_words(const scan_lb2_status &st, int64_t G, int64_t g, int Cb, int cl,
                                                int lane, long long j, float h0c, scan_lbw<W8> (&w)[Q])
 {
 #pragma unroll
     for (int q = 0; q < Q; q++) {
-        const long long jj = j - (long long)lane * Q - q;
-        if (jj >= 0) w[q].load(st.word, (jj * G + g) * Cb + cl, st.tag);
+        const long long jj = j - (long long)lane * QN - q;
+        if (q >= QN) w[q].ident();
+        else if (jj >= 0) w[q].load(st.word, (jj * G + g) * Cb + cl, st.tag);
         else w[q].inc(h0c);
     }
 }
@@ -322,7 +343,7 @@ __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float
  * predecessor publishing within SPEC ns of the first read costs SPEC ns instead of another
  * round (versions 51-53: no gain). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
-          class P = scan_no_probe, int SPEC = 0>
+          class P = scan_no_probe, int SPEC = 0, int Q1 = Q>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm, const P &probe = P())
@@ -339,9 +360,12 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
         const long long j = sm.next[cl];   /* -1: this channel is done */
         float mA = 1.0f, mB = 0.0f;
         int fi = Q, fe = Q;
+        const bool short1 = Q1 < Q && first && G > SCAN_LB2_Q1_G;   /* block-uniform */
+        const int qn = short1 ? Q1 : Q;
         if (j >= 0 && lane < lanes) {
             scan_lbw<W8> w[Q];
-            scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w);
+            if (short1) scan_lb2_words<Q, W8, Q1>(st, G, g, Cb, cl, lane, j, h0c, w);
+            else scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w);
             if (SPEC > 0 && first) {
                 scan_lbw<W8> w2[Q];
                 __nanosleep(SPEC);
@@ -362,14 +386,14 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
                 const int t = l * Cb + cl;
                 if (sm.rE[t] < Q) {   /* this lane met an EMPTY before any INC */
                     empty = 1;
-                    if (PART) scan_compose(qA, qB, sm.rA[t], sm.rB[t]), at = j - (long long)l * Q - sm.rE[t];
+                    if (PART) scan_compose(qA, qB, sm.rA[t], sm.rB[t]), at = j - (long long)l * qn - sm.rE[t];
                 } else {
                     scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
                 }
             }
             if (empty && cl == 0) probe.empty();
             if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
-            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * Q;
+            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * qn;
             else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
             /* else: poll the same window again */
         }
@@ -514,7 +538,8 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     scan_lb2_lanes<W8>(Cb, lanes, tile, G, true, st, sm, A, B);
     probe.mark(1);
     /* phase 2 */
-    scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, (SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q)>(C, Cb, lanes, G, tile,
+                                                                                       h0, st, sm, probe);
     probe.mark(2);
     scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
 }

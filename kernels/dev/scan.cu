@@ -406,6 +406,7 @@ template <> struct scan_lbw<true> {
     {
         v = (unsigned long long)__float_as_uint(h) << 32 | SCAN_W8_INC;
     }
+    __device__ __forceinline__ void ident() { v = __float_as_uint(1.0f); }   /* A = 1, B = 0: an AGG */
     __device__ __forceinline__ unsigned status() const
     {
         const unsigned a = (unsigned)v;
