@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.8021852716
-64 1.078821134
-256 1.941620132
-1024 7.106690858
-4096 22.87204402
-16384 25.81388151
-32768 36.16003106
+16 0.7833109156
+64 1.094507015
+256 1.905947838
+1024 7.065401524
+4096 23.78431746
+16384 26.31718207
+32768 36.76766471
 
 
 # index 1: lstm-cudnn algo=standard
-16 1.034660316
-64 0.9938091123
-256 0.9841439067
-1024 1.018306867
-4096 0.9374189118
-16384 0.3747308882
-32768 0.2318146225
+16 0.9795612747
+64 1.012822136
+256 0.97698187
+1024 0.9650731098
+4096 0.86648023
+16384 0.3409293312
+32768 0.2332923699
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-auto"

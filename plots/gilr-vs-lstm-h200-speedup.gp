@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7753126888
-64 1.0855416
-256 1.972902661
-1024 6.978928539
-4096 24.39895732
-16384 68.88645244
-32768 155.9868427
+16 0.7996548413
+64 1.080650765
+256 1.950852822
+1024 7.321104953
+4096 27.4493481
+16384 77.19248437
+32768 157.6033744
 
 
 # index 1: lstm-cudnn algo=auto
-16 0.9665007776
-64 1.006229454
-256 1.01611156
-1024 0.9820222489
-4096 1.066758935
-16384 2.668581725
-32768 4.313791723
+16 1.020865183
+64 0.98734019
+256 1.023560447
+1024 1.036190927
+4096 1.154094422
+16384 2.933159187
+32768 4.286466807
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

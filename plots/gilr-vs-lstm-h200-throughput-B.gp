@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 4683026.906
-2 5147254.526
-4 5426531.355
-8 5773437.46
-16 6030140.643
-32 6183484.117
+1 4693372.428
+2 5167958.559
+4 5419208.095
+8 5772957.783
+16 6034764.684
+32 6196531.335
 
 
 # index 1: lstm-cudnn algo=standard
-1 18267.80495
-2 38636.74854
-4 78775.01545
-8 137290.5567
-16 215147.0969
-32 460426.0325
+1 19070.95076
+2 32804.9396
+4 70203.83059
+8 115652.4955
+16 251960.1887
+32 426813.6085
 
 
 # index 2: lstm-cudnn algo=auto
-1 142096.9412
-2 150499.8137
-4 210217.5666
-8 212331.9004
-16 289687.5894
-32 501242.5303
+1 137460.2961
+2 146764.687
+4 205919.0106
+8 208171.6802
+16 291999.3074
+32 381191.4953
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

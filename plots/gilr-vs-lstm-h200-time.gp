@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 11.88780785
-64 11.98012829
-256 11.96630383
-1024 12.09299183
-4096 12.05452824
-16384 12.07695961
-32768 12.08371162
-65536 12.15027237
+16 12.01574421
+64 12.01823997
+256 12.05459213
+1024 12.09811211
+4096 12.05580807
+16384 12.09327984
+32768 12.13113594
+65536 12.11878395
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.216768265
-64 13.00492764
-256 23.60835266
-1024 84.39612579
-4096 294.1179199
-16384 831.9389038
-32768 1884.900024
+16 9.608448029
+64 12.98752022
+256 23.51673508
+1024 88.57154846
+4096 330.9240723
+16384 933.5103149
+32768 1911.907959
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.536224365
-64 12.92441559
-256 23.23401642
-1024 85.94115448
-4096 275.7117004
-16384 311.7532043
-32768 436.9473877
+16 9.412063599
+64 13.15404797
+256 22.97542381
+1024 85.47801971
+4096 286.7391663
+16384 318.2610474
+32768 446.0335388
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 7044ca6); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4162.564371
-16384 4306.923302
-1048576 4301.884659
-4194304 4187.499185
+1024 4076.592373
+16384 4274.58601
+1048576 4255.543969
+4194304 4143.289822
 
 
 # index 1: bf16
-1024 4055.406494
-16384 4284.957527
-1048576 4282.223652
-4194304 4130.792979
+1024 3915.33626
+16384 4251.701964
+1048576 4221.612533
+4194304 4100.003951
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 7044ca6); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3922.659764
-16384 3881.780312
-1048576 3944.11939
-4194304 3501.697454
+1024 3881.817674
+16384 3904.894386
+1048576 3963.355905
+4194304 3473.663473
 
 
 # index 1: scan-reverse f32
-1024 4003.15341
-16384 3887.082858
-1048576 3906.504566
-4194304 3475.102611
+1024 3956.890566
+16384 3912.863108
+1048576 3996.518083
+4194304 3529.197355
 
 
 # index 2: scan bf16
-1024 2487.478905
-16384 2431.59805
-1048576 2103.803054
-4194304 2584.290914
+1024 2432.185595
+16384 2401.247452
+1048576 2122.60115
+4194304 2505.80746
 
 
 # index 3: scan-reverse bf16
-1024 2219.404188
-16384 2139.16663
-1048576 2088.883523
-4194304 2554.257779
+1024 2171.526792
+16384 2106.731018
+1048576 2104.825792
+4194304 2557.242506
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

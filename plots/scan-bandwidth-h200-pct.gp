@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 994ce63); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 7044ca6); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.23661509
-16384 90.12884698
-1048576 91.68352251
-4194304 83.62264203
+1024 95.22211982
+16384 91.35140519
+1048576 93.13394324
+4194304 83.8382933
 
 
 # index 1: scan-reverse f32
-1024 95.18014458
-16384 90.39676865
-1048576 90.67962058
-4194304 82.03990994
+1024 95.55424529
+16384 91.48097745
+1048576 93.82611441
+4194304 84.03744189
 
 
 # index 2: scan bf16
-1024 61.33735073
-16384 56.7473081
-1048576 49.12875237
-4194304 62.56161775
+1024 62.11945623
+16384 56.47732302
+1048576 50.27939285
+4194304 61.11719623
 
 
 # index 3: scan-reverse bf16
-1024 53.41740931
-16384 49.87010695
-1048576 48.66907161
-4194304 60.29688088
+1024 54.14185805
+16384 49.46396826
+1048576 49.74542714
+4194304 61.02276223
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

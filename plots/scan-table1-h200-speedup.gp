@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit ac831a4); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.092348258
-256 2.761609939
-4096 29.99224785
-65536 385.8407178
+16 1.104368951
+256 3.257092136
+4096 30.88344413
+65536 448.6581027
 
 
 # index 1: C=32
-16 1.280104664
-256 4.709359677
-4096 44.89826945
-65536 509.905858
+16 1.27014216
+256 6.668965535
+4096 61.15657452
+65536 617.8291314
 
 
 # index 2: C=128
-16 1.256281455
-256 4.761290291
-4096 41.13596024
-65536 518.680176
+16 1.395886918
+256 6.761904564
+4096 62.38565186
+65536 637.5499419
 EOD
 
 out = "plots/scan-table1-h200-speedup"
