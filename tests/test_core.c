@@ -307,3 +307,20 @@ Test(core, head_start_holds_the_gpu_for_its_time)
     }
     logt_ctx_destroy(ctx);
 }
+
+/* The context's device scratch (logt_ctx_workspace, logt_ctx_tagged) on a CPU context: a
+ * clear error naming the context, no pointer, no call number. */
+Test(core, device_scratch_needs_a_cuda_context)
+{
+    logt_ctx *cpu;
+    cr_assert_eq(logt_ctx_create(LOGT_CPU, &cpu), LOGT_OK);
+    void *p = (void *)1;
+    uint32_t tag = 7;
+    cr_assert_neq(logt_ctx_tagged(cpu, 64, &p, &tag), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), "device memory") && strstr(logt_errmsg(), "cpu"), "%s", logt_errmsg());
+    cr_assert(p == NULL && tag == 0, "p %p, tag %u", p, (unsigned)tag);
+    p = (void *)1;
+    cr_assert_neq(logt_ctx_workspace(cpu, 64, &p), LOGT_OK);
+    cr_assert(strstr(logt_errmsg(), "device memory") && p == NULL, "%s", logt_errmsg());
+    logt_ctx_destroy(cpu);
+}
