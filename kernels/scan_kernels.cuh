@@ -128,7 +128,11 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * empty), three or four blocks an SM (64, 65), tiles of 16 or 8 channels (66, 67), loads
  * paced to a few chunks in flight (75-80), persistent blocks with two staged tiles, the next
  * one's loads issued before the look-back (81-86: issuing them took as long as the wait),
- * h through shared memory in 16-byte row pieces in f32 (87; bf16 keeps it), 640-step tiles.
+ * h through shared memory in 16-byte row pieces in f32 (87; bf16 keeps it), 640-step tiles,
+ * and in the library by A/B builds (results/scan-bandwidth-versions-h200.txt, 2026-12-02): the
+ * lane scan in one barrier a doubling, lane 0 loading several lanes' pieces at once, a look-back
+ * with a channel's lanes in one warp combined by shuffles, a short first round at G = 1, longer
+ * windows in fewer registers (VR = 24 or 16, Q = 12 or 16), streaming load and store hints.
  * What did help: whole tiles (all but the few at T's ends) walk pointers and test nothing
  * (scan_inside): the kernel had issued an instruction on 61-66% of cycles, and the tested
  * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
