@@ -132,8 +132,17 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * and in the library by A/B builds (results/scan-bandwidth-versions-h200.txt, 2026-12-02): the
  * lane scan in one barrier a doubling, lane 0 loading several lanes' pieces at once, a look-back
  * with a channel's lanes in one warp combined by shuffles, a short first round at G = 1, longer
- * windows in fewer registers (VR = 24 or 16, Q = 12 or 16), streaming load and store hints.
- * What did help: whole tiles (all but the few at T's ends) walk pointers and test nothing
+ * windows in fewer registers (VR = 24 or 16, Q = 12 or 16), streaming load and store hints;
+ * and (2026-12-02, later) the channel's lane-0 thread loading four lanes' pieces of a round at
+ * once, no barrier after the look-back's set-up (the first round's window taken from the tile
+ * id), the tile's fold as two chains (shared part, register part), the status words read by
+ * ld.relaxed.gpu or ld.cg instead of ld.cv: each within the runs' spread at (32, 2^22).
+ * Nor is there a tail to cut there: over T = 2^19..2^24 at C = 32 the scan's time is
+ * ~0.0075-0.013 ms plus a constant rate, and the copy's the same shape (~0.010 ms fixed), so
+ * its % of copy is 84.6-85.7% at T = 2^23, 2^24 as at 2^22 (the rate is what has to improve).
+ * What did help: the lane scan in one barrier and the look-back's one barrier a round
+ * (scan_lb2_lanes, scan_lb2_lookback1: 85.5-86.4% of copy at (32, 2^22) against 84.2-84.9%,
+ * 94% at (1024, 2^20) against 93%); whole tiles (all but the few at T's ends) walk pointers and test nothing
  * (scan_inside): the kernel had issued an instruction on 61-66% of cycles, and the tested
  * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
  * 91.8-92.1% and 83.6-84.0% (forward), 82% and 75% to 90.5% and 82% (reversed).
@@ -247,9 +256,11 @@ struct scan_lb2_status {
 };
 
 struct scan_lb2_smem {
-    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile       */
-    float rA[SCAN_LB_THREADS], rB[SCAN_LB_THREADS];   /* each lane's piece of a round */
-    unsigned char rI[SCAN_LB_THREADS], rE[SCAN_LB_THREADS];   /* its first INC, EMPTY */
+    float sA[SCAN_LB_THREADS], sB[SCAN_LB_THREADS];   /* lane scan of the tile: inclusive */
+    float xA[SCAN_LB_THREADS], xB[SCAN_LB_THREADS];   /* the lanes' own maps (lanes <= 8) */
+    /* each lane's piece of a round, by round parity (scan_lb2_lookback uses buffer 0) */
+    float rA[2][SCAN_LB_THREADS], rB[2][SCAN_LB_THREADS];
+    unsigned char rI[2][SCAN_LB_THREADS], rE[2][SCAN_LB_THREADS];   /* its first INC, EMPTY */
     float cA[32], cB[32];   /* per channel: predecessors composed so far (nearest first)  */
     long long next[32];     /* per channel: the nearest predecessor not yet composed      */
     float carry[32];
@@ -277,17 +288,12 @@ template <> struct scan_lbw<false> {
         __stcg((uint4 *)base + i, make_uint4(status, __float_as_uint(A), __float_as_uint(B), tag));
     }
 };
-/* Phase 1 of a tile, from the thread's map (A, B) over its own steps: the maps scanned
- * across lanes (sm.sA, sm.sB: inclusive, lane l covers lanes 0..l), and, when `publish`, the
- * tile's aggregate published (k > 0) by the last lane. Leaves the thread's inclusive map in
- * (A, B). */
-template <bool W8 = false, typename S = scan_cta>
-__device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, int64_t G, bool publish,
-                                               const scan_lb2_status &st, scan_lb2_smem &sm, float &A, float &B)
+/* The lanes' maps in sm.sA, sm.sB (written, the block met) scanned by doubling: log2(lanes)
+ * rounds of two barriers; (A, B) and the arrays end inclusive. */
+template <typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_doubling(int Cb, int lanes, scan_lb2_smem &sm, float &A, float &B)
 {
-    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
-    sm.sA[tid] = A, sm.sB[tid] = B;
-    S::sync();
+    const int tid = S::tid(), lane = tid / Cb;
     for (int off = 1; off < lanes; off *= 2) {
         float pa = 1.0f, pb = 0.0f;
         if (lane >= off && lane < lanes) pa = sm.sA[tid - off * Cb], pb = sm.sB[tid - off * Cb];
@@ -295,6 +301,39 @@ __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, 
         scan_compose(A, B, pa, pb);
         sm.sA[tid] = A, sm.sB[tid] = B;
         S::sync();
+    }
+}
+
+/* Phase 1 of a tile, from the thread's map (A, B) over its own steps: the maps scanned
+ * across lanes (sm.sA, sm.sB: inclusive, lane l covers lanes 0..l), and, when `publish`, the
+ * tile's aggregate published (k > 0) by the last lane. Leaves the thread's inclusive map in
+ * (A, B); the caller meets the block (S::sync) before it reads another thread's sm.sA, sm.sB.
+ * Up to 8 lanes (tiles of 32 channels) in one barrier: each thread composes the maps of lanes
+ * 0..lane itself, where the doubling scan took log2(lanes) rounds of two barriers each.
+ * experiments/scan-bandwidth, f32, (32, 2^22), three runs of each build in one call
+ * (results/scan-bandwidth-versions-h200.txt): 85.0-85.9% of copy against 84.2-84.9%, forward
+ * and reversed; (1024, 2^20) the same or slightly faster. */
+template <bool W8 = false, typename S = scan_cta>
+__device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, int64_t G, bool publish,
+                                               const scan_lb2_status &st, scan_lb2_smem &sm, float &A, float &B)
+{
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
+    if (lanes <= 8) {   /* block-uniform */
+        sm.xA[tid] = A, sm.xB[tid] = B;
+        S::sync();
+        float iA = 1.0f, iB = 0.0f;
+#pragma unroll
+        for (int l = 0; l < 8; l++) {   /* earliest first; the loads do not wait on each other */
+            const bool in = l <= lane && lane < lanes;
+            const float pa = in ? sm.xA[l * Cb + cl] : 1.0f, pb = in ? sm.xB[l * Cb + cl] : 0.0f;
+            iB = fmaf(pa, iB, pb), iA *= pa;
+        }
+        if (lane < lanes) A = iA, B = iB;
+        sm.sA[tid] = A, sm.sB[tid] = B;
+    } else {
+        sm.sA[tid] = A, sm.sB[tid] = B;
+        S::sync();
+        scan_lb2_doubling<S>(Cb, lanes, sm, A, B);
     }
     if (publish && tile >= G && lane == lanes - 1)
         scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_AGG, A, B, st.tag);
@@ -341,7 +380,69 @@ __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float
     }
 }
 
-/* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk).
+/* A round's first half for a thread: the words of its lane's predecessors of channel cl
+ * (nearest j) composed into its piece, written to buffer p (an identity piece when j < 0 or
+ * the thread is past the tile's lanes). The first round of a tile with more than SCAN_LB2_Q1_G
+ * channel groups reads Q1 words a lane (short1); SPEC as in scan_lb2_lookback. Returns the
+ * words a lane read (qn). */
+template <int Q, bool W8, int Q1, int SPEC = 0, typename S = scan_cta>
+__device__ __forceinline__ int scan_lb2_round(const scan_lb2_status &st, int64_t G, int Cb, int lanes, int64_t tile,
+                                              int64_t C, float h0c, long long j, bool first, scan_lb2_smem &sm,
+                                              int p)
+{
+    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
+    const int64_t g = tile % G;
+    float mA = 1.0f, mB = 0.0f;
+    int fi = Q, fe = Q;
+    const bool short1 = Q1 < Q && first && G > SCAN_LB2_Q1_G;   /* block-uniform */
+    if (j >= 0 && lane < lanes) {
+        scan_lbw<W8> w[Q];
+        if (short1) scan_lb2_words<Q, W8, Q1>(st, G, g, Cb, cl, lane, j, h0c, w);
+        else scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w);
+        if (SPEC > 0 && first) {
+            scan_lbw<W8> w2[Q];
+            __nanosleep(SPEC);
+            scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w2);
+            scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
+            if (fe < Q) scan_lb2_piece<Q, W8>(w2, mA, mB, fi, fe);
+        } else {
+            scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
+        }
+    }
+    sm.rA[p][tid] = mA, sm.rB[p][tid] = mB, sm.rI[p][tid] = (unsigned char)fi, sm.rE[p][tid] = (unsigned char)fe;
+    return short1 ? Q1 : Q;
+}
+
+/* A round's second half for channel cl (buffer p written, the block met): the lanes' pieces,
+ * nearest first, composed after the channel's (cA, cB) up to the first INC or EMPTY, and the
+ * channel's state moved on: an INC gives the carry (next = -1); a window of aggregates only,
+ * the next window; an EMPTY, with PART, what came before it and the EMPTY tile as the next,
+ * without PART the same window again. Returns whether it met an EMPTY. */
+template <int Q, bool PART>
+__device__ __forceinline__ bool scan_lb2_combine(const scan_lb2_smem &sm, int p, int Cb, int lanes, int cl, int qn,
+                                                 long long j, float &cA, float &cB, long long &next, float &carry)
+{
+    float qA = cA, qB = cB;
+    int found = 0, empty = 0;
+    long long at = -1;   /* PART: the first EMPTY tile */
+    for (int l = 0; l < lanes && !found && !empty; l++) {
+        const int t = l * Cb + cl;
+        if (sm.rE[p][t] < Q) {   /* this lane met an EMPTY before any INC */
+            empty = 1;
+            if (PART) scan_compose(qA, qB, sm.rA[p][t], sm.rB[p][t]), at = j - (long long)l * qn - sm.rE[p][t];
+        } else {
+            scan_compose(qA, qB, sm.rA[p][t], sm.rB[p][t]), found = sm.rI[p][t] < Q;
+        }
+    }
+    if (found) carry = qB, next = -1;   /* an INC makes qA = 0 */
+    else if (!empty) cA = qA, cB = qB, next = j - (long long)lanes * qn;
+    else if (PART) cA = qA, cB = qB, next = at;   /* from the EMPTY on */
+    return empty;
+}
+
+/* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk),
+ * each round's pieces composed by the channel's lane-0 thread, the channel's state in shared
+ * memory (the workbench's look-back, with its probes; the library's is scan_lb2_lookback1).
  * SPEC > 0 (ns; a workbench option): the first round's words are read twice, SPEC ns apart,
  * and a lane whose first read met an EMPTY word takes the second, fresher one, so that a
  * predecessor publishing within SPEC ns of the first read costs SPEC ns instead of another
@@ -352,7 +453,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm, const P &probe = P())
 {
-    const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
+    const int tid = S::tid(), cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
     const float h0c = (h0 && c < C) ? ld(h0 + c) : 0.0f;
     if (tid < Cb)   /* channels past C (the last group's padding) have nothing to wait for */
@@ -362,49 +463,50 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     for (bool first = true;; first = false) {
         probe.round();
         const long long j = sm.next[cl];   /* -1: this channel is done */
-        float mA = 1.0f, mB = 0.0f;
-        int fi = Q, fe = Q;
-        const bool short1 = Q1 < Q && first && G > SCAN_LB2_Q1_G;   /* block-uniform */
-        const int qn = short1 ? Q1 : Q;
-        if (j >= 0 && lane < lanes) {
-            scan_lbw<W8> w[Q];
-            if (short1) scan_lb2_words<Q, W8, Q1>(st, G, g, Cb, cl, lane, j, h0c, w);
-            else scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w);
-            if (SPEC > 0 && first) {
-                scan_lbw<W8> w2[Q];
-                __nanosleep(SPEC);
-                scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w2);
-                scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
-                if (fe < Q) scan_lb2_piece<Q, W8>(w2, mA, mB, fi, fe);
-            } else {
-                scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
-            }
-        }
-        sm.rA[tid] = mA, sm.rB[tid] = mB, sm.rI[tid] = (unsigned char)fi, sm.rE[tid] = (unsigned char)fe;
+        const int qn = scan_lb2_round<Q, W8, Q1, SPEC, S>(st, G, Cb, lanes, tile, C, h0c, j, first, sm, 0);
         S::sync();
-        if (tid < Cb && j >= 0) {   /* lane 0 of the channel: the lanes' pieces, nearest first */
-            float qA = sm.cA[cl], qB = sm.cB[cl];
-            int found = 0, empty = 0;
-            long long at = -1;   /* PART: the first EMPTY tile */
-            for (int l = 0; l < lanes && !found && !empty; l++) {
-                const int t = l * Cb + cl;
-                if (sm.rE[t] < Q) {   /* this lane met an EMPTY before any INC */
-                    empty = 1;
-                    if (PART) scan_compose(qA, qB, sm.rA[t], sm.rB[t]), at = j - (long long)l * qn - sm.rE[t];
-                } else {
-                    scan_compose(qA, qB, sm.rA[t], sm.rB[t]), found = sm.rI[t] < Q;
-                }
-            }
-            if (empty && cl == 0) probe.empty();
-            if (found) sm.carry[cl] = qB, sm.next[cl] = -1;   /* an INC makes qA = 0 */
-            else if (!empty) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = j - (long long)lanes * qn;
-            else if (PART) sm.cA[cl] = qA, sm.cB[cl] = qB, sm.next[cl] = at;   /* from the EMPTY on */
-            /* else: poll the same window again */
-        }
+        if (tid < Cb && j >= 0   /* lane 0 of the channel */
+            && scan_lb2_combine<Q, PART>(sm, 0, Cb, lanes, cl, qn, j, sm.cA[cl], sm.cB[cl], sm.next[cl], sm.carry[cl])
+            && cl == 0)
+            probe.empty();
         /* the barrier that ends the round asks whether a channel is still pending: its lane-0
          * thread, which wrote sm.next[cl], answers */
         if (!S::any(tid < Cb && sm.next[cl] >= 0)) return;
     }
+}
+
+/* Phase 2 as the library runs it, one barrier a round: every thread of a channel composes
+ * the lanes' pieces itself (the same values in the same order: the same result in every
+ * thread), keeps the channel's state in registers, and a warp, which holds a thread of every
+ * channel, votes on whether all are done, so every warp leaves after the same round. The
+ * pieces alternate between two buffers: a thread writes round r + 1's after the barrier of
+ * round r, which no thread passes before it has read round r - 1's. Against scan_lb2_lookback
+ * (a barrier, the combine in one warp, a second barrier that votes), experiments/scan-bandwidth
+ * f32, three runs of each build in one call: (1024, 2^20) 3.18-3.20 ms against 3.22-3.23
+ * (94.0-94.3% of copy against 93.1-93.3%), (32, 2^22) 85.5-86.4% against 85.4-86.1%
+ * (results/scan-bandwidth-versions-h200.txt). Leaves the carry in sm.carry (each thread of
+ * the channel writes the same value, and reads its own). */
+template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
+          class P = scan_no_probe, int Q1 = Q>
+__device__ __forceinline__ void scan_lb2_lookback1(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+                                                   const H *h0, const scan_lb2_status &st, scan_lb2_smem &sm,
+                                                   const P &probe = P())
+{
+    const int tid = S::tid(), cl = tid % Cb;
+    const int64_t g = tile % G, k = tile / G, c = g * Cb + cl;
+    const float h0c = (h0 && c < C) ? ld(h0 + c) : 0.0f;
+    float cA = 1.0f, cB = 0.0f, carry = h0c;
+    long long j = k > 0 && c < C ? k - 1 : -1;   /* channels past C have nothing to wait for */
+    if (k == 0) S::sync();   /* the lane scan's sm.sA, sm.sB: other threads read them next */
+    for (int r = 0, first = 1; k > 0; r ^= 1, first = 0) {
+        probe.round();
+        const int qn = scan_lb2_round<Q, W8, Q1, 0, S>(st, G, Cb, lanes, tile, C, h0c, j, first, sm, r);
+        S::sync();
+        if (j >= 0 && scan_lb2_combine<Q, PART>(sm, r, Cb, lanes, cl, qn, j, cA, cB, j, carry) && tid == 0)
+            probe.empty();
+        if (__all_sync(0xffffffffu, j < 0)) break;
+    }
+    sm.carry[cl] = carry;
 }
 
 /* Phase 3 and the kernel. A thread's VL = VS + VR steps of its channel: the first VS staged in
@@ -542,8 +644,9 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     scan_lb2_lanes<W8>(Cb, lanes, tile, G, true, st, sm, A, B);
     probe.mark(1);
     /* phase 2 */
-    scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, (SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q)>(C, Cb, lanes, G, tile,
-                                                                                       h0, st, sm, probe);
+    constexpr int Q1 = SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q;
+    if (SPEC > 0) scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    else scan_lb2_lookback1<Q, W8, H, scan_cta, PART, P, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
     probe.mark(2);
     scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
 }

@@ -181,6 +181,7 @@ __device__ __forceinline__ void scan_lb2_aggregate(int Cb, int lanes, int64_t ti
 #pragma unroll
     for (int v = 0; v < V; v++) B = fmaf(av[v], B, bv[v]), A *= av[v];
     scan_lb2_lanes<W8, S>(Cb, lanes, tile, G, true, st, sm, A, B);
+    S::sync();   /* the lanes' maps, for every thread (the library's callers meet later) */
 }
 
 /* Phase 3: publish the tile's inclusive value, rescan the thread's steps from the carry and
@@ -905,6 +906,7 @@ scan_lbs_sleep_kernel(int64_t T, int64_t C, int Cb, int lanes, int64_t G, const 
     float A, B;
     scan_lbs_fold<VS, VR>(Cb, lanes, sa, sb, av, bv, A, B);
     scan_lb2_lanes<false>(Cb, lanes, tile, G, false, scan_lb2_status{}, sm, A, B);
+    __syncthreads();   /* the lanes' maps, read below */
     if (D > 0) {   /* the look-back's time, without its dependence */
         unsigned long long t0, t;
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
