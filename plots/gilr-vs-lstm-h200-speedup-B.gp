@@ -1,24 +1,24 @@
 # plots/gilr-vs-lstm-h200-speedup-B.gp: figure 'speedup-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 246.1006001
-2 157.5359876
-4 77.19248437
-8 49.91641345
-16 23.95126276
-32 14.51812035
+1 199.7559803
+2 127.976159
+4 70.21113409
+8 41.45917463
+16 25.67392115
+32 12.05508072
 
 
 # index 1: lstm-cudnn algo=auto
-1 7.207836558
-2 4.473859387
-4 2.933159187
-8 1.799975688
-16 1.158910496
-32 0.8931099845
+1 5.938485348
+2 3.692727166
+4 2.702502038
+8 1.511521078
+16 1.277870669
+32 0.9914114437
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-B"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7833109156
-64 1.094507015
-256 1.905947838
-1024 7.065401524
-4096 23.78431746
-16384 26.31718207
-32768 36.76766471
+16 0.7769925777
+64 1.064162656
+256 1.941802662
+1024 5.735265447
+4096 18.02494477
+16384 25.98004853
+32768 36.34943963
 
 
 # index 1: lstm-cudnn algo=standard
-16 0.9795612747
-64 1.012822136
-256 0.97698187
-1024 0.9650731098
-4096 0.86648023
-16384 0.3409293312
-32768 0.2332923699
+16 1.00048554
+64 0.9924396588
+256 0.9994829954
+1024 0.9956696174
+4096 1.023115976
+16384 0.3700274731
+32768 0.2381011906
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-auto"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7996548413
-64 1.080650765
-256 1.950852822
-1024 7.321104953
-4096 27.4493481
-16384 77.19248437
-32768 157.6033744
+16 0.7766154998
+64 1.072269379
+256 1.942807102
+1024 5.760209358
+4096 17.61769457
+16384 70.21113409
+32768 152.6638298
 
 
 # index 1: lstm-cudnn algo=auto
-16 1.020865183
-64 0.98734019
-256 1.023560447
-1024 1.036190927
-4096 1.154094422
-16384 2.933159187
-32768 4.286466807
+16 0.9995146955
+64 1.007617935
+256 1.000517272
+1024 1.004349216
+4096 0.9774062999
+16384 2.702502038
+32768 4.199895001
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

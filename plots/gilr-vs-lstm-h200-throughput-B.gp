@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 4693372.428
-2 5167958.559
-4 5419208.095
-8 5772957.783
-16 6034764.684
-32 6196531.335
+1 4772157.384
+2 5224303.256
+4 5469559.682
+8 5831709
+16 6080160.047
+32 6228310.346
 
 
 # index 1: lstm-cudnn algo=standard
-1 19070.95076
-2 32804.9396
-4 70203.83059
-8 115652.4955
-16 251960.1887
-32 426813.6085
+1 23889.93499
+2 40822.47269
+4 77901.59997
+8 140661.4833
+16 236822.4165
+32 516654.3873
 
 
 # index 2: lstm-cudnn algo=auto
-1 137460.2961
-2 146764.687
-4 205919.0106
-8 208171.6802
-16 291999.3074
-32 381191.4953
+1 141870.0289
+2 150746.2539
+4 210529.2327
+8 212612.7968
+16 302628.4198
+32 512217.072
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

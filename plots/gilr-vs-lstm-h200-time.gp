@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 12.01574421
-64 12.01823997
-256 12.05459213
-1024 12.09811211
-4096 12.05580807
-16384 12.09327984
-32768 12.13113594
-65536 12.11878395
+16 11.88179207
+64 11.89328003
+256 11.88342381
+1024 11.96899223
+4096 11.9911356
+16384 11.98195171
+32768 12.0130558
+65536 11.98528004
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.608448029
-64 12.98752022
-256 23.51673508
-1024 88.57154846
-4096 330.9240723
-16384 933.5103149
-32768 1911.907959
+16 9.227583885
+64 12.75279999
+256 23.08720016
+1024 68.94390106
+4096 211.2561646
+16384 841.2664185
+32768 1833.959106
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.412063599
-64 13.15404797
-256 22.97542381
-1024 85.47801971
-4096 286.7391663
-16384 318.2610474
-32768 446.0335388
+16 9.232064247
+64 12.65638447
+256 23.07526398
+1024 68.6453476
+4096 216.1395569
+16384 311.291687
+32768 436.6678467
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

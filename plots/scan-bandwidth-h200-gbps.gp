@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 7044ca6); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 97beec4); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3881.817674
-16384 3904.894386
-1048576 3963.355905
-4194304 3473.663473
+1024 3914.118393
+16384 3878.303084
+1048576 4001.462738
+4194304 3509.755363
 
 
 # index 1: scan-reverse f32
-1024 3956.890566
-16384 3912.863108
-1048576 3996.518083
-4194304 3529.197355
+1024 4007.615913
+16384 3885.544797
+1048576 4025.223605
+4194304 3559.522464
 
 
 # index 2: scan bf16
-1024 2432.185595
-16384 2401.247452
-1048576 2122.60115
-4194304 2505.80746
+1024 2483.796326
+16384 2422.556863
+1048576 2142.136866
+4194304 2545.730972
 
 
 # index 3: scan-reverse bf16
-1024 2171.526792
-16384 2106.731018
-1048576 2104.825792
-4194304 2557.242506
+1024 2213.158346
+16384 2137.724256
+1048576 2151.511327
+4194304 2568.858742
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 7044ca6); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 97beec4); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 95.22211982
-16384 91.35140519
-1048576 93.13394324
-4194304 83.8382933
+1024 94.01975781
+16384 90.1983695
+1048576 93.63736001
+4194304 85.95411448
 
 
 # index 1: scan-reverse f32
-1024 95.55424529
-16384 91.48097745
-1048576 93.82611441
-4194304 84.03744189
+1024 94.82044973
+16384 90.25895384
+1048576 94.02019084
+4194304 86.26591156
 
 
 # index 2: scan bf16
-1024 62.11945623
-16384 56.47732302
-1048576 50.27939285
-4194304 61.11719623
+1024 62.56415482
+16384 57.45502274
+1048576 50.82673607
+4194304 63.47933836
 
 
 # index 3: scan-reverse bf16
-1024 54.14185805
-16384 49.46396826
-1048576 49.74542714
-4194304 61.02276223
+1024 54.03218604
+16384 49.86992753
+1048576 50.78707257
+4194304 62.32583096
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

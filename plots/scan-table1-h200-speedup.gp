@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 7044ca6); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.104368951
-256 3.257092136
-4096 30.88344413
-65536 448.6581027
+16 1.095541324
+256 3.008051638
+4096 30.48825072
+65536 406.7111251
 
 
 # index 1: C=32
-16 1.27014216
-256 6.668965535
-4096 61.15657452
-65536 617.8291314
+16 1.315909156
+256 5.917670759
+4096 58.47108346
+65536 635.4044018
 
 
 # index 2: C=128
-16 1.395886918
-256 6.761904564
-4096 62.38565186
-65536 637.5499419
+16 1.206521764
+256 6.312500205
+4096 60.36705584
+65536 590.3759055
 EOD
 
 out = "plots/scan-table1-h200-speedup"
