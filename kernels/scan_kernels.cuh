@@ -484,11 +484,11 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * (a barrier, the combine in one warp, a second barrier that votes), experiments/scan-bandwidth
  * f32, three runs of each build in one call: (1024, 2^20) 3.18-3.20 ms against 3.22-3.23
  * (94.0-94.3% of copy against 93.1-93.3%), (32, 2^22) 85.5-86.4% against 85.4-86.1%
- * (results/scan-bandwidth-versions-h200.txt). Leaves the carry in sm.carry (each thread of
- * the channel writes the same value, and reads its own). */
+ * (results/scan-bandwidth-versions-h200.txt). Returns the channel's carry (every thread of the
+ * channel has it; sm.carry is not used). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
           class P = scan_no_probe, int Q1 = Q>
-__device__ __forceinline__ void scan_lb2_lookback1(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
+__device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                    const H *h0, const scan_lb2_status &st, scan_lb2_smem &sm,
                                                    const P &probe = P())
 {
@@ -506,7 +506,7 @@ __device__ __forceinline__ void scan_lb2_lookback1(int64_t C, int Cb, int lanes,
             probe.empty();
         if (__all_sync(0xffffffffu, j < 0)) break;
     }
-    sm.carry[cl] = carry;
+    return carry;
 }
 
 /* Phase 3 and the kernel. A thread's VL = VS + VR steps of its channel: the first VS staged in
@@ -576,7 +576,7 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
     asm volatile("cp.async.commit_group;\n" ::);
 }
 
-/* Phase 3 of a staged tile, its carry in sm.carry and its thread's inclusive map (A, B): the
+/* Phase 3 of a staged tile, its channel's carry x0 and its thread's inclusive map (A, B): the
  * tile's inclusive value published, the steps rescanned from the carry, h written.
  * VST (with 32-channel tiles, C a multiple of 16 bytes' elements and h 16-byte aligned): the
  * steps' h go to shared memory first, over the thread's own a and b (step v < VS at sa's
@@ -586,12 +586,11 @@ template <int VS, int VR, typename E, bool W8 = false, bool VST = false>
 __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                              int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                              const float (&bv)[VR], E *h, const scan_lb2_status &st,
-                                             const scan_lb2_smem &sm, float A, float B)
+                                             const scan_lb2_smem &sm, float A, float B, float x0)
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     E *pa = sa + lane * VS * Cb + cl, *pb = sb + lane * VS * Cb + cl;   /* the thread's own slots */
     const int64_t g = tile % G, k = tile / G, c = g * Cb + cl, s0 = (k * lanes + lane) * (VS + VR);
-    const float x0 = sm.carry[cl];
     if (lane == lanes - 1) scan_lbw<W8>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     constexpr int EPC = 16 / (int)sizeof(E);   /* elements a 16-byte piece */
     const bool rows = VST && VR <= VS && Cb == 32 && C % EPC == 0 && ((uintptr_t)h & 15) == 0;   /* the block's */
@@ -645,10 +644,15 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     probe.mark(1);
     /* phase 2 */
     constexpr int Q1 = SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q;
-    if (SPEC > 0) scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
-    else scan_lb2_lookback1<Q, W8, H, scan_cta, PART, P, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    float x0;   /* the channel's carry */
+    if (SPEC > 0) {
+        scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+        x0 = sm.carry[threadIdx.x % Cb];
+    } else {
+        x0 = scan_lb2_lookback1<Q, W8, H, scan_cta, PART, P, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
+    }
     probe.mark(2);
-    scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
+    scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B, x0);
 }
 
 /* The thread's map (A, B) over its VS + VR steps: its shared part at sa, sb ([lanes][VS][Cb],

@@ -1113,7 +1113,7 @@ __device__ __forceinline__ int64_t scan_lbp2_step(int64_t T, int64_t C, int Cb, 
     probe.mark(1);
     scan_lb2_lookback<Q, false, float, scan_cta, true, P>(C, Cb, lanes, G, tile, (const float *)NULL, st, sm, probe);
     probe.mark(2);
-    scan_lbs_out<VS, VR, float>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B);
+    scan_lbs_out<VS, VR, float>(T, C, 0, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B, sm.carry[threadIdx.x % Cb]);
     probe.end(tile);
     return next;
 }
