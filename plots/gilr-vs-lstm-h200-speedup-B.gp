@@ -1,24 +1,24 @@
 # plots/gilr-vs-lstm-h200-speedup-B.gp: figure 'speedup-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 8f338e2); y = median_ms against x = B, one curve per value of series (model,algo); where T=16384; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 199.7559803
-2 127.976159
-4 70.21113409
-8 41.45917463
-16 25.67392115
-32 12.05508072
+1 323.4304855
+2 165.3174541
+4 83.38730582
+8 55.52618254
+16 26.8969152
+32 13.92271036
 
 
 # index 1: lstm-cudnn algo=auto
-1 5.938485348
-2 3.692727166
-4 2.702502038
-8 1.511521078
-16 1.277870669
-32 0.9914114437
+1 9.650770874
+2 4.796555222
+4 3.223677753
+8 2.032696507
+16 0.9692789794
+32 0.9582893514
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-B"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup-auto.gp: figure 'speedup-auto' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 8f338e2); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=auto (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup-auto.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7769925777
-64 1.064162656
-256 1.941802662
-1024 5.735265447
-4096 18.02494477
-16384 25.98004853
-32768 36.34943963
+16 0.7855466428
+64 1.058020029
+256 2.008453582
+1024 7.285400824
+4096 24.50279856
+16384 25.86713443
+32768 36.19750925
 
 
 # index 1: lstm-cudnn algo=standard
-16 1.00048554
-64 0.9924396588
-256 0.9994829954
-1024 0.9956696174
-4096 1.023115976
-16384 0.3700274731
-32768 0.2381011906
+16 0.998485938
+64 0.9811631601
+256 0.9957980915
+1024 1.019926847
+4096 0.964835173
+16384 0.310204703
+32768 0.2552178925
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup-auto"

@@ -1,26 +1,26 @@
 # plots/gilr-vs-lstm-h200-speedup.gp: figure 'speedup' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
+# from results/gilr-vs-lstm-h200.h5 (commit 8f338e2); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1; as a ratio to the median_ms of baseline algo=standard (baseline / this)
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 0.7766154998
-64 1.072269379
-256 1.942807102
-1024 5.760209358
-4096 17.61769457
-16384 70.21113409
-32768 152.6638298
+16 0.7867378126
+64 1.078332404
+256 2.016928532
+1024 7.143062115
+4096 25.39583884
+16384 83.38730582
+32768 141.8298258
 
 
 # index 1: lstm-cudnn algo=auto
-16 0.9995146955
-64 1.007617935
-256 1.000517272
-1024 1.004349216
-4096 0.9774062999
-16384 2.702502038
-32768 4.199895001
+16 1.001516358
+64 1.019198479
+256 1.004219639
+1024 0.9804624739
+4096 1.036446461
+16384 3.223677753
+32768 3.918220584
 EOD
 
 out = "plots/gilr-vs-lstm-h200-speedup"

@@ -1,33 +1,33 @@
 # plots/gilr-vs-lstm-h200-throughput-B.gp: figure 'throughput-B' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
+# from results/gilr-vs-lstm-h200.h5 (commit 8f338e2); y = tokens_per_s against x = B, one curve per value of series (model,algo); where T=16384
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-throughput-B.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-1 4772157.384
-2 5224303.256
-4 5469559.682
-8 5831709
-16 6080160.047
-32 6228310.346
+1 4742541.051
+2 5175481.312
+4 5436961.248
+8 5808108.402
+16 6057455.539
+32 6216864.816
 
 
 # index 1: lstm-cudnn algo=standard
-1 23889.93499
-2 40822.47269
-4 77901.59997
-8 140661.4833
-16 236822.4165
-32 516654.3873
+1 14663.24686
+2 31306.32116
+4 65201.30606
+8 104601.2554
+16 225210.0471
+32 446526.9087
 
 
 # index 2: lstm-cudnn algo=auto
-1 141870.0289
-2 150746.2539
-4 210529.2327
-8 212612.7968
-16 302628.4198
-32 512217.072
+1 141511.6357
+2 150162.4982
+4 210187.9998
+8 212622.6065
+16 218291.3646
+32 427901.9817
 EOD
 
 out = "plots/gilr-vs-lstm-h200-throughput-B"

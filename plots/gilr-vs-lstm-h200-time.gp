@@ -1,37 +1,37 @@
 # plots/gilr-vs-lstm-h200-time.gp: figure 'time' of experiment gilr-vs-lstm, written by `logt plot experiments/gilr-vs-lstm`
-# from results/gilr-vs-lstm-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
+# from results/gilr-vs-lstm-h200.h5 (commit 8f338e2); y = median_ms against x = T, one curve per value of series (model,algo); where seed=1
 # Re-render without logt: gnuplot plots/gilr-vs-lstm-h200-time.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: gilr-lstm
-16 11.88179207
-64 11.89328003
-256 11.88342381
-1024 11.96899223
-4096 11.9911356
-16384 11.98195171
-32768 12.0130558
-65536 11.98528004
+16 11.90121555
+64 11.99033642
+256 11.96179199
+1024 12.07308769
+4096 12.01446438
+16384 12.053792
+32768 12.04665565
+65536 12.04921627
 
 
 # index 1: lstm-cudnn algo=standard
-16 9.227583885
-64 12.75279999
-256 23.08720016
-1024 68.94390106
-4096 211.2561646
-16384 841.2664185
-32768 1833.959106
+16 9.363136292
+64 12.92956829
+256 24.12607956
+1024 86.23881531
+4096 305.1174011
+16384 1005.13324
+32768 1708.575073
 
 
 # index 2: lstm-cudnn algo=auto
-16 9.232064247
-64 12.65638447
-256 23.07526398
-1024 68.6453476
-4096 216.1395569
-16384 311.291687
-32768 436.6678467
+16 9.348959923
+64 12.68601608
+256 24.02470398
+1024 87.95728302
+4096 294.3880005
+16384 311.7970581
+32768 436.0589294
 EOD
 
 out = "plots/gilr-vs-lstm-h200-time"

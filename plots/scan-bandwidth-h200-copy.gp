@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 97beec4); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4163.080702
-16384 4299.748549
-1048576 4273.361335
-4194304 4083.289537
+1024 4162.564371
+16384 4305.645297
+1048576 4274.994307
+4194304 4089.510376
 
 
 # index 1: bf16
-1024 3969.999008
-16384 4216.440526
-1048576 4214.586714
-4194304 4010.330036
+1024 4035.895128
+16384 4286.462953
+1048576 4216.043091
+4194304 4041.241899
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

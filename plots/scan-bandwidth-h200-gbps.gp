@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 97beec4); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3914.118393
-16384 3878.303084
-1048576 4001.462738
-4194304 3509.755363
+1024 3910.469121
+16384 3879.554948
+1048576 4009.052291
+4194304 3521.789099
 
 
 # index 1: scan-reverse f32
-1024 4007.615913
-16384 3885.544797
-1048576 4025.223605
-4194304 3559.522464
+1024 4008.573384
+16384 3888.2464
+1048576 4034.863785
+4194304 3542.611264
 
 
 # index 2: scan bf16
-1024 2483.796326
-16384 2422.556863
-1048576 2142.136866
-4194304 2545.730972
+1024 2489.447446
+16384 2430.497264
+1048576 2146.487673
+4194304 2549.728828
 
 
 # index 3: scan-reverse bf16
-1024 2213.158346
-16384 2137.724256
-1048576 2151.511327
-4194304 2568.858742
+1024 2220.971161
+16384 2140.963727
+1048576 2153.179526
+4194304 2579.522813
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 97beec4); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 94.01975781
-16384 90.1983695
-1048576 93.63736001
-4194304 85.95411448
+1024 93.94375133
+16384 90.10391427
+1048576 93.77912585
+4194304 86.1176223
 
 
 # index 1: scan-reverse f32
-1024 94.82044973
-16384 90.25895384
-1048576 94.02019084
-4194304 86.26591156
+1024 94.66390222
+16384 90.31808979
+1048576 93.91768678
+4194304 85.37040665
 
 
 # index 2: scan bf16
-1024 62.56415482
-16384 57.45502274
-1048576 50.82673607
-4194304 63.47933836
+1024 61.68265941
+16384 56.70169767
+1048576 50.9123751
+4194304 63.09270495
 
 
 # index 3: scan-reverse bf16
-1024 54.03218604
-16384 49.86992753
-1048576 50.78707257
-4194304 62.32583096
+1024 54.09054739
+16384 49.91040692
+1048576 50.94115653
+4194304 62.22324631
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 97beec4); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 8f338e2); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.095541324
-256 3.008051638
-4096 30.48825072
-65536 406.7111251
+16 1.110169498
+256 2.850903705
+4096 29.58808586
+65536 391.8426055
 
 
 # index 1: C=32
-16 1.315909156
-256 5.917670759
-4096 58.47108346
-65536 635.4044018
+16 1.314533585
+256 5.759690335
+4096 56.65846827
+65536 620.9896655
 
 
 # index 2: C=128
-16 1.206521764
-256 6.312500205
-4096 60.36705584
-65536 590.3759055
+16 1.188405817
+256 6.445378301
+4096 58.5946716
+65536 598.3997515
 EOD
 
 out = "plots/scan-table1-h200-speedup"
