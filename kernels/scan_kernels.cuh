@@ -526,6 +526,11 @@ __device__ __forceinline__ void scan_cp4(void *s, const void *g)
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
                  "l"(g));
 }
+__device__ __forceinline__ void scan_cp16(void *s, const void *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)),
+                 "l"(g));
+}
 
 /* The shared part of the tile, [lanes][VS][Cb] of a and of b (the thread's own at
  * [lane][v][cl]): gates of times outside [0, T) are 0 (GOFF), steps past T and channels past
@@ -539,6 +544,23 @@ __device__ __forceinline__ void scan_lbs_stage(int64_t T, int64_t C, int reverse
 {
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G, k = tile / G, s0 = (k * lanes + lane) * VL;
+    if (sizeof(E) == 4 && VS % 32 == 0 && Cb == 32 && lanes == 8 && C % 4 == 0 && (g + 1) * 32 <= C &&
+        (((uintptr_t)a | (uintptr_t)b) & 15) == 0 && scan_inside<GOFF>(T, k * lanes * VL, lanes * VL)) {
+        /* f32, a tile of 32 channels inside [0, T) and C, rows 16-byte aligned: the block copies
+         * whole 128-byte rows in 16-byte pieces, a thread piece q of rows v, v + 32, .. of every
+         * lane (each row then lands in one step, not 32 threads' 4-byte copies) */
+        const int q = tid & 7;
+        for (int v = tid >> 3; v < VS; v += 32) {
+            const int64_t t0 = scan_time(T, reverse, k * lanes * VL + v), d = (reverse ? -C : C) * VL;
+            const E *pb = b + t0 * C + g * 32 + 4 * q, *pa = a + (t0 + GOFF) * C + g * 32 + 4 * q;
+            E *db = sb + v * 32 + 4 * q, *da = sa + v * 32 + 4 * q;
+#pragma unroll
+            for (int l = 0; l < 8; l++, pb += d, pa += d, db += VS * 32, da += VS * 32)
+                scan_cp16(db, pb), scan_cp16(da, pa);
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+        return;
+    }
     if (lane < lanes) {
         /* f32: a copy is one element, the thread's own; bf16 in 32-channel tiles with C even
          * and a, b 4-byte aligned: a copy is channels 2w, 2w + 1 of every other step (the
