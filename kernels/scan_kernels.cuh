@@ -142,7 +142,8 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  * its % of copy is 84.6-85.7% at T = 2^23, 2^24 as at 2^22 (the rate is what has to improve).
  * What did help: the lane scan in one barrier and the look-back's one barrier a round
  * (scan_lb2_lanes, scan_lb2_lookback1: 85.5-86.4% of copy at (32, 2^22) against 84.2-84.9%,
- * 94% at (1024, 2^20) against 93%); whole tiles (all but the few at T's ends) walk pointers and test nothing
+ * 94% at (1024, 2^20) against 93%), and with them f32 rows staged whole by 16-byte copies
+ * (4de1022: 88% and 98%, scan_lbs_stage); whole tiles (all but the few at T's ends) walk pointers and test nothing
  * (scan_inside): the kernel had issued an instruction on 61-66% of cycles, and the tested
  * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
  * 91.8-92.1% and 83.6-84.0% (forward), 82% and 75% to 90.5% and 82% (reversed).
@@ -514,10 +515,15 @@ __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes
  * registers. The tile holds lanes·VL steps: at VS = VR = 32, 512 steps of 32 channels, 128 KB of
  * f32 a and b, twice what registers alone could hold (48 steps a thread spilled); one look-back
  * a tile, so the look-back's cost per byte halves and the chain's inclusive front crosses half
- * as many tiles. Copies are 4 bytes: f32, a thread its own elements (16-byte copies of whole
- * rows measured slower, 74.5% of copy against 93.8% at C = 1024); bf16, two channels a copy
- * when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows then are), else
- * plain loads. The library's bf16 tiles stage VS = 96 steps (kernels/scan.cu says why). */
+ * as many tiles. Copies: f32 tiles of 32 channels wholly inside [0, T) and C, with C a
+ * multiple of 4 and a, b 16-byte aligned, whole 128-byte rows in 16-byte pieces; other f32
+ * tiles, a thread its own elements by 4-byte copies. Whole rows had measured slower with the
+ * look-back of before 97beec4 (74.5% of copy against 93.8% at C = 1024); with the one-barrier
+ * lane scan and look-back they win at both look-back shapes: experiments/scan-bandwidth, f32,
+ * three A/B pairs in one call against 8f338e2, (1024, 2^20) 3.055 against 3.205 ms (98% of
+ * copy against 93.5%), (32, 2^22) 0.440-0.442 against 0.452-0.455 ms (87.7-88.3% against
+ * 85.3-85.5%). bf16, two channels a copy when the tile has 32 channels, C is even and a, b
+ * are 4-byte aligned (rows then are), else plain loads. The library's bf16 tiles stage VS = 96 steps (kernels/scan.cu says why). */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 

@@ -1,20 +1,20 @@
 # plots/scan-bandwidth-h200-copy.gp: figure 'copy' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
+# from results/scan-bandwidth-h200.h5 (commit 4de1022); y = copy_gbps against x = T, one curve per value of series (dtype); where model=scan
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-copy.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: f32
-1024 4162.564371
-16384 4305.645297
-1048576 4274.994307
-4194304 4089.510376
+1024 4112.062644
+16384 4303.229431
+1048576 4272.817035
+4194304 4138.690509
 
 
 # index 1: bf16
-1024 4035.895128
-16384 4286.462953
-1048576 4216.043091
-4194304 4041.241899
+1024 3911.684718
+16384 4231.928591
+1048576 4272.341013
+4194304 4118.624345
 EOD
 
 out = "plots/scan-bandwidth-h200-copy"

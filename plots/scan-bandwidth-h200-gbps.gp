@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-gbps.gp: figure 'gbps' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = gbps against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 4de1022); y = gbps against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-gbps.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 3910.469121
-16384 3879.554948
-1048576 4009.052291
-4194304 3521.789099
+1024 3882.715972
+16384 3881.424852
+1048576 4202.687549
+4194304 3655.697833
 
 
 # index 1: scan-reverse f32
-1024 4008.573384
-16384 3888.2464
-1048576 4034.863785
-4194304 3542.611264
+1024 3970.312249
+16384 3886.088645
+1048576 4211.390704
+4194304 3662.081522
 
 
 # index 2: scan bf16
-1024 2489.447446
-16384 2430.497264
-1048576 2146.487673
-4194304 2549.728828
+1024 2460.242865
+16384 2423.679705
+1048576 2142.91211
+4194304 2568.85862
 
 
 # index 3: scan-reverse bf16
-1024 2220.971161
-16384 2140.963727
-1048576 2153.179526
-4194304 2579.522813
+1024 2193.291212
+16384 2136.204535
+1048576 2150.339366
+4194304 2590.009143
 EOD
 
 out = "plots/scan-bandwidth-h200-gbps"

@@ -1,34 +1,34 @@
 # plots/scan-bandwidth-h200-pct.gp: figure 'pct' of experiment scan-bandwidth, written by `logt plot experiments/scan-bandwidth`
-# from results/scan-bandwidth-h200.h5 (commit 8f338e2); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
+# from results/scan-bandwidth-h200.h5 (commit 4de1022); y = pct_of_copy against x = T, one curve per value of series (model,dtype)
 # Re-render without logt: gnuplot plots/scan-bandwidth-h200-pct.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: scan f32
-1024 93.94375133
-16384 90.10391427
-1048576 93.77912585
-4194304 86.1176223
+1024 94.4225881
+16384 90.19795281
+1048576 98.35870609
+4194304 88.32981895
 
 
 # index 1: scan-reverse f32
-1024 94.66390222
-16384 90.31808979
-1048576 93.91768678
-4194304 85.37040665
+1024 95.02642555
+16384 90.21657281
+1048576 98.45806288
+4194304 87.07072485
 
 
 # index 2: scan bf16
-1024 61.68265941
-16384 56.70169767
-1048576 50.9123751
-4194304 63.09270495
+1024 62.8947127
+16384 57.27128077
+1048576 50.15779648
+4194304 62.37176312
 
 
 # index 3: scan-reverse bf16
-1024 54.09054739
-16384 49.91040692
-1048576 50.94115653
-4194304 62.22324631
+1024 54.46226188
+16384 50.34378645
+1048576 50.20267063
+4194304 61.58081379
 EOD
 
 out = "plots/scan-bandwidth-h200-pct"

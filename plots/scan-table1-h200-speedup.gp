@@ -1,27 +1,27 @@
 # plots/scan-table1-h200-speedup.gp: figure 'speedup' of experiment scan-table1, written by `logt plot experiments/scan-table1`
-# from results/scan-table1-h200.h5 (commit 8f338e2); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
+# from results/scan-table1-h200.h5 (commit 4de1022); y = median_ms against x = T, one curve per value of series (C); as a ratio to the median_ms of baseline model=scan-serial (baseline / this)
 # Re-render without logt: gnuplot plots/scan-table1-h200-speedup.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: C=4
-16 1.110169498
-256 2.850903705
-4096 29.58808586
-65536 391.8426055
+16 1.183333364
+256 3.08538581
+4096 30.42503278
+65536 411.0022395
 
 
 # index 1: C=32
-16 1.314533585
-256 5.759690335
-4096 56.65846827
-65536 620.9896655
+16 1.307159378
+256 6.06762299
+4096 63.65130482
+65536 650.3504185
 
 
 # index 2: C=128
-16 1.188405817
-256 6.445378301
-4096 58.5946716
-65536 598.3997515
+16 1.289822999
+256 6.371069206
+4096 60.94160467
+65536 617.8373949
 EOD
 
 out = "plots/scan-table1-h200-speedup"
