@@ -388,8 +388,7 @@ __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float
  * words a lane read (qn). */
 template <int Q, bool W8, int Q1, int SPEC = 0, typename S = scan_cta>
 __device__ __forceinline__ int scan_lb2_round(const scan_lb2_status &st, int64_t G, int Cb, int lanes, int64_t tile,
-                                              int64_t C, float h0c, long long j, bool first, scan_lb2_smem &sm,
-                                              int p)
+                                              float h0c, long long j, bool first, scan_lb2_smem &sm, int p)
 {
     const int tid = S::tid(), lane = tid / Cb, cl = tid % Cb;
     const int64_t g = tile % G;
@@ -464,7 +463,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     for (bool first = true;; first = false) {
         probe.round();
         const long long j = sm.next[cl];   /* -1: this channel is done */
-        const int qn = scan_lb2_round<Q, W8, Q1, SPEC, S>(st, G, Cb, lanes, tile, C, h0c, j, first, sm, 0);
+        const int qn = scan_lb2_round<Q, W8, Q1, SPEC, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, 0);
         S::sync();
         if (tid < Cb && j >= 0   /* lane 0 of the channel */
             && scan_lb2_combine<Q, PART>(sm, 0, Cb, lanes, cl, qn, j, sm.cA[cl], sm.cB[cl], sm.next[cl], sm.carry[cl])
@@ -501,7 +500,7 @@ __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes
     if (k == 0) S::sync();   /* the lane scan's sm.sA, sm.sB: other threads read them next */
     for (int r = 0, first = 1; k > 0; r ^= 1, first = 0) {
         probe.round();
-        const int qn = scan_lb2_round<Q, W8, Q1, 0, S>(st, G, Cb, lanes, tile, C, h0c, j, first, sm, r);
+        const int qn = scan_lb2_round<Q, W8, Q1, 0, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, r);
         S::sync();
         if (j >= 0 && scan_lb2_combine<Q, PART>(sm, r, Cb, lanes, cl, qn, j, cA, cB, j, carry) && tid == 0)
             probe.empty();
