@@ -142,6 +142,7 @@ __device__ __forceinline__ void cp16(void *s, const void *g, bool valid)
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(g), "r"(valid ? 16 : 0));
 }
 __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_group;"); }
+__device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 /* Wait until at most FLASHRNN_STAGES - 2 groups are pending: the next step's inputs are in. */
 __device__ __forceinline__ void cp_wait_next()
 {
@@ -277,6 +278,8 @@ struct Geo {
     int hpb, bph, bt, wk, split, nbb, U, gpb, oprow, nf, nd;
     int cl;     /* 1: a split head's bph blocks are one cluster (consecutive block ids) */
     int push;   /* with cl: 1 push_to_cluster, 0 st_operand (below)                     */
+    int spread; /* wk > 1: the group's first 4 warps add the partial sums and run the
+                 * cell, one of its 128 positions a thread (flashrnn_fused_cell_spread) */
     int64_t op, pff, pfd, state, red;
     /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
      * consecutive, so with clusters the part varies fastest; else the batch tile does. */
@@ -377,6 +380,22 @@ struct Walk {
  * head's exchange would push the lstm bf16 forward at k_slice 64 to 177 uncapped. */
 #define FLASHRNN_MAX_REGS 168
 
+/* Built with -DFLASHRNN_PROBE (a workbench build, never the library's): thread 0 of each
+ * split-head block adds the SM cycles of each phase of a step (clock64) and the launch prints
+ * their means per step, forward and backward, to stderr. */
+#ifdef FLASHRNN_PROBE
+#define PROBE_PHASES 5
+__device__ long long flashrnn_probe[2][256][PROBE_PHASES];
+#define PROBE_DECL long long probe_acc[PROBE_PHASES] = {0}, probe_last = clock64();
+#define PROBE(k) do { if (SPLIT && threadIdx.x == 0) { long long c_ = clock64(); probe_acc[k] += c_ - probe_last; probe_last = c_; } } while (0)
+#define PROBE_END(pass) do { if (SPLIT && threadIdx.x == 0 && blockIdx.x < 256) \
+    for (int k_ = 0; k_ < PROBE_PHASES; k_++) flashrnn_probe[pass][blockIdx.x][k_] = probe_acc[k_]; } while (0)
+#else
+#define PROBE_DECL
+#define PROBE(k) do { } while (0)
+#define PROBE_END(pass) do { } while (0)
+#endif
+
 /* ---- forward ------------------------------------------------------------------------------ */
 template <class Cell, typename T, int KS, bool SPLIT>
 __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
@@ -397,6 +416,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = SPLIT ? 0 : gu / dh;                       /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
+    /* spread: thread sp < 128 of the group owns position sp of the C fragments' order (lane
+     * sp / 4, element sp % 4): unit row (sp >> 4) + 8·bi, batch row nt·8 + sn */
+    const int sp = (kw * g.split + half) * 32 + lane, bi = sp >> 1 & 1, sn = (sp >> 2 & 3) * 2 + (sp & 1);
+    const bool spreader = g.spread && sp < 128;
+    const int rb = spreader ? sp >> 4 : r0;   /* the bias rows: rb, rb + 8 */
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     float *cst = reinterpret_cast<float *>(smem + g.state);
@@ -418,9 +442,9 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     float bq[G][2], bnv[2] = {0.0f, 0.0f};
 #pragma unroll
     for (int q = 0; q < G; q++)
-        for (int i = 0; i < 2; i++) bq[q][i] = a.bias[q * D + ub + gu + r0 + 8 * i];
+        for (int i = 0; i < 2; i++) bq[q][i] = a.bias[q * D + ub + gu + rb + 8 * i];
     if (a.bn)
-        for (int i = 0; i < 2; i++) bnv[i] = a.bn[ub + gu + r0 + 8 * i];
+        for (int i = 0; i < 2; i++) bnv[i] = a.bn[ub + gu + rb + 8 * i];
 
     /* h_{-1} into operand buffer 0, c_{-1} into the state, W x_0 into prefetch buffer 0 */
     for (int hh = 0; hh < g.hpb; hh++)
@@ -473,8 +497,10 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     __syncthreads();
     if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
+    PROBE_DECL
     for (int t = 0; t < T_; t++) {
         const int cur = t & 1, nxt = cur ^ 1;
+        PROBE(4);
         fetch(t + FLASHRNN_STAGES - 1);
         const T *hop = op + (cur * g.hpb + hl) * bt * L;
         const float *wxs = pff + (t % FLASHRNN_STAGES) * G * bt * P;
@@ -489,7 +515,29 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 #pragma unroll
                 for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
             }
-            if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0 */
+            /* the cell at unit row `row` of the group and batch row n of the tile, bias rows
+             * rb + 8·i, on the products rv */
+            auto cell = [&](int row, int n, int i, const float (&rv)[G]) {
+                const int ul = gu + row, b = b0 + n;
+                float av[G], s[4];
+#pragma unroll
+                for (int q = 0; q < G; q++) av[q] = wxs[(q * bt + n) * P + ul] + bq[q][i];
+                float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
+                float c = G == 4 ? cst[n * P + ul] : 0.0f;
+                float h = Cell::forward(av, rv, bnv[i], hp, c, s);
+                if (G == 4) cst[n * P + ul] = c;
+                if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
+                if (b < B) {
+                    if (SPLIT && !cl) Tagged<T>::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
+                    const int64_t o = (int64_t)t * B + b;
+                    st(hout + o * D + ub + ul, h);
+#pragma unroll
+                    for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
+                    if (G == 4) a.c[o * D + ub + ul] = c;
+                }
+            };
+            PROBE(0);
+            if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0, or spread */
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
                 if (half == 0)
 #pragma unroll
@@ -497,6 +545,20 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                         *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
                             make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
+                PROBE(1);
+                if (g.spread) {
+                    if (spreader) {
+                        float rv[G];
+#pragma unroll
+                        for (int q = 0; q < G; q++) rv[q] = 0.0f;
+#pragma unroll 4
+                        for (int j = 0; j < g.wk; j++)
+#pragma unroll
+                            for (int q = 0; q < G; q++) rv[q] += rd[(j * G + q) * 128 + sp];
+                        cell((sp >> 4) + 8 * bi, nt * 8 + sn, bi, rv);
+                    }
+                    continue;
+                }
                 if (kw == 0)
                     for (int j = 1; j < g.wk; j++)
 #pragma unroll
@@ -509,38 +571,26 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 #pragma unroll
             for (int e = 0; e < 4; e++) {
                 if (g.split == 2 && (e >> 1) != half) continue;
-                const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row, b = b0 + n;
-                float av[G], rv[G], s[4];
+                float rv[G];
 #pragma unroll
-                for (int q = 0; q < G; q++) {
-                    av[q] = wxs[(q * bt + n) * P + ul] + bq[q][e >> 1];
-                    rv[q] = acc[q][e];
-                }
-                float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
-                float c = G == 4 ? cst[n * P + ul] : 0.0f;
-                float h = Cell::forward(av, rv, bnv[e >> 1], hp, c, s);
-                if (G == 4) cst[n * P + ul] = c;
-                if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
-                if (b < B) {
-                    if (SPLIT && !cl) Tagged<T>::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
-                    const int64_t o = (int64_t)t * B + b;
-                    st(hout + o * D + ub + ul, h);
-#pragma unroll
-                    for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
-                    if (G == 4) a.c[o * D + ub + ul] = c;
-                }
+                for (int q = 0; q < G; q++) rv[q] = acc[q][e];
+                cell(r0 + 8 * (e >> 1), nt * 8 + c0 + (e & 1), e >> 1, rv);
             }
         }
+        PROBE(2);
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
             tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
                            b0, bt, B, (unsigned)(t + 1));
         }
+        PROBE(3);
         cp_wait_next();
         if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
     }
+    PROBE(4);
+    PROBE_END(0);
 }
 
 /* ---- backward ----------------------------------------------------------------------------- */
@@ -563,6 +613,9 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;
     const int hl = SPLIT ? 0 : gu / dh;
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
+    const int sp = (kw * g.split + half) * 32 + lane;   /* spread: as in the forward */
+    const bool spreader = g.spread && sp < 128;
+    const int srow = (sp >> 4) + 8 * (sp >> 1 & 1), sn = (sp >> 2 & 3) * 2 + (sp & 1);
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     T *pfd = reinterpret_cast<T *>(smem + g.pfd);
@@ -584,7 +637,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
     /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
      * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
-    const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T)));
+    const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T))), wx(bt, dh / (16 / (int)sizeof(T)));
     const T *dH = static_cast<const T *>(a.dH), *h0 = static_cast<const T *>(a.h0);
     auto fetch = [&](int t) {
         if (t >= 0) {
@@ -620,49 +673,65 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     __syncthreads();
     if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
+    PROBE_DECL
     for (int t = T_ - 1; t >= 0; t--) {
         const int cur = t & 1;
+        PROBE(4);
         fetch(t - (FLASHRNN_STAGES - 1));
         T *dop = op + (cur * g.hpb + hl) * bt * L;
         const float *ff = pff + (t % FLASHRNN_STAGES) * g.nf * bt * P;
         const T *fd = pfd + (t % FLASHRNN_STAGES) * g.nd * bt * Pd;
-        if (kw == 0)
-            for (int nt = 0; nt < bt / 8; nt++) {
+        /* the cell's backward at unit row `row` of the group and batch row n of the tile */
+        auto cell = [&](int row, int n) {
+            const int ul = gu + row, b = b0 + n, i = n * P + ul, id = n * Pd + ul;
+            float sv[4], dxa[G], dra[G];
 #pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    if (g.split == 2 && (e >> 1) != half) continue;
-                    const int row = r0 + 8 * (e >> 1), n = nt * 8 + c0 + (e & 1), ul = gu + row;
-                    const int b = b0 + n, i = n * P + ul, id = n * Pd + ul;
-                    float sv[4], dxa[G], dra[G];
+            for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * P + i];
+            float c = G == 4 ? ff[4 * bt * P + i] : 0.0f, cp = G == 4 ? ff[5 * bt * P + i] : 0.0f;
+            float hp = G == 3 ? ld(fd + bt * Pd + id) : 0.0f;
+            float dc = G == 4 ? dcs[i] : 0.0f;
+            float dh_ = ld(fd + id) + dhs[i];
+            dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
+            if (G == 4) dcs[i] = dc;
+            if (!SPLIT || cl)
 #pragma unroll
-                    for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * P + i];
-                    float c = G == 4 ? ff[4 * bt * P + i] : 0.0f, cp = G == 4 ? ff[5 * bt * P + i] : 0.0f;
-                    float hp = G == 3 ? ld(fd + bt * Pd + id) : 0.0f;
-                    float dc = G == 4 ? dcs[i] : 0.0f;
-                    float dh_ = ld(fd + id) + dhs[i];
-                    dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
-                    if (G == 4) dcs[i] = dc;
-                    if (!SPLIT || cl)
+                for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
+            if (b < B) {
+                const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
 #pragma unroll
-                        for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
-                    if (b < B) {
-                        const int64_t o = ((int64_t)t * B + b) * G * D + ub + ul;
-#pragma unroll
-                        for (int q = 0; q < G; q++) {
-                            st(static_cast<T *>(a.dxa) + o + q * D, dxa[q]);
-                            if (G == 3) st(static_cast<T *>(a.dra) + o + q * D, dra[q]);
-                        }
-                    }
+                for (int q = 0; q < G; q++) {
+                    st(static_cast<T *>(a.dxa) + o + q * D, dxa[q]);
+                    if (G == 3) st(static_cast<T *>(a.dra) + o + q * D, dra[q]);
                 }
             }
+        };
+        if (g.spread) {
+            if (spreader)
+                for (int nt = 0; nt < bt / 8; nt++) cell(srow, nt * 8 + sn);
+        } else if (kw == 0)
+            for (int nt = 0; nt < bt / 8; nt++)
+#pragma unroll
+                for (int e = 0; e < 4; e++)
+                    if (g.split == 1 || (e >> 1) == half) cell(r0 + 8 * (e >> 1), nt * 8 + c0 + (e & 1));
+        PROBE(0);
         if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
-            for (int q = 0; q < G; q++)   /* gate q of the head: dh columns, G·D apart by row */
-                rows_to_smem(dop + q * dh, L, drx + (int64_t)t * B * G * D, (int64_t)G * D, q * D + hg * dh,
-                             dh, b0, bt, B);
+            PROBE(1);
+            /* every gate q of the head (dh columns, G·D apart by row) at once: all of a
+             * thread's 16-byte copies in flight together (one L2 round trip, not one per copy),
+             * then wait for all */
+            const T *src = drx + (int64_t)t * B * G * D + hg * dh;
+            constexpr int per = 16 / sizeof(T);
+            wx.each(G, [&](int q, int n, int j) {
+                const bool ok = b0 + n < B;
+                cp16(dop + n * L + q * dh + per * j, ok ? src + (int64_t)(b0 + n) * G * D + q * D + per * j : src, ok);
+            });
+            cp_commit();
+            cp_wait_all();
         }
+        PROBE(2);
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
          * What the next step overwrites before its own barrier (the prefetch stage of step t,
@@ -670,6 +739,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
         cp_wait_next();
         if (cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
         else __syncthreads();
+        PROBE(3);
         for (int nt = 0; nt < bt / 8; nt++) {
             /* G·KS/KT mmas into one output tile: CH independent chains, added at the end, so
              * that they overlap instead of waiting on each other */
@@ -695,6 +765,15 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
                 if (half == 0)
                     *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 __syncthreads();
+                if (g.spread) {   /* the position's wk partial sums, in kw order as below */
+                    if (spreader) {
+                        float sum = 0.0f;
+#pragma unroll 4
+                        for (int j = 0; j < g.wk; j++) sum += rd[j * 128 + sp];
+                        dhs[(nt * 8 + sn) * P + gu + srow] += sum;
+                    }
+                    continue;
+                }
                 if (kw == 0)
                     for (int j = 1; j < g.wk; j++) {
                         float4 v = *reinterpret_cast<const float4 *>(rd + j * 128 + lane * 4);
@@ -708,6 +787,9 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
                     dhs[(nt * 8 + c0 + (e & 1)) * P + gu + r0 + 8 * (e >> 1)] += acc[e];
         }
     }
+    PROBE(4);
+    PROBE_END(1);
+    if (g.spread) __syncthreads();   /* the spread threads' last sums, to warp kw = 0 */
     if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
         for (int nt = 0; nt < bt / 8; nt++)
             for (int e = 0; e < 4; e++) {
@@ -811,6 +893,18 @@ extern "C" int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const f
     return stores > 16;
 }
 
+/* Spread or not (Geo::spread). AUTO spreads from warps_k = 4 up. Measured at D = 768, B = 16,
+ * T = 1024 (flashrnn-headdim with cell_spread = off, on; ms, off against on): wk = 12 (dh =
+ * 768 bf16, grid) lstm forward 3.65 against 2.90, fwd+bwd 8.82 against 7.49; wk = 4 and 8
+ * (dh = 256, f32 dh = 128, clusters) 8-25% faster; wk = 2 (dh = 128 bf16, twins) slower,
+ * lstm forward 2.23 against 2.59 (results/flashrnn-split-versions-h200.txt). */
+extern "C" int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const flashrnn_tiling *t)
+{
+    if (t->warps_k < 2 || t->warps_k * t->cell_split < 4) return 0;
+    if (a->cell_spread == FLASHRNN_SPREAD_AUTO) return t->warps_k >= 4;
+    return a->cell_spread == FLASHRNN_SPREAD_ON;
+}
+
 static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -830,6 +924,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->hpb = t->heads_per_block, g->bph = t->blocks_per_head, g->bt = t->batch_tile, g->wk = t->warps_k;
     g->split = t->cell_split, g->cl = t->cluster > 0;
     g->push = flashrnn_fused_cluster_copy(a, t, pass);
+    g->spread = flashrnn_fused_cell_spread(a, t);
     g->nbb = t->batch_blocks, g->U = t->heads_per_block * a->dh / t->blocks_per_head, g->gpb = g->U / 16;
     g->oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s->pad;
     g->nf = s->nf, g->nd = s->nd;
@@ -982,6 +1077,26 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                              t->grid, t->blocks_per_sm);
         }
         CUDA_TRY(e);
+#ifdef FLASHRNN_PROBE
+        {   /* the probe's cycles per step, phase by phase: block 0, the mean and max over blocks */
+            static long long hp[2][256][PROBE_PHASES];
+            CUDA_TRY(cudaStreamSynchronize(st));
+            CUDA_TRY(cudaMemcpyFromSymbol(hp, flashrnn_probe, sizeof hp));
+            const int pi = pass == FLASHRNN_FORWARD ? 0 : 1, nb = t->grid < 256 ? t->grid : 256;
+            fprintf(stderr, "probe %s dh=%d grid=%d cycles/step:", pi ? "bwd" : "fwd", a->dh, t->grid);
+            long long tot = 0;
+            for (int k = 0; k < PROBE_PHASES; k++) {
+                double mean = 0, mx = 0;
+                for (int b = 0; b < nb; b++) {
+                    double v = (double)hp[pi][b][k] / a->T;
+                    mean += v / nb, mx = v > mx ? v : mx;
+                }
+                tot += hp[pi][0][k];
+                fprintf(stderr, " p%d %.0f (mean %.0f max %.0f)", k, (double)hp[pi][0][k] / a->T, mean, mx);
+            }
+            fprintf(stderr, " total %.0f\n", (double)tot / a->T);
+        }
+#endif
     } else {
         k<<<t->grid, threads, (size_t)s.total, st>>>(*a, g);
         LAUNCH_TRY();

@@ -32,6 +32,12 @@ extern "C" {
  * (CELL), or each block copies its part to the others after a block barrier (COPY). */
 typedef enum { FLASHRNN_STORE_AUTO = 0, FLASHRNN_STORE_CELL = 1, FLASHRNN_STORE_COPY = 2 } flashrnn_cluster_store;
 
+/* Where a unit group's wk > 1 warps split the contraction: warp kw = 0 adds their partial
+ * sums and runs the cell for all 128 (unit, batch row) positions of the group, 4 a lane
+ * (OFF), or the group's first 4 warps do, one position a thread, so that the step's chain
+ * of instructions is a quarter as long (ON; only where the group has at least 4 warps). */
+typedef enum { FLASHRNN_SPREAD_AUTO = 0, FLASHRNN_SPREAD_OFF = 1, FLASHRNN_SPREAD_ON = 2 } flashrnn_cell_spread;
+
 typedef struct flashrnn_fused_args {
     int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
     logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16 or LOGT_F32     */
@@ -49,6 +55,7 @@ typedef struct flashrnn_fused_args {
     flashrnn_cluster_store cluster_store;   /* with clusters, how a block's part reaches the
                                              * others: AUTO (flashrnn_fused_cluster_copy's
                                              * rule), CELL or COPY                          */
+    flashrnn_cell_spread cell_spread;   /* AUTO: flashrnn_fused_cell_spread's rule */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */
@@ -68,6 +75,11 @@ const flashrnn_instance *flashrnn_fused_table(int *n);
 /* Bitmask of the instantiated k_slices for (G, dtype_bytes): bit k set when k_slice = 16·k
  * exists (the tuner's problem.k_slices). */
 unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
+
+/* 1 when tiling t spreads the partial sums and the cell over 4 warps of a group (a's
+ * cell_spread, or when AUTO the kernel's rule); 0 when it cannot (wk = 1, fewer than 4 warps
+ * a group) or does not. */
+int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const flashrnn_tiling *t);
 
 /* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),
  * 0 when the cell stores it (CELL) or t has no clusters: a's cluster_store, or when AUTO,

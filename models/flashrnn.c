@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -39,8 +39,12 @@ static const choice_knob CHOICES[] = {
      "with head_sync = cluster, cell (the cell stores each value into every block of the "
      "cluster) or copy (each block copies its part to the others after a block barrier), auto "
      "or unset for the kernel's rule"},
+    {"cell_spread", {"auto", "off", "on", NULL},
+     "where warps_k > 1, off (one warp adds the partial sums and runs a unit group's cell) or "
+     "on (the group's first 4 warps, one position a thread; groups of 4 or more warps), auto "
+     "or unset for the kernel's rule"},
 };
-enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE };
+enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD };
 
 /* The index of cfg's value of knob c among its options, or -1. */
 static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
@@ -141,6 +145,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
     m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
     m->cluster_store = choice_of(cfg, &CHOICES[CHOICE_CLUSTER_STORE]);
+    m->cell_spread = choice_of(cfg, &CHOICES[CHOICE_CELL_SPREAD]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -167,6 +167,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->cell_split = m->cell_split;
     a->head_sync = (flashrnn_head_sync)m->head_sync;
     a->cluster_store = (flashrnn_cluster_store)m->cluster_store;
+    a->cell_spread = (flashrnn_cell_spread)m->cell_spread;
     return LOGT_OK;
 }
 
@@ -188,9 +189,9 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
             snprintf(line[i], sizeof line[i], "not planned yet");
         else
             snprintf(line[i], sizeof line[i],
-                     "hpb=%d bph=%d bt=%d wk=%d split=%d sync=%s threads=%d grid=%d regs=%d smem=%lld",
+                     "hpb=%d bph=%d bt=%d wk=%d split=%d%s sync=%s threads=%d grid=%d regs=%d smem=%lld",
                      t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
-                     t->cell_split,
+                     t->cell_split, flashrnn_fused_cell_spread(a, t) ? " spread" : "",
                      !t->cluster ? (t->grid_sync ? "grid" : "none")
                      : flashrnn_fused_cluster_copy(a, t, (flashrnn_pass)i) ? "cluster/copy" : "cluster/cell",
                      t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);

@@ -252,6 +252,25 @@ Test(flashrnn_cuda, forced_tilings_match_the_reference)
     expect_matches("lstm", "fused,warps_k=2,cell_split=2", LOGT_F32, (shape){9, 5, 8, 128, 64, 1});
 }
 
+/* Where a unit group's products split over warps_k > 1 warps, the partial sums and the cell
+ * on one warp (cell_spread = off) or on the group's first 4 warps, one position a thread
+ * (on): the dense head of 768 (12 warps a group, through global memory), dh = 256 (a
+ * cluster of 8 blocks, 4 warps x 2 twins), dh = 64 in whole heads with warps_k = 4 forced,
+ * B = 9 (a part-empty second batch tile), with the initial state. */
+Test(flashrnn_cuda, spread_cell_matches_the_reference)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,cell_spread=on", "fused,cell_spread=off"};
+    for (int k = 0; k < 2; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
+        expect_matches("gru", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){6, 9, 8, 256, 256, 1});
+        expect_matches("gru", knobs[k], LOGT_F32, (shape){6, 9, 8, 256, 256, 1});
+    }
+    expect_matches("lstm", "fused,warps_k=4,cell_split=1,cell_spread=on", LOGT_BF16, (shape){7, 9, 8, 128, 64, 1});
+    expect_matches("gru", "fused,warps_k=4,cell_split=1,cell_spread=on", LOGT_BF16, (shape){7, 9, 8, 128, 64, 1});
+}
+
 /* B = 128 at D = 768, dh = 64: the tuner gives a block 16 batch rows (two 8-row tiles per step,
  * the reduction slots alternating between them). */
 Test(flashrnn_cuda, batch_tiles_above_eight_rows)
