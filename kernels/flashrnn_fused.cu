@@ -202,41 +202,87 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
-/* Step `step`'s tagged words into shared memory, polling until every word carries the step:
- * rows [b0, b0 + bt) of a [B][ld] array, each row nseg segments of ncols values (segment q
- * from column q·sseg), to rows of srow elements (segment q at q·dseg; rows >= B: zeros). A
- * thread keeps up to NB 16-byte loads in flight; offsets in 32 bits (the launch checks). */
-template <typename T>
-__device__ void tagged_to_smem(T *dst, int srow, const typename Tagged<T>::W *src, int ld, int nseg, int sseg,
-                               int dseg, int ncols, int b0, int bt, int B, unsigned step)
+/* Poll the words src + goff[k] of the items k in pend until each carries the step, and put
+ * each one's values at dst + soff[k] as it does: every pending load in flight at once. */
+template <typename T, int NB>
+__device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W *src, const int (&goff)[NB],
+                                            const int (&soff)[NB], unsigned pend, unsigned step)
 {
-    constexpr int per = Tagged<T>::PER, NB = 4;
-    const int chunks = ncols / per, items = bt * nseg * chunks;
+    while (pend) {
+        uint4 v[NB];
+#pragma unroll
+        for (int k = 0; k < NB; k++)
+            if (pend >> k & 1) v[k] = Tagged<T>::get(src + goff[k]);
+#pragma unroll
+        for (int k = 0; k < NB; k++)
+            if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
+                *reinterpret_cast<uint2 *>(dst + soff[k]) = Tagged<T>::values(v[k]);
+                pend &= ~(1u << k);
+            }
+    }
+}
+
+/* A thread's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
+ * from the buffer's column 0, into shared rows of srow elements): the same every step, so
+ * its (row, chunk) pairs are worked out once, here, when it is at most NB 16-byte words
+ * (all = true), and a step's poll only multiplies them out (the divisions cost ~400
+ * instructions a thread and step at dh = 768); else each step's poll walks it
+ * (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
+ * buffers (dst, dst2), which nothing else writes then. */
+template <typename T> struct TaggedShare {
+    static constexpr int NB = 4;
+    unsigned nj[NB];   /* row << 16 | chunk */
+    unsigned pend;
+    bool all;
+    __device__ TaggedShare() : pend(0), all(true) {}   /* no exchange */
+    __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B)
+    {
+        constexpr int per = Tagged<T>::PER;
+        const int chunks = ncols / per, items = bt * chunks;
+        all = items <= NB * (int)blockDim.x, pend = 0;
+#pragma unroll
+        for (int k = 0; k < NB; k++) {
+            const int i = threadIdx.x + k * blockDim.x, j = i % chunks, n = i / chunks;
+            nj[k] = (unsigned)n << 16 | (unsigned)j;
+            if (i < items && b0 + n < B) pend |= 1u << k;
+        }
+        for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x)
+            if (b0 + i / chunks >= B) {
+                const int o = i / chunks * srow + i % chunks * per;
+                *reinterpret_cast<uint2 *>(dst + o) = *reinterpret_cast<uint2 *>(dst2 + o) = make_uint2(0, 0);
+            }
+    }
+};
+
+/* Step `step`'s tagged words into shared memory, polling until every word carries the step
+ * (the share's rows and columns; rows past the batch were zeroed by the share). */
+template <typename T>
+__device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst, int srow,
+                                               const typename Tagged<T>::W *src, int ld, int ncols,
+                                               int b0, int bt, int B, unsigned step)
+{
+    constexpr int per = Tagged<T>::PER, NB = TaggedShare<T>::NB;
+    if (sh.all) {
+        int goff[NB], soff[NB];
+#pragma unroll
+        for (int k = 0; k < NB; k++) {
+            const int n = sh.nj[k] >> 16, j = sh.nj[k] & 0xffffu;
+            goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
+        }
+        poll_tagged<T, NB>(dst, src, goff, soff, sh.pend, step);
+        return;
+    }
+    const int chunks = ncols / per, items = bt * chunks;
     for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
-        int off[NB];
+        int goff[NB], soff[NB];
         unsigned pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
-            const int i = i0 + k * blockDim.x, j = i % chunks, q = i / chunks % nseg, n = i / chunks / nseg;
-            off[k] = (b0 + n) * ld + q * sseg + j * per;
-            if (i < items) {
-                if (b0 + n < B) pend |= 1u << k;
-                else *reinterpret_cast<uint2 *>(dst + n * srow + q * dseg + j * per) = make_uint2(0, 0);
-            }
+            const int i = i0 + k * blockDim.x, j = i % chunks, n = i / chunks;
+            goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
+            if (i < items && b0 + n < B) pend |= 1u << k;
         }
-        while (pend) {
-            uint4 v[NB];
-#pragma unroll
-            for (int k = 0; k < NB; k++)
-                if (pend >> k & 1) v[k] = Tagged<T>::get(src + off[k]);
-#pragma unroll
-            for (int k = 0; k < NB; k++)
-                if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
-                    const int i = i0 + k * blockDim.x, j = i % chunks, q = i / chunks % nseg, n = i / chunks / nseg;
-                    *reinterpret_cast<uint2 *>(dst + n * srow + q * dseg + j * per) = Tagged<T>::values(v[k]);
-                    pend &= ~(1u << k);
-                }
-        }
+        poll_tagged<T, NB>(dst, src, goff, soff, pend, step);
     }
 }
 
@@ -396,6 +442,17 @@ __device__ long long flashrnn_probe[2][256][PROBE_PHASES];
 #define PROBE_END(pass) do { } while (0)
 #endif
 
+/* The reduction slots (one per warp and gate, of a group's 128 C-fragment positions). Without
+ * spread they hold a warp's C fragments as they are (lane-major, 16-byte stores and loads);
+ * spread, a slot is laid out by the spreading threads' order: thread sp owns batch row
+ * sp / 16 and unit sp % 16 of the 8 x 16 tile, so that a warp's stores of h, c and the saved
+ * gates to global memory are 16 consecutive units of two rows (a scattered order cost a
+ * sector per lane and store), at RED_PITCH floats a row: the fragments' scalar stores
+ * (rows c0, c0 + 1, units r0, r0 + 8 of 8 lanes each) then hit distinct banks. */
+#define RED_PITCH 20
+#define RED_SLOT (8 * RED_PITCH)
+static_assert(RED_SLOT >= 128, "a slot holds a warp's 32 x 4 fragment values");
+
 /* ---- forward ------------------------------------------------------------------------------ */
 template <class Cell, typename T, int KS, bool SPLIT>
 __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
@@ -416,11 +473,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = SPLIT ? 0 : gu / dh;                       /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
-    /* spread: thread sp < 128 of the group owns position sp of the C fragments' order (lane
-     * sp / 4, element sp % 4): unit row (sp >> 4) + 8·bi, batch row nt·8 + sn */
-    const int sp = (kw * g.split + half) * 32 + lane, bi = sp >> 1 & 1, sn = (sp >> 2 & 3) * 2 + (sp & 1);
+    /* spread: thread sp < 128 of the group owns unit row sp % 16 (= (sp & 7) + 8·bi) and batch
+     * row nt·8 + sp / 16 of each 8-row tile (RED_PITCH) */
+    const int sp = (kw * g.split + half) * 32 + lane, bi = sp >> 3 & 1, sn = sp >> 4;
     const bool spreader = g.spread && sp < 128;
-    const int rb = spreader ? sp >> 4 : r0;   /* the bias rows: rb, rb + 8 */
+    const int rb = spreader ? sp & 7 : r0;   /* the bias rows: rb, rb + 8 */
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     float *cst = reinterpret_cast<float *>(smem + g.state);
@@ -493,6 +550,9 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         cp_commit();
     };
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
+    /* grid: this thread's share of polling h (its offsets), rows past the batch zeroed */
+    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B)
+                                              : TaggedShare<T>();
     cp_wait_next();
     __syncthreads();
     if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
@@ -538,11 +598,17 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             };
             PROBE(0);
             if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0, or spread */
-                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * 128;
-                if (half == 0)
+                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * RED_SLOT;
+                if (half == 0 && g.spread)
 #pragma unroll
                     for (int q = 0; q < G; q++)
-                        *reinterpret_cast<float4 *>(rd + (kw * G + q) * 128 + lane * 4) =
+#pragma unroll
+                        for (int e = 0; e < 4; e++)
+                            rd[(kw * G + q) * RED_SLOT + (c0 + (e & 1)) * RED_PITCH + r0 + 8 * (e >> 1)] = acc[q][e];
+                else if (half == 0)
+#pragma unroll
+                    for (int q = 0; q < G; q++)
+                        *reinterpret_cast<float4 *>(rd + (kw * G + q) * RED_SLOT + lane * 4) =
                             make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
                 PROBE(1);
@@ -554,8 +620,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 #pragma unroll 4
                         for (int j = 0; j < g.wk; j++)
 #pragma unroll
-                            for (int q = 0; q < G; q++) rv[q] += rd[(j * G + q) * 128 + sp];
-                        cell((sp >> 4) + 8 * bi, nt * 8 + sn, bi, rv);
+                            for (int q = 0; q < G; q++) rv[q] += rd[(j * G + q) * RED_SLOT + sn * RED_PITCH + (sp & 15)];
+                        cell(sp & 15, nt * 8 + sn, bi, rv);
                     }
                     continue;
                 }
@@ -563,7 +629,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                     for (int j = 1; j < g.wk; j++)
 #pragma unroll
                         for (int q = 0; q < G; q++) {
-                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * 128 + lane * 4);
+                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * RED_SLOT + lane * 4);
                             acc[q][0] += v.x, acc[q][1] += v.y, acc[q][2] += v.z, acc[q][3] += v.w;
                         }
             }
@@ -581,7 +647,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         if (cl && g.push) {   /* the block's units of h_t to the other blocks of its cluster */
             push_to_cluster(g, op + nxt * bt * L, L, 1, 0, part * U, U);
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
-            tagged_to_smem(op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, 1, 0, 0, dh,
+            /* not before the block's own cells are done: the words cannot carry the step
+             * much earlier (every block's cells finish about together), and warps polling
+             * while the cells run slow them down (results/flashrnn-split-versions-h200.txt) */
+            __syncthreads();
+            tagged_to_smem(share, op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, dh,
                            b0, bt, B, (unsigned)(t + 1));
         }
         PROBE(3);
@@ -615,7 +685,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
     const int sp = (kw * g.split + half) * 32 + lane;   /* spread: as in the forward */
     const bool spreader = g.spread && sp < 128;
-    const int srow = (sp >> 4) + 8 * (sp >> 1 & 1), sn = (sp >> 2 & 3) * 2 + (sp & 1);
+    const int srow = sp & 15, sn = sp >> 4;
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     T *pfd = reinterpret_cast<T *>(smem + g.pfd);
@@ -638,6 +708,16 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
      * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
     const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T))), wx(bt, dh / (16 / (int)sizeof(T)));
+    /* own (grid, wk > 1, no twins): each warp reloads only the columns of dL/d(R h) its products read
+     * (its k slice: G·KS columns, cpr 16-byte chunks a row, at most 32: one a lane) and waits
+     * for its own copies, and no block barrier ends the step: the products' reduction
+     * barrier publishes the next cell's inputs (each thread's copies waited for) and
+     * orders the reuse of buffers. */
+    constexpr int cpr = G * KS * (int)sizeof(T) / 16;
+    static_assert(cpr <= 32, "a warp's k slice of dL/d(R h) is at most one 16-byte chunk a lane");
+    const bool own = SPLIT && !cl && g.wk > 1 && g.split == 1;   /* (twins would copy twice) */
+    const int own_c = kw * G * KS + lane * (16 / (int)sizeof(T));   /* the lane's column */
+    const int own_s = own_c, own_g = own_c / dh * D + own_c % dh;
     const T *dH = static_cast<const T *>(a.dH), *h0 = static_cast<const T *>(a.h0);
     auto fetch = [&](int t) {
         if (t >= 0) {
@@ -719,26 +799,39 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
             PROBE(1);
-            /* every gate q of the head (dh columns, G·D apart by row) at once: all of a
-             * thread's 16-byte copies in flight together (one L2 round trip, not one per copy),
-             * then wait for all */
             const T *src = drx + (int64_t)t * B * G * D + hg * dh;
-            constexpr int per = 16 / sizeof(T);
-            wx.each(G, [&](int q, int n, int j) {
-                const bool ok = b0 + n < B;
-                cp16(dop + n * L + q * dh + per * j, ok ? src + (int64_t)(b0 + n) * G * D + q * D + per * j : src, ok);
-            });
-            cp_commit();
-            cp_wait_all();
+            if (own) {   /* each warp its own k slice: lane `lane`'s column chunk, every row */
+                if (lane < cpr)
+                    for (int n = 0; n < bt; n++) {
+                        const bool ok = b0 + n < B;
+                        cp16(dop + n * L + own_s, ok ? src + (int64_t)(b0 + n) * G * D + own_g : src, ok);
+                    }
+                cp_commit();
+                cp_wait_all();
+                __syncwarp();
+            } else {
+                /* every gate q of the head (dh columns, G·D apart by row) at once: all of a
+                 * thread's 16-byte copies in flight together (one L2 round trip, not one per
+                 * copy), then wait for all */
+                constexpr int per = 16 / sizeof(T);
+                wx.each(G, [&](int q, int n, int j) {
+                    const bool ok = b0 + n < B;
+                    cp16(dop + n * L + q * dh + per * j, ok ? src + (int64_t)(b0 + n) * G * D + q * D + per * j : src, ok);
+                });
+                cp_commit();
+                cp_wait_all();
+            }
         }
         PROBE(2);
         /* One barrier per step. It publishes this step's dL/d(R h) to the products and, with
          * the wait before it, step t-1's inputs (fetched three steps ago) to the next cell.
          * What the next step overwrites before its own barrier (the prefetch stage of step t,
          * the operand buffer of step t+1) was last read before this one. */
-        cp_wait_next();
-        if (cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
-        else __syncthreads();
+        if (!own) {
+            cp_wait_next();
+            if (cl) cluster_barrier();   /* with clusters, the same barrier for the whole cluster */
+            else __syncthreads();
+        }
         PROBE(3);
         for (int nt = 0; nt < bt / 8; nt++) {
             /* G·KS/KT mmas into one output tile: CH independent chains, added at the end, so
@@ -761,22 +854,25 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
                 for (int c = 1; c < CH; c++) acc[e] += part[c][e];
             }
             if (g.wk > 1) {
-                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * 128;
-                if (half == 0)
-                    *reinterpret_cast<float4 *>(rd + kw * 128 + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
+                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * RED_SLOT;
+                if (half == 0 && g.spread)
+#pragma unroll
+                    for (int e = 0; e < 4; e++) rd[kw * RED_SLOT + (c0 + (e & 1)) * RED_PITCH + r0 + 8 * (e >> 1)] = acc[e];
+                else if (half == 0)
+                    *reinterpret_cast<float4 *>(rd + kw * RED_SLOT + lane * 4) = make_float4(acc[0], acc[1], acc[2], acc[3]);
                 __syncthreads();
                 if (g.spread) {   /* the position's wk partial sums, in kw order as below */
                     if (spreader) {
                         float sum = 0.0f;
 #pragma unroll 4
-                        for (int j = 0; j < g.wk; j++) sum += rd[j * 128 + sp];
+                        for (int j = 0; j < g.wk; j++) sum += rd[j * RED_SLOT + sn * RED_PITCH + srow];
                         dhs[(nt * 8 + sn) * P + gu + srow] += sum;
                     }
                     continue;
                 }
                 if (kw == 0)
                     for (int j = 1; j < g.wk; j++) {
-                        float4 v = *reinterpret_cast<const float4 *>(rd + j * 128 + lane * 4);
+                        float4 v = *reinterpret_cast<const float4 *>(rd + j * RED_SLOT + lane * 4);
                         acc[0] += v.x, acc[1] += v.y, acc[2] += v.z, acc[3] += v.w;
                     }
             }

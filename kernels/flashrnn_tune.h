@@ -158,7 +158,7 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * (U + s->pad) * by);
     FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
-    FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 32 * 4 * 4 : 0);
+    FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
 #undef FLASHRNN_SMEM_PART
     s->total = at;
 }
