@@ -326,7 +326,7 @@ struct Geo {
     int push;   /* with cl: 1 push_to_cluster, 0 st_operand (below)                     */
     int spread; /* wk > 1: the group's first 4 warps add the partial sums and run the
                  * cell, one of its 128 positions a thread (flashrnn_fused_cell_spread) */
-    int64_t op, pff, pfd, state, red;
+    int64_t op, pff, pfd, state, red, bias;
     /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
      * consecutive, so with clusters the part varies fastest; else the batch tile does. */
     __device__ __forceinline__ void coords(int &bb, int &part, int &hg) const
@@ -475,9 +475,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
     /* spread: thread sp < 128 of the group owns unit row sp % 16 (= (sp & 7) + 8·bi) and batch
      * row nt·8 + sp / 16 of each 8-row tile (RED_PITCH) */
-    const int sp = (kw * g.split + half) * 32 + lane, bi = sp >> 3 & 1, sn = sp >> 4;
+    const int sp = (kw * g.split + half) * 32 + lane, sn = sp >> 4;
     const bool spreader = g.spread && sp < 128;
-    const int rb = spreader ? sp & 7 : r0;   /* the bias rows: rb, rb + 8 */
     T *op = reinterpret_cast<T *>(smem + g.op);
     float *pff = reinterpret_cast<float *>(smem + g.pff);
     float *cst = reinterpret_cast<float *>(smem + g.state);
@@ -496,12 +495,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             Frag<T>::a(ra[q][kt], lane, [&](int row, int col) {
                 return ld(R + ((int64_t)head * dh + kw * KS + kt * KT + col) * G * dh + q * dh + u0 + row);
             });
-    float bq[G][2], bnv[2] = {0.0f, 0.0f};
-#pragma unroll
-    for (int q = 0; q < G; q++)
-        for (int i = 0; i < 2; i++) bq[q][i] = a.bias[q * D + ub + gu + rb + 8 * i];
-    if (a.bn)
-        for (int i = 0; i < 2; i++) bnv[i] = a.bn[ub + gu + rb + 8 * i];
+    /* the block's biases, b[G][U] then (gru) bn[U], in shared memory: read by the cell, not
+     * held in registers (the split kernels are at their register cap and spilled) */
+    float *bias = reinterpret_cast<float *>(smem + g.bias);
+    for (int i = threadIdx.x; i < (G + 1) * U; i += blockDim.x) {
+        const int q = i / U, u = i % U;
+        bias[i] = q < G ? a.bias[q * D + ub + u] : a.bn ? a.bn[ub + u] : 0.0f;
+    }
 
     /* h_{-1} into operand buffer 0, c_{-1} into the state, W x_0 into prefetch buffer 0 */
     for (int hh = 0; hh < g.hpb; hh++)
@@ -575,16 +575,16 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 #pragma unroll
                 for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
             }
-            /* the cell at unit row `row` of the group and batch row n of the tile, bias rows
-             * rb + 8·i, on the products rv */
-            auto cell = [&](int row, int n, int i, const float (&rv)[G]) {
+            /* the cell at unit row `row` of the group and batch row n of the tile, on the
+             * products rv */
+            auto cell = [&](int row, int n, const float (&rv)[G]) {
                 const int ul = gu + row, b = b0 + n;
                 float av[G], s[4];
 #pragma unroll
-                for (int q = 0; q < G; q++) av[q] = wxs[(q * bt + n) * P + ul] + bq[q][i];
+                for (int q = 0; q < G; q++) av[q] = wxs[(q * bt + n) * P + ul] + bias[q * U + ul];
                 float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
                 float c = G == 4 ? cst[n * P + ul] : 0.0f;
-                float h = Cell::forward(av, rv, bnv[i], hp, c, s);
+                float h = Cell::forward(av, rv, bias[G * U + ul], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
@@ -621,7 +621,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                         for (int j = 0; j < g.wk; j++)
 #pragma unroll
                             for (int q = 0; q < G; q++) rv[q] += rd[(j * G + q) * RED_SLOT + sn * RED_PITCH + (sp & 15)];
-                        cell(sp & 15, nt * 8 + sn, bi, rv);
+                        cell(sp & 15, nt * 8 + sn, rv);
                     }
                     continue;
                 }
@@ -640,7 +640,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 float rv[G];
 #pragma unroll
                 for (int q = 0; q < G; q++) rv[q] = acc[q][e];
-                cell(r0 + 8 * (e >> 1), nt * 8 + c0 + (e & 1), e >> 1, rv);
+                cell(r0 + 8 * (e >> 1), nt * 8 + c0 + (e & 1), rv);
             }
         }
         PROBE(2);
@@ -1024,7 +1024,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->nbb = t->batch_blocks, g->U = t->heads_per_block * a->dh / t->blocks_per_head, g->gpb = g->U / 16;
     g->oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s->pad;
     g->nf = s->nf, g->nd = s->nd;
-    g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red;
+    g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red, g->bias = s->bias;
     return a->dh % t->warps_k ? NULL : find(a->G, p.dtype_bytes, a->dh / t->warps_k);
 }
 

@@ -133,11 +133,13 @@ typedef struct flashrnn_problem {
  *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
  *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
- *   state  fp32 per unit and batch row: forward lstm c [bt][U]; backward [2][bt][U] (what
+ *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru); backward [2][bt][U] (what
  *          reaches h_{t-1} from step t, and dL/dc)
- *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][32 lanes][4]
- *          (outs = G strips forward, 1 backward), when wk > 1 */
-typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, total; int pad, nf, nd; } flashrnn_smem;
+ *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160] (a
+ *          slot of 128 fragment values, or 8 rows of 20 when spread: RED_PITCH in
+ *          flashrnn_fused.cu; outs = G strips forward, 1 backward), when wk > 1
+ *   bias   forward: fp32 biases of the block's units, b [G][U] then bn [U] */
+typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, bias, total; int pad, nf, nd; } flashrnn_smem;
 
 /* Steps whose inputs are in flight or ready: the step's own and FLASHRNN_STAGES - 1 ahead
  * (a step, ~1 µs, is about one DRAM round trip; three ahead hide it with room to spare). */
@@ -159,6 +161,7 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * (U + s->pad) * by);
     FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
+    FLASHRNN_SMEM_PART(bias, fwd ? (p->G + 1) * U * 4 : 0);   /* forward: b, bn */
 #undef FLASHRNN_SMEM_PART
     s->total = at;
 }

@@ -87,6 +87,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
         fwd ? 0 : 4 * (1 + !lstm) * bt * (U + pad) * bytes,          /* dtype prefetch  */
         (fwd ? lstm : 2) * bt * (U + 4) * 4,                         /* state           */
         wk > 1 ? 2 * (U / 16) * wk * (fwd ? p->G : 1) * 640 : 0,     /* partial sums    */
+        fwd ? (p->G + 1) * U * 4 : 0,                                /* biases          */
     };
     long long smem = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) smem += ceil_div(parts[i], 16) * 16;
@@ -303,14 +304,14 @@ Test(flashrnn_tune, starved_shared_memory_is_the_named_limit)
 {
     /* everything of an H200 but 6 KiB of shared memory per block. The smallest block, one unit
      * group of 16 (bph = dh/16) and 8 batch rows, needs the h_{t-1} buffer, 2·8·(dh + 8)·2
-     * bytes, the fp32 W x prefetch of 4 stages with rows of 16 + 4, 4·4·8·20·4 = 10240, and
-     * c, 8·20·4 = 640: 12160 bytes at dh = 32, 12672 at dh = 48: with 12 KiB (12288) nothing
-     * beyond dh = 32 fits */
+     * bytes, the fp32 W x prefetch of 4 stages with rows of 16 + 4, 4·4·8·20·4 = 10240, c,
+     * 8·20·4 = 640, and the biases, (4 + 1)·16·4 = 320: 12480 bytes at dh = 32, 12992 at
+     * dh = 48: with 12800 nothing beyond dh = 32 fits */
     flashrnn_device d;
     flashrnn_device_h200(&d);
     snprintf(d.name, sizeof d.name, "no-smem");
-    d.smem_optin_per_block = 12 * 1024;
-    d.smem_per_sm = 13 * 1024;
+    d.smem_optin_per_block = 12800;
+    d.smem_per_sm = 14 * 1024;
     flashrnn_problem p = problem(16, 1, 64, 4, 2, FLASHRNN_FORWARD);
     expect_no_fit(&d, &p, "smem_per_block");
     flashrnn_tiling t;
