@@ -427,13 +427,18 @@ struct Walk {
 #define FLASHRNN_MAX_REGS 168
 
 /* Built with -DFLASHRNN_PROBE (a workbench build, never the library's): thread 0 of each
- * split-head block adds the SM cycles of each phase of a step (clock64) and the launch prints
- * their means per step, forward and backward, to stderr. */
+ * split-head block adds the SM cycles of each phase of a step and the launch prints their
+ * means per step, forward and backward, to stderr. Forward: p0 the fetch and products, p1
+ * the partial sums' stores and barrier, p5 a spreading thread's sums, p2 the cell, p3 the
+ * barrier and poll of h (grid), p4 the step's end; backward: p4 the products and sums, p0
+ * the cell, p1 the counter barrier, p2 the reload, p3 the end barrier. Its own registers
+ * can make the kernel spill: compare its medians with the plain build's. */
 #ifdef FLASHRNN_PROBE
-#define PROBE_PHASES 5
+#define PROBE_PHASES 6
 __device__ long long flashrnn_probe[2][256][PROBE_PHASES];
-#define PROBE_DECL long long probe_acc[PROBE_PHASES] = {0}, probe_last = clock64();
-#define PROBE(k) do { if (SPLIT && threadIdx.x == 0) { long long c_ = clock64(); probe_acc[k] += c_ - probe_last; probe_last = c_; } } while (0)
+/* 32-bit cycle counts (a step's phases are far below 2^32 cycles), to add few registers */
+#define PROBE_DECL unsigned probe_acc[PROBE_PHASES] = {0}, probe_last = (unsigned)clock();
+#define PROBE(k) do { if (SPLIT && threadIdx.x == 0) { unsigned c_ = (unsigned)clock(); probe_acc[k] += c_ - probe_last; probe_last = c_; } } while (0)
 #define PROBE_END(pass) do { if (SPLIT && threadIdx.x == 0 && blockIdx.x < 256) \
     for (int k_ = 0; k_ < PROBE_PHASES; k_++) flashrnn_probe[pass][blockIdx.x][k_] = probe_acc[k_]; } while (0)
 #else
@@ -442,16 +447,22 @@ __device__ long long flashrnn_probe[2][256][PROBE_PHASES];
 #define PROBE_END(pass) do { } while (0)
 #endif
 
-/* The reduction slots (one per warp and gate, of a group's 128 C-fragment positions). Without
- * spread they hold a warp's C fragments as they are (lane-major, 16-byte stores and loads);
- * spread, a slot is laid out by the spreading threads' order: thread sp owns batch row
- * sp / 16 and unit sp % 16 of the 8 x 16 tile, so that a warp's stores of h, c and the saved
- * gates to global memory are 16 consecutive units of two rows (a scattered order cost a
- * sector per lane and store), at RED_PITCH floats a row: the fragments' scalar stores
- * (rows c0, c0 + 1, units r0, r0 + 8 of 8 lanes each) then hit distinct banks. */
+/* The reduction slots, of a group's 128 C-fragment positions: RED_SLOT floats per warp and
+ * gate backward, RED_FWD_KW per warp forward (4 gates' slots, any G). Without spread they
+ * hold a warp's C fragments as they are (lane-major, 16-byte stores and loads). Spread, they
+ * are laid out by the spreading threads' order: thread sp owns batch row sp / 16 and unit
+ * sp % 16 of the 8 x 16 tile, so that a warp's stores of h, c and the saved gates to global
+ * memory are 16 consecutive units of two rows (a scattered order cost a sector per lane and
+ * store). Backward one float a position, RED_PITCH a row: the fragments' scalar stores (rows
+ * c0, c0 + 1, units r0, r0 + 8 of 8 lanes each) hit distinct banks. Forward the position's
+ * gates side by side (one 16-byte store a fragment element, one 16-byte load a warp's
+ * partial: at wk = 12, 12 loads a thread instead of 48), RED_P4 positions a row, 17 so
+ * that the 8 lanes of a quarter warp's stores cover all 32 banks. */
 #define RED_PITCH 20
 #define RED_SLOT (8 * RED_PITCH)
-static_assert(RED_SLOT >= 128, "a slot holds a warp's 32 x 4 fragment values");
+#define RED_FWD_KW (4 * RED_SLOT)
+#define RED_P4 17
+static_assert(RED_SLOT >= 128 && 8 * RED_P4 * 4 <= RED_FWD_KW, "the slots hold a warp's 32 x 4 fragment values");
 
 /* ---- forward ------------------------------------------------------------------------------ */
 template <class Cell, typename T, int KS, bool SPLIT>
@@ -517,15 +528,20 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     /* a thread's share of a step's W x is the same every step: up to MAXC chunks, their
      * offsets are worked out once (measured faster than walking them every step); more,
      * or offsets beyond 32 bits, take the walk */
-    constexpr int MAXC = 4;
+    /* Split kernels: MAXC 1 (their blocks' 16-32 units make at most one chunk a thread; with
+     * 4 the lstm bf16 kernel spilled twice as much), counted from the last thread down so
+     * that the copies are issued by warps off the cell's path (the spreading threads are the
+     * first 128). */
+    constexpr int MAXC = SPLIT ? 1 : 4;
     const int chunks = U / 4, total = G * bt * chunks;
     const bool pre = total <= MAXC * (int)blockDim.x && (int64_t)B * G * D < INT32_MAX;
     int soff[MAXC], goff[MAXC], nmine = 0;
     unsigned valid = 0;
+    const int tid = SPLIT ? (int)blockDim.x - 1 - (int)threadIdx.x : (int)threadIdx.x;
     if (pre)
 #pragma unroll
         for (int k = 0; k < MAXC; k++) {
-            const int i = threadIdx.x + k * blockDim.x;
+            const int i = tid + k * blockDim.x;
             const int q = i / (bt * chunks), n = (i / chunks) % bt, j = (i % chunks) * 4;
             soff[k] = (q * bt + n) * P + j;
             goff[k] = (b0 + n) * G * D + q * D + ub + j;
@@ -598,29 +614,32 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             };
             PROBE(0);
             if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0, or spread */
-                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * G * RED_SLOT;
+                float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * RED_FWD_KW;
                 if (half == 0 && g.spread)
 #pragma unroll
-                    for (int q = 0; q < G; q++)
-#pragma unroll
-                        for (int e = 0; e < 4; e++)
-                            rd[(kw * G + q) * RED_SLOT + (c0 + (e & 1)) * RED_PITCH + r0 + 8 * (e >> 1)] = acc[q][e];
+                    for (int e = 0; e < 4; e++)
+                        *reinterpret_cast<float4 *>(rd + kw * RED_FWD_KW + ((c0 + (e & 1)) * RED_P4 + r0 + 8 * (e >> 1)) * 4) =
+                            make_float4(acc[0][e], acc[1][e], acc[2][e], G == 4 ? acc[3 % G][e] : 0.0f);
                 else if (half == 0)
 #pragma unroll
                     for (int q = 0; q < G; q++)
-                        *reinterpret_cast<float4 *>(rd + (kw * G + q) * RED_SLOT + lane * 4) =
+                        *reinterpret_cast<float4 *>(rd + kw * RED_FWD_KW + q * RED_SLOT + lane * 4) =
                             make_float4(acc[q][0], acc[q][1], acc[q][2], acc[q][3]);
                 __syncthreads();
                 PROBE(1);
                 if (g.spread) {
                     if (spreader) {
+                        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);   /* in kw order, as below */
+#pragma unroll 4
+                        for (int j = 0; j < g.wk; j++) {
+                            const float4 v = *reinterpret_cast<const float4 *>(rd + j * RED_FWD_KW + (sn * RED_P4 + (sp & 15)) * 4);
+                            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+                        }
+                        const float all[4] = {sum.x, sum.y, sum.z, sum.w};
                         float rv[G];
 #pragma unroll
-                        for (int q = 0; q < G; q++) rv[q] = 0.0f;
-#pragma unroll 4
-                        for (int j = 0; j < g.wk; j++)
-#pragma unroll
-                            for (int q = 0; q < G; q++) rv[q] += rd[(j * G + q) * RED_SLOT + sn * RED_PITCH + (sp & 15)];
+                        for (int q = 0; q < G; q++) rv[q] = all[q];
+                        PROBE(5);
                         cell(sp & 15, nt * 8 + sn, rv);
                     }
                     continue;
@@ -629,7 +648,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                     for (int j = 1; j < g.wk; j++)
 #pragma unroll
                         for (int q = 0; q < G; q++) {
-                            float4 v = *reinterpret_cast<const float4 *>(rd + (j * G + q) * RED_SLOT + lane * 4);
+                            float4 v = *reinterpret_cast<const float4 *>(rd + j * RED_FWD_KW + q * RED_SLOT + lane * 4);
                             acc[q][0] += v.x, acc[q][1] += v.y, acc[q][2] += v.z, acc[q][3] += v.w;
                         }
             }

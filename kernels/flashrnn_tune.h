@@ -135,9 +135,9 @@ typedef struct flashrnn_problem {
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
  *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru); backward [2][bt][U] (what
  *          reaches h_{t-1} from step t, and dL/dc)
- *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160] (a
- *          slot of 128 fragment values, or 8 rows of 20 when spread: RED_PITCH in
- *          flashrnn_fused.cu; outs = G strips forward, 1 backward), when wk > 1
+ *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160]
+ *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in flashrnn_fused.cu),
+ *          when wk > 1
  *   bias   forward: fp32 biases of the block's units, b [G][U] then bn [U] */
 typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, bias, total; int pad, nf, nd; } flashrnn_smem;
 
@@ -160,7 +160,7 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * (U + s->pad) * by);
     FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
-    FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? p->G : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
+    FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? 4 : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
     FLASHRNN_SMEM_PART(bias, fwd ? (p->G + 1) * U * 4 : 0);   /* forward: b, bn */
 #undef FLASHRNN_SMEM_PART
     s->total = at;

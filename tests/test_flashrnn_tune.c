@@ -86,7 +86,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
         4 * (fwd ? p->G : 4 + 2 * lstm) * bt * (U + 4) * 4,          /* fp32 prefetch   */
         fwd ? 0 : 4 * (1 + !lstm) * bt * (U + pad) * bytes,          /* dtype prefetch  */
         (fwd ? lstm : 2) * bt * (U + 4) * 4,                         /* state           */
-        wk > 1 ? 2 * (U / 16) * wk * (fwd ? p->G : 1) * 640 : 0,     /* partial sums    */
+        wk > 1 ? 2 * (U / 16) * wk * (fwd ? 4 : 1) * 640 : 0,        /* partial sums    */
         fwd ? (p->G + 1) * U * 4 : 0,                                /* biases          */
     };
     long long smem = 0;
