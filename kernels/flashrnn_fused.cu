@@ -994,16 +994,20 @@ extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 
 /* With clusters, the cell's own stores (one per value and block) while a cell thread makes at
  * most 16 of them a step, else the block's copy after a barrier (unless args.cluster_store
- * says). Measured at D = 768, B = 16, T = 1024 (flashrnn-cluster-store at ec5919b, lstm, ms
- * cell against copy): f32, dh = 256 (16 blocks, 60 stores a cell thread forward), forward
- * 3.73 against 3.35, fwd+bwd 12.6 against 9.85; f32 dh = 128 fwd+bwd 8.52 against 7.16. In
- * bf16 the two are within 5% either way (dh = 256 fwd+bwd 6.21 against 6.57, dh = 128 5.26
- * against 5.18): the rule follows f32. */
+ * says); a spread cell (one position a thread) always stores its own. Measured at D = 768,
+ * B = 16, T = 1024 (flashrnn-cluster-store, lstm, ms, cell against copy). At ec5919b, before
+ * spread: f32, dh = 256 (16 blocks, 60 stores a cell thread forward), forward 3.73 against
+ * 3.35, fwd+bwd 12.6 against 9.85; f32 dh = 128 fwd+bwd 8.52 against 7.16; in bf16 within 5%
+ * either way. At e92967e, spread wherever warps_k >= 4: the cell's stores win every such
+ * row, bf16 dh = 256 1.93 / 4.96 against 2.23 / 6.02, f32 dh = 256 2.25 / 6.98 against
+ * 2.61 / 8.10, f32 dh = 128 1.97 / 5.72 against 2.17 / 6.40; unspread (bf16 dh = 128, twins)
+ * the copy still wins, 2.19 / 5.15 against 2.27 / 5.39. */
 extern "C" int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
                                            flashrnn_pass pass)
 {
     if (!t->cluster) return 0;
     if (a->cluster_store) return a->cluster_store == FLASHRNN_STORE_COPY;
+    if (flashrnn_fused_cell_spread(a, t)) return 0;
     const int stores = (4 / t->cell_split) * (pass == FLASHRNN_FORWARD ? 1 : a->G) * (t->blocks_per_head - 1);
     return stores > 16;
 }
