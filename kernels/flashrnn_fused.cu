@@ -16,26 +16,29 @@
  * The forward's fragments hold every gate of those units, so the cell (flashrnn_cell.cuh)
  * runs where the products land, with no exchange; the backward's fragments are dL/dh_{t-1}
  * of those same positions, so the cell's backward finds its input in place too. The wk
- * warps of a group add their partial sums in shared memory and warp kw = 0 runs the cell.
- * (Sharing the cell's four positions among the wk warps was measured slower at dh = 32 and
- * 64: flashrnn-warps at 61f56dc.) With cell_split = 2 each warp has a twin that makes the
- * same products and runs the cell for the other half of the positions (units r0 + 8): a
- * step is one warp's chain of dependent instructions (one warp per scheduler), and the twin
- * halves the cell's part of it.
+ * warps of a group add their partial sums in shared memory and warp kw = 0 runs the cell,
+ * or, spread (from wk = 4, Geo::spread), the group's first 4 warps add them and run the cell
+ * for one of the 128 positions a thread, a quarter of the chain (at wk = 2 slower; sharing
+ * the cell among the wk warps was also measured slower at dh = 32 and 64: flashrnn-warps at
+ * 61f56dc). With cell_split = 2 each warp has a twin that makes the same products and runs
+ * the cell for the other half of the positions (units r0 + 8): a step is one warp's chain
+ * of dependent instructions (one warp per scheduler), and the twin halves the cell's part
+ * of it.
  *
  * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid (the grid launched cooperatively, so all blocks are resident and every wait ends):
  * forward, each value of h also stored to global memory as a tagged word (the value beside
- * its step, Tagged below) that the head's other blocks poll from L2 until it carries the
- * step; backward, dL/d(R h) to global memory, a barrier among the head's blocks (an atomic
- * counter, head_barrier) and a reload from L2 (measured faster than tagged words for the
- * backward's G times as many values at dh = 768); or cluster, the bph blocks launched as one thread-block cluster, each storing its
- * units of h into the operand buffers of the other blocks (distributed shared memory: from
- * the cell, or copied after a block barrier, st_operand / push_to_cluster) before the
- * cluster's barrier. Backward is the mirror: dL/d(R h) is the
- * exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
+ * its step, Tagged below) that the head's other blocks poll from L2, once their own cells
+ * are done, until it carries the step; backward, dL/d(R h) to global memory, a barrier among
+ * the head's blocks (an atomic counter, head_barrier) and a reload from L2, each warp its
+ * own k slice (measured faster than tagged words, and than per-block flags, for the
+ * backward's G times as many values at dh = 768); or cluster, the bph blocks launched as one
+ * thread-block cluster, each storing its units of h into the operand buffers of the other
+ * blocks (distributed shared memory: from the cell, or copied after a block barrier,
+ * st_operand / push_to_cluster) before the cluster's barrier. Backward is the mirror:
+ * dL/d(R h) is the exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
  * peers only after the barrier that ends step t - 1, which every peer reaches after its last
  * read of that buffer (step t - 1's products forward, step t + 2's backward).
  *
@@ -46,7 +49,9 @@
  * a chain of T dependent steps, each one warp's chain of dependent instructions (mma
  * latencies, the cell, a barrier): measured 1.27 µs forward and 1.96 µs backward at b5c0325.
  * A split head's exchange through global memory adds L2 round trips to every step: at
- * dh = 768 (48 blocks a head) a forward step costs ~3.4 µs (experiments/flashrnn-headdim).
+ * dh = 768 (48 blocks a head) a forward step costs ~2.3 µs, of which the barrier and poll
+ * of h are about half, the products, partial sums and cell the rest (the probe build's
+ * phases, results/flashrnn-split-versions-h200.txt; experiments/flashrnn-headdim).
  *
  * Whole-head kernels (SPLIT false) are compiled without any exchange code: with it they held
  * ~35 more registers and ran 5-18% slower at dh <= 64 (flashrnn-headdim at 8255459 against

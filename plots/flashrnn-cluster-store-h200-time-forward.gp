@@ -1,46 +1,46 @@
 # plots/flashrnn-cluster-store-h200-time-forward.gp: figure 'time-forward' of experiment flashrnn-cluster-store, written by `logt plot experiments/flashrnn-cluster-store`
-# from results/flashrnn-cluster-store-h200.h5 (commit ec5919b); y = median_ms against x = head_dim, one curve per value of series (cluster_store,cell,dtype); where pass=forward
+# from results/flashrnn-cluster-store-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (cluster_store,cell,dtype); where pass=forward
 # Re-render without logt: gnuplot plots/flashrnn-cluster-store-h200-time-forward.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: cluster_store=cell lstm bf16
-128 2.232032061
-256 2.39724803
+128 2.321120024
+256 1.958592057
 
 
 # index 1: cluster_store=copy lstm bf16
-128 2.140703917
-256 2.493151903
+128 2.232703924
+256 2.256864071
 
 
 # index 2: cluster_store=cell gru bf16
-128 2.150687933
-256 2.219424009
+128 2.165855885
+256 1.913056016
 
 
 # index 3: cluster_store=copy gru bf16
-128 2.05776
-256 2.409280062
+128 2.08998394
+256 2.138592005
 
 
 # index 4: cluster_store=cell lstm f32
-128 2.453567982
-256 3.729824066
+128 1.99574399
+256 2.264352083
 
 
 # index 5: cluster_store=copy lstm f32
-128 2.452960014
-256 3.349695921
+128 2.205696106
+256 2.63779211
 
 
 # index 6: cluster_store=cell gru f32
-128 2.245696068
-256 3.341824055
+128 1.853503942
+256 2.166624069
 
 
 # index 7: cluster_store=copy gru f32
-128 2.264703989
-256 3.11680007
+128 2.048415899
+256 2.47516799
 EOD
 
 out = "plots/flashrnn-cluster-store-h200-time-forward"

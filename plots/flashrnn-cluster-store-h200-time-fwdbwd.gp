@@ -1,46 +1,46 @@
 # plots/flashrnn-cluster-store-h200-time-fwdbwd.gp: figure 'time-fwdbwd' of experiment flashrnn-cluster-store, written by `logt plot experiments/flashrnn-cluster-store`
-# from results/flashrnn-cluster-store-h200.h5 (commit ec5919b); y = median_ms against x = head_dim, one curve per value of series (cluster_store,cell,dtype); where pass=fwdbwd
+# from results/flashrnn-cluster-store-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (cluster_store,cell,dtype); where pass=fwdbwd
 # Re-render without logt: gnuplot plots/flashrnn-cluster-store-h200-time-fwdbwd.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: cluster_store=cell lstm bf16
-128 5.260384083
-256 6.210783958
+128 5.448095798
+256 4.973599911
 
 
 # index 1: cluster_store=copy lstm bf16
-128 5.18166399
-256 6.573152065
+128 5.154687881
+256 6.060927868
 
 
 # index 2: cluster_store=cell gru bf16
-128 4.820608139
-256 5.482272148
+128 4.923071861
+256 4.618400097
 
 
 # index 3: cluster_store=copy gru bf16
-128 4.737952232
-256 5.934368134
+128 4.786015987
+256 5.374847889
 
 
 # index 4: cluster_store=cell lstm f32
-128 8.515520096
-256 12.61708832
+128 5.774112225
+256 7.016863823
 
 
 # index 5: cluster_store=copy lstm f32
-128 7.156735897
-256 9.845600128
+128 6.521408081
+256 8.41097641
 
 
 # index 6: cluster_store=cell gru f32
-128 7.055295944
-256 10.51235199
+128 5.12432003
+256 6.168255806
 
 
 # index 7: cluster_store=copy gru f32
-128 6.06089592
-256 8.207360268
+128 5.806911945
+256 7.122432232
 EOD
 
 out = "plots/flashrnn-cluster-store-h200-time-fwdbwd"

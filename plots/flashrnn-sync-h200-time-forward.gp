@@ -1,48 +1,48 @@
 # plots/flashrnn-sync-h200-time-forward.gp: figure 'time-forward' of experiment flashrnn-sync, written by `logt plot experiments/flashrnn-sync`
-# from results/flashrnn-sync-h200.h5 (commit ec5919b); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=forward
+# from results/flashrnn-sync-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=forward
 # Re-render without logt: gnuplot plots/flashrnn-sync-h200-time-forward.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: head_sync=grid lstm bf16
-128 2.427392006
-256 2.414144039
-768 3.580480099
+128 2.426879883
+256 2.089312077
+768 2.523839951
 
 
 # index 1: head_sync=cluster lstm bf16
-128 2.177664042
-256 2.509759903
+128 2.304768085
+256 1.954463959
 
 
 # index 2: head_sync=grid gru bf16
-128 2.303263903
-256 2.325920105
-768 3.205663919
+128 2.196192026
+256 1.900287986
+768 2.295936108
 
 
 # index 3: head_sync=cluster gru bf16
-128 2.078464031
-256 2.396192074
+128 2.174655914
+256 1.957631946
 
 
 # index 4: head_sync=grid lstm f32
-128 2.530015945
-256 3.208256006
+128 2.113951921
+256 2.278208017
 
 
 # index 5: head_sync=cluster lstm f32
-128 2.434335947
-256 3.335999966
+128 2.002624035
+256 2.302239895
 
 
 # index 6: head_sync=grid gru f32
-128 2.295808077
-256 2.950144053
+128 1.862879992
+256 2.041791916
 
 
 # index 7: head_sync=cluster gru f32
-128 2.203007936
-256 3.098400116
+128 1.858687997
+256 2.206815958
 EOD
 
 out = "plots/flashrnn-sync-h200-time-forward"

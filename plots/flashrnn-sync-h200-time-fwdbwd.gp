@@ -1,48 +1,48 @@
 # plots/flashrnn-sync-h200-time-fwdbwd.gp: figure 'time-fwdbwd' of experiment flashrnn-sync, written by `logt plot experiments/flashrnn-sync`
-# from results/flashrnn-sync-h200.h5 (commit ec5919b); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=fwdbwd
+# from results/flashrnn-sync-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=fwdbwd
 # Re-render without logt: gnuplot plots/flashrnn-sync-h200-time-fwdbwd.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: head_sync=grid lstm bf16
-128 7.123136044
-256 6.907648087
-768 9.819007874
+128 5.973696232
+256 5.4766078
+768 6.852255821
 
 
 # index 1: head_sync=cluster lstm bf16
-128 5.210656166
-256 6.560863972
+128 5.286208153
+256 5.027167797
 
 
 # index 2: head_sync=grid gru bf16
-128 6.365791798
-256 6.286848068
-768 8.597248077
+128 5.577343941
+256 5.115071774
+768 6.420864105
 
 
 # index 3: head_sync=cluster gru bf16
-128 4.710783958
-256 5.91142416
+128 4.861408234
+256 4.658016205
 
 
 # index 4: head_sync=grid lstm f32
-128 8.257535934
-256 10.24240017
+128 6.604256153
+256 6.957183838
 
 
 # index 5: head_sync=cluster lstm f32
-128 7.198336124
-256 9.804127693
+128 5.781439781
+256 7.076896191
 
 
 # index 6: head_sync=grid gru f32
-128 7.116415977
-256 8.752479553
+128 5.980959892
+256 6.366112232
 
 
 # index 7: head_sync=cluster gru f32
-128 6.055424213
-256 8.204256058
+128 5.12460804
+256 6.236800194
 EOD
 
 out = "plots/flashrnn-sync-h200-time-fwdbwd"
