@@ -38,9 +38,10 @@
  * thread-block cluster, each storing its units of h into the operand buffers of the other
  * blocks (distributed shared memory: from the cell, or copied after a block barrier,
  * st_operand / push_to_cluster) before the cluster's barrier. Backward is the mirror:
- * dL/d(R h) is the exchanged operand. One cluster barrier a step suffices: a block writes buffer t & 1 of its
- * peers only after the barrier that ends step t - 1, which every peer reaches after its last
- * read of that buffer (step t - 1's products forward, step t + 2's backward).
+ * dL/d(R h) is the exchanged operand. One cluster barrier a step suffices: a block writes
+ * buffer t & 1 of its peers only after the barrier that ends step t - 1, which every peer
+ * reaches after its last read of that buffer (step t - 1's products forward, step t + 2's
+ * backward).
  *
  * Bounds at the issue's shape (lstm, D = 768, B = 16, T = 1024, dh = 64, bf16): a step's
  * products are 16·768·256 = 3.1 M MACs (6.3 MFLOP; 6.4 GFLOP per pass: ~10 µs of the
@@ -230,9 +231,9 @@ __device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W 
 /* A thread's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
  * from the buffer's column 0, into shared rows of srow elements): the same every step, so
  * its (row, chunk) pairs are worked out once, here, when it is at most NB 16-byte words
- * (all = true), and a step's poll only multiplies them out (the divisions cost ~400
- * instructions a thread and step at dh = 768); else each step's poll walks it
- * (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
+ * (all = true), and a step's poll only multiplies them out (dividing them out every step
+ * cost 2% of the dense head's forward: results/flashrnn-split-versions-h200.txt); else each
+ * step's poll walks it (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
  * buffers (dst, dst2), which nothing else writes then. */
 template <typename T> struct TaggedShare {
     static constexpr int NB = 4;
@@ -489,8 +490,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = SPLIT ? 0 : gu / dh;                       /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
-    /* spread: thread sp < 128 of the group owns unit row sp % 16 (= (sp & 7) + 8·bi) and batch
-     * row nt·8 + sp / 16 of each 8-row tile (RED_PITCH) */
+    /* spread: thread sp < 128 of the group owns unit row sp % 16 and batch row nt·8 + sp / 16
+     * of each 8-row tile (the reduction slots' layout, RED_SLOT above) */
     const int sp = (kw * g.split + half) * 32 + lane, sn = sp >> 4;
     const bool spreader = g.spread && sp < 128;
     T *op = reinterpret_cast<T *>(smem + g.op);
@@ -533,8 +534,9 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     /* a thread's share of a step's W x is the same every step: up to MAXC chunks, their
      * offsets are worked out once (measured faster than walking them every step); more,
      * or offsets beyond 32 bits, take the walk */
-    /* Split kernels: MAXC 1 (their blocks' 16-32 units make at most one chunk a thread; with
-     * 4 the lstm bf16 kernel spilled twice as much), counted from the last thread down so
+    /* Split kernels: MAXC 1 (the split tilings' blocks of 16-32 units have at most one chunk a
+     * thread, more would take the walk; with 4 the lstm bf16 kernel spilled twice as much),
+     * counted from the last thread down so
      * that the copies are issued by warps off the cell's path (the spreading threads are the
      * first 128). */
     constexpr int MAXC = SPLIT ? 1 : 4;
@@ -732,11 +734,11 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
      * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
     const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T))), wx(bt, dh / (16 / (int)sizeof(T)));
-    /* own (grid, wk > 1, no twins): each warp reloads only the columns of dL/d(R h) its products read
-     * (its k slice: G·KS columns, cpr 16-byte chunks a row, at most 32: one a lane) and waits
-     * for its own copies, and no block barrier ends the step: the products' reduction
-     * barrier publishes the next cell's inputs (each thread's copies waited for) and
-     * orders the reuse of buffers. */
+    /* own (grid, wk > 1, no twins): each warp reloads only the columns of dL/d(R h) its
+     * products read (its k slice: G·KS columns, cpr 16-byte chunks a row, at most 32: one a
+     * lane) and waits for its own copies, and no block barrier ends the step: the products'
+     * reduction barrier publishes the next cell's inputs (each thread's copies waited for)
+     * and orders the reuse of buffers. */
     constexpr int cpr = G * KS * (int)sizeof(T) / 16;
     static_assert(cpr <= 32, "a warp's k slice of dL/d(R h) is at most one 16-byte chunk a lane");
     const bool own = SPLIT && !cl && g.wk > 1 && g.split == 1;   /* (twins would copy twice) */
