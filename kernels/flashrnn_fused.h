@@ -83,7 +83,8 @@ int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const flashrnn_tili
 
 /* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),
  * 0 when the cell stores it (CELL) or t has no clusters: a's cluster_store, or when AUTO,
- * COPY once a cell thread would make more than 16 stores a step (kernels/flashrnn_fused.cu). */
+ * CELL where the cell is spread, else COPY once a cell thread would make more than 16
+ * stores a step (kernels/flashrnn_fused.cu). */
 int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
                                 flashrnn_pass pass);
 

@@ -133,8 +133,8 @@ typedef struct flashrnn_problem {
  *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
  *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
- *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru); backward [2][bt][U] (what
- *          reaches h_{t-1} from step t, and dL/dc)
+ *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru);
+ *          backward [2][bt][U] (what reaches h_{t-1} from step t, and dL/dc)
  *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160]
  *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in flashrnn_fused.cu),
  *          when wk > 1

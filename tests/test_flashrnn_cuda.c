@@ -254,9 +254,9 @@ Test(flashrnn_cuda, forced_tilings_match_the_reference)
 
 /* Where a unit group's products split over warps_k > 1 warps, the partial sums and the cell
  * on one warp (cell_spread = off) or on the group's first 4 warps, one position a thread
- * (on): the dense head of 768 (12 warps a group, through global memory), dh = 256 (a
- * cluster of 8 blocks, 4 warps x 2 twins), dh = 64 in whole heads with warps_k = 4 forced,
- * B = 9 (a part-empty second batch tile), with the initial state. */
+ * (on): the dense head of 768 (12 warps a group, through global memory), dh = 256 (split
+ * over a cluster; bf16 with twins, f32 without), dh = 64 in whole heads with warps_k = 4
+ * forced, B = 9 (a part-empty second batch tile), with the initial state. */
 Test(flashrnn_cuda, spread_cell_matches_the_reference)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
