@@ -33,6 +33,11 @@ ifneq ($(NVCC),)
   CFLAGS    += -DLOGT_HAVE_CUDA -I$(CUDA_HOME)/include
   NVFLAGS   := -O3 -g -std=c++17 -DLOGT_HAVE_CUDA -DLOGT_CUDA_ARCH=$(CUDA_ARCH:sm_%=%) -gencode arch=compute_$(CUDA_ARCH:sm_%=%),code=[$(CUDA_ARCH),compute_$(CUDA_ARCH:sm_%=%)] \
                -Xcompiler -Wall,-Wextra -MMD -MP
+  # the flashrnn backward's multicast copies (cp.async.bulk .multicast::cluster) are Hopper's:
+  # ptxas advises the sm_90a target for later GPUs, which would run the PTX; built for sm_90
+  ifeq ($(CUDA_ARCH),sm_90)
+    NVFLAGS += -Xptxas -suppress-async-bulk-multicast-advisory-warning
+  endif
   LDLIBS    += -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib -lcudnn -lcublas -lcudart -lstdc++
   # NCCL (the multi-GPU scan, kernels/scan_multi.cu) where it sits beside the toolkit or the system's
   NCCL_LIB  := $(firstword $(wildcard $(CUDA_HOME)/lib64/libnccl.so $(CUDA_HOME)/lib/libnccl.so /usr/lib/x86_64-linux-gnu/libnccl.so))

@@ -71,6 +71,14 @@
 
 typedef __nv_bfloat16 bf16;
 
+/* Thread-block clusters (head_sync = cluster, and the grid's shared reads) exist from sm_90;
+ * built for an older GPU the tuner and the plan never pick them (flashrnn_fused_plan), and
+ * what uses them compiles to nothing. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FLASHRNN_CLUSTERS_ON_DEVICE 1
+#endif
+
+
 /* ---- tensor-core fragments -------------------------------------------------------------
  * mma.sync row.col: A [16][K] row-major (K = 16 bf16, 8 tf32), B [K][8], C [16][8] fp32.
  * A register i of a lane holds row lane/4 + 8·(i & 1); columns as below. */
@@ -208,10 +216,10 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
-/* Poll the words src + goff[k] of the items k in pend until each carries the step, and put
- * each one's values at dst + soff[k] as it does: every pending load in flight at once. */
-template <typename T, int NB>
-__device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W *src, const int (&goff)[NB],
+/* Poll the words src + goff[k] of the items k in pend until each carries the step, and hand
+ * each one's values to put(soff[k], values) as it does: every pending load in flight at once. */
+template <typename T, int NB, class Put>
+__device__ __forceinline__ void poll_tagged(Put put, const typename Tagged<T>::W *src, const int (&goff)[NB],
                                             const int (&soff)[NB], unsigned pend, unsigned step)
 {
     while (pend) {
@@ -222,37 +230,41 @@ __device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W 
 #pragma unroll
         for (int k = 0; k < NB; k++)
             if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
-                *reinterpret_cast<uint2 *>(dst + soff[k]) = Tagged<T>::values(v[k]);
+                put(soff[k], Tagged<T>::values(v[k]));
                 pend &= ~(1u << k);
             }
     }
 }
 
-/* A thread's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
- * from the buffer's column 0, into shared rows of srow elements): the same every step, so
- * its (row, chunk) pairs are worked out once, here, when it is at most NB 16-byte words
- * (all = true), and a step's poll only multiplies them out (dividing them out every step
- * cost 2% of the dense head's forward: results/flashrnn-split-versions-h200.txt); else each
- * step's poll walks it (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
- * buffers (dst, dst2), which nothing else writes then. */
+/* A block's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
+ * from the buffer's column 0, into shared rows of srow elements): its items (16-byte words)
+ * [i0, i1) of the bt·ncols/PER, all of them, or with clusters sharing the poll (Geo::mc) the
+ * block's 1/mc. A thread's items are the same every step, so its (row, chunk) pairs are
+ * worked out once, here, when it has at most NB of them (all = true), and a step's poll only
+ * multiplies them out (dividing them out every step cost 2% of the dense head's forward:
+ * results/flashrnn-split-versions-h200.txt); else each step's poll walks them
+ * (tagged_to_smem). Rows past the batch are zeros, written here into both of the block's
+ * operand buffers (dst, dst2), all of their rows, which nothing else writes then. */
 template <typename T> struct TaggedShare {
     static constexpr int NB = 4;
     unsigned nj[NB];   /* row << 16 | chunk */
     unsigned pend;
+    int i0, i1;
     bool all;
-    __device__ TaggedShare() : pend(0), all(true) {}   /* no exchange */
-    __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B)
+    __device__ TaggedShare() : pend(0), i0(0), i1(0), all(true) {}   /* no exchange */
+    __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B, int rank, int mc)
     {
         constexpr int per = Tagged<T>::PER;
         const int chunks = ncols / per, items = bt * chunks;
-        all = items <= NB * (int)blockDim.x, pend = 0;
+        i0 = (int)((int64_t)items * rank / mc), i1 = (int)((int64_t)items * (rank + 1) / mc);
+        all = i1 - i0 <= NB * (int)blockDim.x, pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
-            const int i = threadIdx.x + k * blockDim.x, j = i % chunks, n = i / chunks;
+            const int i = i0 + threadIdx.x + k * blockDim.x, j = i % chunks, n = i / chunks;
             nj[k] = (unsigned)n << 16 | (unsigned)j;
-            if (i < items && b0 + n < B) pend |= 1u << k;
+            if (i < i1 && b0 + n < B) pend |= 1u << k;
         }
-        for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x)
+        for (int i = threadIdx.x; i < items; i += blockDim.x)
             if (b0 + i / chunks >= B) {
                 const int o = i / chunks * srow + i % chunks * per;
                 *reinterpret_cast<uint2 *>(dst + o) = *reinterpret_cast<uint2 *>(dst2 + o) = make_uint2(0, 0);
@@ -260,14 +272,25 @@ template <typename T> struct TaggedShare {
     }
 };
 
-/* Step `step`'s tagged words into shared memory, polling until every word carries the step
- * (the share's rows and columns; rows past the batch were zeroed by the share). */
+/* Step `step`'s tagged words of the share into shared memory, polling until every word
+ * carries the step: into dst, or with mc > 1 into dst of every block of the cluster (whose
+ * ranks 0 .. mc-1 share the poll; rows past the batch were zeroed by each block's share). */
 template <typename T>
 __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst, int srow,
                                                const typename Tagged<T>::W *src, int ld, int ncols,
-                                               int b0, int bt, int B, unsigned step)
+                                               int b0, int B, unsigned step, int mc)
 {
     constexpr int per = Tagged<T>::PER, NB = TaggedShare<T>::NB;
+    auto put = [&](int o, uint2 v) {
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+        if (mc > 1) {
+            cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
+            for (int r = 0; r < mc; r++) *reinterpret_cast<uint2 *>(c.map_shared_rank(dst, r) + o) = v;
+            return;
+        }
+#endif
+        *reinterpret_cast<uint2 *>(dst + o) = v;
+    };
     if (sh.all) {
         int goff[NB], soff[NB];
 #pragma unroll
@@ -275,20 +298,20 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
             const int n = sh.nj[k] >> 16, j = sh.nj[k] & 0xffffu;
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
         }
-        poll_tagged<T, NB>(dst, src, goff, soff, sh.pend, step);
+        poll_tagged<T, NB>(put, src, goff, soff, sh.pend, step);
         return;
     }
-    const int chunks = ncols / per, items = bt * chunks;
-    for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
+    const int chunks = ncols / per;
+    for (int i0 = sh.i0 + threadIdx.x; i0 < sh.i1; i0 += NB * blockDim.x) {
         int goff[NB], soff[NB];
         unsigned pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
             const int i = i0 + k * blockDim.x, j = i % chunks, n = i / chunks;
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
-            if (i < items && b0 + n < B) pend |= 1u << k;
+            if (i < sh.i1 && b0 + n < B) pend |= 1u << k;
         }
-        poll_tagged<T, NB>(dst, src, goff, soff, pend, step);
+        poll_tagged<T, NB>(put, src, goff, soff, pend, step);
     }
 }
 
@@ -298,23 +321,19 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
  * release reduction, which returns nothing, so the poll starts at once. (The backward
  * exchanges G times the forward's values; as tagged words they cost more than this barrier
  * at dh = 768: flashrnn-headdim README, version log of the split heads.) */
+__device__ __forceinline__ void head_arrive_wait(unsigned *ctr, unsigned target)   /* one thread */
+{
+    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
+    unsigned v;
+    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
+    while (v < target);
+}
 __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
 {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
-        unsigned v;
-        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
-        while (v < target);
-    }
+    if (threadIdx.x == 0) head_arrive_wait(ctr, target);
     __syncthreads();
 }
-
-/* Thread-block clusters (head_sync = cluster) exist from sm_90; built for an older GPU the
- * tuner never picks them (flashrnn_fused_plan), and these compile to nothing. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define FLASHRNN_CLUSTERS_ON_DEVICE 1
-#endif
 
 /* The whole cluster (every thread of its blocks) has arrived: the stores to distributed
  * shared memory before it are visible to every block after it (release / acquire). */
@@ -325,6 +344,55 @@ __device__ __forceinline__ void cluster_barrier()
 #endif
 }
 
+/* The copy engine and its barriers (sm_90), for the backward's shared reload: a bulk copy
+ * from global memory lands at the same offset in the shared memory of every block of the
+ * cluster named by the mask and counts its bytes on the mbarrier at the same offset in each;
+ * a block's waiting threads see the data once the barrier's phase completes (its expected
+ * bytes all arrived and its one arrival made). */
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void mbar_init(uint64_t *b)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(b)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+/* the barrier's one arrival for its current phase, which completes once `bytes` more have come */
+__device__ __forceinline__ void mbar_expect(uint64_t *b, unsigned bytes)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_wait(uint64_t *b, unsigned parity)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    unsigned done;
+    do asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                    : "=r"(done) : "r"(smem_addr(b)), "r"(parity) : "memory");
+    while (!done);
+#endif
+}
+/* `bytes` (a multiple of 16, both addresses 16-byte aligned) from global src to dst in every
+ * block of the cluster in `mask`, counted on barrier b in each */
+__device__ __forceinline__ void bulk_multicast(void *dst, const void *src, unsigned bytes, uint64_t *b,
+                                               unsigned short mask)
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+                 "[%0], [%1], %2, [%3], %4;"
+                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(b)), "h"(mask) : "memory");
+#endif
+}
+/* what this thread's generic accesses saw (global memory written by other blocks, acquired)
+ * ordered before its copies by the copy engine (the async proxy) */
+__device__ __forceinline__ void fence_proxy_async()
+{
+#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
+
 /* The geometry of a launch: the tiling and the shared-memory layout (flashrnn_smem_layout). */
 struct Geo {
     int hpb, bph, bt, wk, split, nbb, U, gpb, oprow, nf, nd;
@@ -332,13 +400,15 @@ struct Geo {
     int push;   /* with cl: 1 push_to_cluster, 0 st_operand (below)                     */
     int spread; /* wk > 1: the group's first 4 warps add the partial sums and run the
                  * cell, one of its 128 positions a thread (flashrnn_fused_cell_spread) */
-    int64_t op, pff, pfd, state, red, bias;
+    int mc;     /* head_sync = grid: clusters of mc blocks (consecutive parts of a head) share
+                 * the step's reads from L2 (flashrnn_tiling::share); 0 or 1 none         */
+    int64_t op, pff, pfd, state, red, bias, mbar;
     /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
      * consecutive, so with clusters the part varies fastest; else the batch tile does. */
     __device__ __forceinline__ void coords(int &bb, int &part, int &hg) const
     {
         const int b = blockIdx.x;
-        if (cl) part = b % bph, bb = b / bph % nbb, hg = b / bph / nbb;
+        if (cl || mc > 1) part = b % bph, bb = b / bph % nbb, hg = b / bph / nbb;
         else bb = b % nbb, part = b / nbb % bph, hg = b / nbb / bph;
     }
 };
@@ -479,6 +549,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
     const bool cl = SPLIT && g.cl;   /* whole heads (SPLIT false) have no exchange code at all */
+    const int mc = SPLIT && !cl && g.mc > 1 ? g.mc : 1;   /* grid: clusters sharing the poll */
     int bb, part, hg;
     g.coords(bb, part, hg);
     const int b0 = bb * bt;
@@ -573,12 +644,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         cp_commit();
     };
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
-    /* grid: this thread's share of polling h (its offsets), rows past the batch zeroed */
-    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B)
+    /* grid: this thread's share of polling h (its offsets; with mc, of the block's 1/mc),
+     * rows past the batch zeroed */
+    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B, part % mc, mc)
                                               : TaggedShare<T>();
     cp_wait_next();
     __syncthreads();
-    if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
+    if (cl || mc > 1) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     PROBE_DECL
     for (int t = 0; t < T_; t++) {
@@ -678,11 +750,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
              * while the cells run slow them down (results/flashrnn-split-versions-h200.txt) */
             __syncthreads();
             tagged_to_smem(share, op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, dh,
-                           b0, bt, B, (unsigned)(t + 1));
+                           b0, B, (unsigned)(t + 1), mc);
         }
         PROBE(3);
         cp_wait_next();
-        if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
+        if (cl || mc > 1) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
     }
     PROBE(4);
@@ -698,6 +770,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
     const bool cl = SPLIT && g.cl;   /* whole heads (SPLIT false) have no exchange code at all */
+    const int mc = SPLIT && !cl && g.mc > 1 ? g.mc : 1;   /* grid: clusters sharing the reload */
     int bb, part, hg;
     g.coords(bb, part, hg);
     const int b0 = bb * bt;
@@ -742,6 +815,19 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     constexpr int cpr = G * KS * (int)sizeof(T) / 16;
     static_assert(cpr <= 32, "a warp's k slice of dL/d(R h) is at most one 16-byte chunk a lane");
     const bool own = SPLIT && !cl && g.wk > 1 && g.split == 1;   /* (twins would copy twice) */
+    /* mcast (own, in clusters of mc): the reload comes by the copy engine, each (row, k slice)
+     * piece read from L2 once per cluster by one of its blocks and multicast to all of them,
+     * counted on the slice's mbarrier, which its warp arms before the step's arrival at the
+     * counter (so the copies, issued after every block's arrival, find it armed) and waits
+     * on. Rows past the batch are never copied: zeros in both buffers from the start. */
+    const bool mcast = own && mc > 1;
+    uint64_t *mbar = reinterpret_cast<uint64_t *>(smem + g.mbar);
+    const int nvalid = B - b0 < bt ? B - b0 : bt;
+    if (mcast) {
+        if (threadIdx.x < g.wk) mbar_init(mbar + threadIdx.x);
+        const int words = 2 * bt * L * (int)sizeof(T) / 16;   /* L·sizeof(T) is a multiple of 16 */
+        for (int i = threadIdx.x; i < words; i += blockDim.x) reinterpret_cast<uint4 *>(op)[i] = make_uint4(0, 0, 0, 0);
+    }
     const int own_c = kw * G * KS + lane * (16 / (int)sizeof(T));   /* the lane's column */
     const int own_s = own_c, own_g = own_c / dh * D + own_c % dh;
     const T *dH = static_cast<const T *>(a.dH), *h0 = static_cast<const T *>(a.h0);
@@ -777,7 +863,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     for (int j = 0; j < FLASHRNN_STAGES - 1; j++) fetch(T_ - 1 - j);
     cp_wait_next();
     __syncthreads();
-    if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
+    if (cl || mc > 1) cluster_barrier();   /* every block of the cluster runs (its barriers set up) before any stores to it */
 
     PROBE_DECL
     for (int t = T_ - 1; t >= 0; t--) {
@@ -823,29 +909,55 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
         if (cl && g.push) {   /* the block's units of dL/d(R h), every gate, to the cluster */
             push_to_cluster(g, dop, L, G, dh, part * U, U);
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
-            head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
-            PROBE(1);
             const T *src = drx + (int64_t)t * B * G * D + hg * dh;
-            if (own) {   /* each warp its own k slice: lane `lane`'s column chunk, every row */
-                if (lane < cpr)
-                    for (int n = 0; n < bt; n++) {
-                        const bool ok = b0 + n < B;
-                        cp16(dop + n * L + own_s, ok ? src + (int64_t)(b0 + n) * G * D + own_g : src, ok);
+            if (mcast) {
+                /* thread 0 arrives, waits for the head's other blocks and issues the block's
+                 * pieces: (row n, slice s) = p, p = its rank mod mc, a slice's G·KS columns of
+                 * the head cut where a gate's dh columns end; every warp waits for its slice.
+                 * No second block barrier: only the copies wait for the counter. */
+                if (lane == 0) mbar_expect(mbar + kw, (unsigned)(nvalid * G * KS * sizeof(T)));
+                __syncthreads();   /* the block's cells (and their stores) are done */
+                if (threadIdx.x == 0) {
+                    head_arrive_wait(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
+                    fence_proxy_async();
+                    const unsigned short mask = (unsigned short)((1u << mc) - 1);
+                    for (int p = part % mc; p < nvalid * g.wk; p += mc) {
+                        const int n = p / g.wk, sl = p % g.wk;
+                        for (int c = sl * G * KS, e = c + G * KS; c < e;) {
+                            const int q = c / dh, ce = e < (q + 1) * dh ? e : (q + 1) * dh;
+                            bulk_multicast(dop + n * L + c, src + (int64_t)(b0 + n) * G * D + q * D + c % dh,
+                                           (unsigned)((ce - c) * sizeof(T)), mbar + sl, mask);
+                            c = ce;
+                        }
                     }
-                cp_commit();
-                cp_wait_all();
-                __syncwarp();
+                }
+                PROBE(1);
+                cp_wait_next();   /* step t-1's inputs: the products' reduction barrier publishes them */
+                mbar_wait(mbar + kw, (unsigned)(T_ - 1 - t) & 1u);
             } else {
-                /* every gate q of the head (dh columns, G·D apart by row) at once: all of a
-                 * thread's 16-byte copies in flight together (one L2 round trip, not one per
-                 * copy), then wait for all */
-                constexpr int per = 16 / sizeof(T);
-                wx.each(G, [&](int q, int n, int j) {
-                    const bool ok = b0 + n < B;
-                    cp16(dop + n * L + q * dh + per * j, ok ? src + (int64_t)(b0 + n) * G * D + q * D + per * j : src, ok);
-                });
-                cp_commit();
-                cp_wait_all();
+                head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
+                PROBE(1);
+                if (own) {   /* each warp its own k slice: lane `lane`'s column chunk, every row */
+                    if (lane < cpr)
+                        for (int n = 0; n < bt; n++) {
+                            const bool ok = b0 + n < B;
+                            cp16(dop + n * L + own_s, ok ? src + (int64_t)(b0 + n) * G * D + own_g : src, ok);
+                        }
+                    cp_commit();
+                    cp_wait_all();
+                    __syncwarp();
+                } else {
+                    /* every gate q of the head (dh columns, G·D apart by row) at once: all of a
+                     * thread's 16-byte copies in flight together (one L2 round trip, not one per
+                     * copy), then wait for all */
+                    constexpr int per = 16 / sizeof(T);
+                    wx.each(G, [&](int q, int n, int j) {
+                        const bool ok = b0 + n < B;
+                        cp16(dop + n * L + q * dh + per * j, ok ? src + (int64_t)(b0 + n) * G * D + q * D + per * j : src, ok);
+                    });
+                    cp_commit();
+                    cp_wait_all();
+                }
             }
         }
         PROBE(2);
@@ -911,6 +1023,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     }
     PROBE(4);
     PROBE_END(1);
+    if (mcast) cluster_barrier();   /* no copy into a block of the cluster is left when it exits */
     if (g.spread) __syncthreads();   /* the spread threads' last sums, to warp kw = 0 */
     if (kw == 0)   /* dL/dh_{-1}, dL/dc_{-1} */
         for (int nt = 0; nt < bt / 8; nt++)
@@ -1055,43 +1168,79 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->oprow = (pass == FLASHRNN_FORWARD ? a->dh : a->G * a->dh) + s->pad;
     g->nf = s->nf, g->nd = s->nd;
     g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red, g->bias = s->bias;
+    g->mbar = s->mbar, g->mc = t->share;
     return a->dh % t->warps_k ? NULL : find(a->G, p.dtype_bytes, a->dh / t->warps_k);
 }
 
 /* The launch configuration of a cluster tiling (clusters of blocks_per_head blocks), its
  * kernel set up for it (shared memory opt-in, the non-portable cluster size). */
-static logt_status cluster_config(kernel_fn k, const flashrnn_tiling *t, size_t smem, cudaStream_t st,
-                                  cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
+static logt_status cluster_config(kernel_fn k, const flashrnn_tiling *t, int size, size_t smem,
+                                  cudaStream_t st, cudaLaunchConfig_t *cfg, cudaLaunchAttribute *attr)
 {
     CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (t->cluster > 8)
+    if (size > 8)
         CUDA_TRY(cudaFuncSetAttribute((const void *)k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
     *cfg = cudaLaunchConfig_t{};
     cfg->gridDim = dim3(t->grid), cfg->blockDim = dim3(t->threads);
     cfg->dynamicSmemBytes = smem, cfg->stream = st;
     attr->id = cudaLaunchAttributeClusterDimension;
-    attr->val.clusterDim.x = t->cluster, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
+    attr->val.clusterDim.x = size, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
     cfg->attrs = attr, cfg->numAttrs = 1;
     return LOGT_OK;
 }
 
-/* 1 when the GPU can place one cluster of tiling t (cudaOccupancyMaxActiveClusters > 0). */
-static logt_status cluster_fits(const flashrnn_fused_args *a, const flashrnn_tiling *t,
-                                flashrnn_pass pass, int *fits)
+/* How many clusters of `size` blocks of tiling t the GPU can hold at once
+ * (cudaOccupancyMaxActiveClusters; 0 where it refuses the size). */
+static logt_status clusters_resident(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                     flashrnn_pass pass, int size, int *n)
 {
     Geo g;
     flashrnn_smem s;
     const Instance *in = geometry(a, t, pass, &g, &s);
-    *fits = 0;
+    *n = 0;
     if (!in) return LOGT_OK;
     cudaLaunchConfig_t cfg;
     cudaLaunchAttribute attr;
     kernel_fn k = kernel_of(in, pass, t->blocks_per_head);
-    LOGT_TRY(cluster_config(k, t, (size_t)s.total, 0, &cfg, &attr));
-    int n = 0;
-    cudaError_t e = cudaOccupancyMaxActiveClusters(&n, (const void *)k, &cfg);
-    if (e != cudaSuccess) (void)cudaGetLastError(), n = 0;   /* a size the GPU refuses: none */
-    *fits = n > 0;
+    LOGT_TRY(cluster_config(k, t, size, (size_t)s.total, 0, &cfg, &attr));
+    cudaError_t e = cudaOccupancyMaxActiveClusters(n, (const void *)k, &cfg);
+    if (e != cudaSuccess) (void)cudaGetLastError(), *n = 0;
+    return LOGT_OK;
+}
+
+/* With head_sync = grid, the clusters that share the step's reads (flashrnn_fused.h, grid_share):
+ * the largest size of 16, 8, 4, 2 that divides blocks_per_head, with which the GPU holds the
+ * whole grid at once (the launch is cooperative as well). The backward shares its reload only
+ * where each warp reloads its own k slice (warps_k > 1, no twins); the forward shares its poll
+ * only when asked (ON): measured slower everywhere (flashrnn-sync, D = 768, B = 16, bf16 and
+ * f32, dh = 128, 256, 768, off against on: dense lstm bf16 forward 2.66 against 2.86 ms, dh =
+ * 128 lstm bf16 2.54 against 2.88; the cluster barrier and a poller's stores into 16 blocks
+ * cost more than the L2 loads saved), while the shared reload took the dense lstm's backward
+ * from 4.42 to 3.87 ms (fwd+bwd 7.08 against 6.73 with the forward shared too). */
+static logt_status choose_share(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_tiling *t)
+{
+    t->share = 0;
+    if (!t->grid_sync || a->grid_share == FLASHRNN_SHARE_OFF) return LOGT_OK;
+    if (pass == FLASHRNN_FORWARD && a->grid_share == FLASHRNN_SHARE_AUTO) return LOGT_OK;
+    const int ok_pass = pass == FLASHRNN_FORWARD || (t->warps_k > 1 && t->cell_split == 1);
+    for (int size = 16; ok_pass && size >= 2; size /= 2) {
+        if (t->blocks_per_head % size) continue;
+        int n;
+        LOGT_TRY(clusters_resident(a, t, pass, size, &n));
+        if ((int64_t)n * size >= t->grid) {
+            t->share = size;
+            return LOGT_OK;
+        }
+    }
+    if (a->grid_share == FLASHRNN_SHARE_ON)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "flashrnn: grid_share = on, but no cluster of 16, 8, 4 or 2 blocks of the %s "
+                         "tiling (%d blocks a head, %d blocks, warps_k %d, cell_split %d) %s: use "
+                         "grid_share = auto or off",
+                         pass == FLASHRNN_FORWARD ? "forward" : "backward", t->blocks_per_head, t->grid,
+                         t->warps_k, t->cell_split,
+                         ok_pass ? "divides the head and lets the GPU hold the whole grid at once"
+                                 : "can share this backward's reload (it needs warps_k > 1 and cell_split = 1)");
     return LOGT_OK;
 }
 
@@ -1131,10 +1280,10 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     dev.max_cluster = 0;   /* built for a GPU without clusters: the kernels have no cluster path */
 #endif
     LOGT_TRY(flashrnn_tune(&dev, &p, t));
-    if (!t->cluster) return LOGT_OK;
-    int fits;
-    LOGT_TRY(cluster_fits(a, t, pass, &fits));
-    if (fits) return LOGT_OK;
+    if (!t->cluster) return dev.max_cluster ? choose_share(a, pass, t) : LOGT_OK;
+    int resident;
+    LOGT_TRY(clusters_resident(a, t, pass, t->cluster, &resident));
+    if (resident > 0) return LOGT_OK;
     if (a->head_sync == FLASHRNN_SYNC_CLUSTER)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
                          "flashrnn: %s cannot place a cluster of %d blocks of %d threads and %lld "
@@ -1143,7 +1292,8 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                          dev.name, t->cluster, t->threads, (long long)t->smem_per_block,
                          pass == FLASHRNN_FORWARD ? "forward" : "backward");
     p.head_sync = FLASHRNN_SYNC_GRID;   /* auto: the global barrier instead */
-    return flashrnn_tune(&dev, &p, t);
+    LOGT_TRY(flashrnn_tune(&dev, &p, t));
+    return choose_share(a, pass, t);
 }
 
 static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const flashrnn_tiling *t,
@@ -1170,7 +1320,7 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     if (g.cl) {   /* one cluster per split head and batch tile: no grid-wide residency needed */
         cudaLaunchConfig_t cfg;
         cudaLaunchAttribute attr;
-        LOGT_TRY(cluster_config(k, t, (size_t)s.total, st, &cfg, &attr));
+        LOGT_TRY(cluster_config(k, t, t->cluster, (size_t)s.total, st, &cfg, &attr));
         CUDA_TRY(cudaLaunchKernelEx(&cfg, k, *a, g));
         return LOGT_OK;
     }
@@ -1192,9 +1342,22 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                              a->B, (long long)(INT32_MAX - 1) / ((int64_t)a->H * a->dh));
         if (pass == FLASHRNN_FORWARD) CUDA_TRY(cudaMemsetAsync(a->xchg, 0, flashrnn_fused_xchg_bytes(a), st));
         else CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)t->grid / g.bph * sizeof(unsigned), st));
-        void *params[] = {(void *)a, (void *)&g};
-        cudaError_t e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads),
-                                                    params, (size_t)s.total, st);
+        cudaError_t e;
+        if (g.mc > 1) {   /* cooperative, in clusters of mc sharing the step's reads */
+            if (g.bph % g.mc)
+                return LOGT_FAIL(LOGT_EINVAL, "flashrnn: clusters of %d for a head split over %d blocks: "
+                                 "plan the tiling with flashrnn_fused_plan", g.mc, g.bph);
+            cudaLaunchConfig_t cfg;
+            cudaLaunchAttribute attr[2];
+            LOGT_TRY(cluster_config(k, t, g.mc, (size_t)s.total, st, &cfg, &attr[0]));
+            attr[1].id = cudaLaunchAttributeCooperative, attr[1].val.cooperative = 1;
+            cfg.attrs = attr, cfg.numAttrs = 2;
+            e = cudaLaunchKernelEx(&cfg, k, *a, g);
+        } else {
+            void *params[] = {(void *)a, (void *)&g};
+            e = cudaLaunchCooperativeKernel((const void *)k, dim3(t->grid), dim3(threads), params,
+                                            (size_t)s.total, st);
+        }
         if (e == cudaErrorCooperativeLaunchTooLarge) {
             (void)cudaGetLastError();
             return LOGT_FAIL(LOGT_EUNSUPPORTED,

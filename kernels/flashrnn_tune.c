@@ -507,12 +507,12 @@ int flashrnn_tiling_format(const flashrnn_tiling *t, char *buf, size_t n)
                     "heads_per_block=%d blocks_per_head=%d batch_tile=%d gate_tile=%d warps_n=%d "
                     "warps_k=%d cell_split=%d threads=%d reg_strips=%d r_bytes_regs=%lld r_bytes_smem=%lld "
                     "regs_per_thread=%d regs_per_block=%lld smem_per_block=%lld grid=%d "
-                    "batch_blocks=%d blocks_per_sm=%d waves=%d grid_sync=%d cluster=%d why=\"%s\"",
+                    "batch_blocks=%d blocks_per_sm=%d waves=%d grid_sync=%d cluster=%d share=%d why=\"%s\"",
                     t->heads_per_block, t->blocks_per_head, t->batch_tile, t->gate_tile,
                     t->warps_n, t->warps_k, t->cell_split, t->threads, t->reg_strips,
                     (long long)t->r_bytes_regs, (long long)t->r_bytes_smem, t->regs_per_thread,
                     (long long)t->regs_per_block, (long long)t->smem_per_block, t->grid,
-                    t->batch_blocks, t->blocks_per_sm, t->waves, t->grid_sync, t->cluster, t->why);
+                    t->batch_blocks, t->blocks_per_sm, t->waves, t->grid_sync, t->cluster, t->share, t->why);
 }
 
 /* ---- Devices ------------------------------------------------------------------------------ */

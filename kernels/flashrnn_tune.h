@@ -138,8 +138,10 @@ typedef struct flashrnn_problem {
  *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160]
  *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in flashrnn_fused.cu),
  *          when wk > 1
- *   bias   forward: fp32 biases of the block's units, b [G][U] then bn [U] */
-typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, bias, total; int pad, nf, nd; } flashrnn_smem;
+ *   bias   forward: fp32 biases of the block's units, b [G][U] then bn [U]
+ *   mbar   backward, wk > 1: one 8-byte mbarrier per warp k slice, [wk], where the reload of
+ *          dL/d(R h) arrives by the copy engine (a split head's blocks sharing it in clusters) */
+typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, bias, mbar, total; int pad, nf, nd; } flashrnn_smem;
 
 /* Steps whose inputs are in flight or ready: the step's own and FLASHRNN_STAGES - 1 ahead
  * (a step, ~1 µs, is about one DRAM round trip; three ahead hide it with room to spare). */
@@ -162,6 +164,7 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? 4 : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
     FLASHRNN_SMEM_PART(bias, fwd ? (p->G + 1) * U * 4 : 0);   /* forward: b, bn */
+    FLASHRNN_SMEM_PART(mbar, !fwd && wk > 1 ? 8 * wk : 0);
 #undef FLASHRNN_SMEM_PART
     s->total = at;
 }
@@ -186,6 +189,10 @@ typedef struct flashrnn_tiling {
                              /* the blocks of each head and batch tile (head_sync = grid) */
     int cluster;             /* blocks per thread-block cluster: blocks_per_head when a  */
                              /* split head's blocks are one cluster, else 0             */
+    int share;               /* grid_sync: the head's blocks launched in clusters of this */
+                             /* many, which share the step's reads from L2 (forward each  */
+                             /* polls 1/share of h, backward the reload is multicast);   */
+                             /* 0 none. Set by flashrnn_fused_plan, not the tuner         */
     char why[256];           /* one sentence for the record; on failure, what failed   */
     /* set when nothing fits (flashrnn_tune returned LOGT_EUNSUPPORTED) */
     const char *failed;      /* the constraint the closest candidate broke, or NULL     */

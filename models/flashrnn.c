@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -43,8 +43,14 @@ static const choice_knob CHOICES[] = {
      "where warps_k > 1, off (one warp adds the partial sums and runs a unit group's cell) or "
      "on (the group's first 4 warps, one position a thread; groups of 4 or more warps), auto "
      "or unset for the kernel's rule"},
+    {"grid_share", {"auto", "off", "on", NULL},
+     "with head_sync = grid, on (the head's blocks in thread-block clusters that share the "
+     "step's reads from L2: the backward's reload multicast to the cluster, and forward each "
+     "block polls part of h and stores it into every block of its cluster) or off (every "
+     "block reads all of it), auto or unset for the backward's shared where the GPU can "
+     "place the clusters"},
 };
-enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD };
+enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE };
 
 /* The index of cfg's value of knob c among its options, or -1. */
 static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
@@ -146,6 +152,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
     m->cluster_store = choice_of(cfg, &CHOICES[CHOICE_CLUSTER_STORE]);
     m->cell_spread = choice_of(cfg, &CHOICES[CHOICE_CELL_SPREAD]);
+    m->grid_share = choice_of(cfg, &CHOICES[CHOICE_GRID_SHARE]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -88,6 +88,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
         (fwd ? lstm : 2) * bt * (U + 4) * 4,                         /* state           */
         wk > 1 ? 2 * (U / 16) * wk * (fwd ? 4 : 1) * 640 : 0,        /* partial sums    */
         fwd ? (p->G + 1) * U * 4 : 0,                                /* biases          */
+        !fwd && wk > 1 ? 8 * wk : 0,                                 /* mbarriers       */
     };
     long long smem = 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) smem += ceil_div(parts[i], 16) * 16;
