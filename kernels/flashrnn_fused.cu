@@ -71,14 +71,6 @@
 
 typedef __nv_bfloat16 bf16;
 
-/* Thread-block clusters (head_sync = cluster, and the grid's shared reads) exist from sm_90;
- * built for an older GPU the tuner and the plan never pick them (flashrnn_fused_plan), and
- * what uses them compiles to nothing. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define FLASHRNN_CLUSTERS_ON_DEVICE 1
-#endif
-
-
 /* ---- tensor-core fragments -------------------------------------------------------------
  * mma.sync row.col: A [16][K] row-major (K = 16 bf16, 8 tf32), B [K][8], C [16][8] fp32.
  * A register i of a lane holds row lane/4 + 8·(i & 1); columns as below. */
@@ -216,10 +208,10 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
 
-/* Poll the words src + goff[k] of the items k in pend until each carries the step, and hand
- * each one's values to put(soff[k], values) as it does: every pending load in flight at once. */
-template <typename T, int NB, class Put>
-__device__ __forceinline__ void poll_tagged(Put put, const typename Tagged<T>::W *src, const int (&goff)[NB],
+/* Poll the words src + goff[k] of the items k in pend until each carries the step, and put
+ * each one's values at dst + soff[k] as it does: every pending load in flight at once. */
+template <typename T, int NB>
+__device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W *src, const int (&goff)[NB],
                                             const int (&soff)[NB], unsigned pend, unsigned step)
 {
     while (pend) {
@@ -230,41 +222,37 @@ __device__ __forceinline__ void poll_tagged(Put put, const typename Tagged<T>::W
 #pragma unroll
         for (int k = 0; k < NB; k++)
             if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
-                put(soff[k], Tagged<T>::values(v[k]));
+                *reinterpret_cast<uint2 *>(dst + soff[k]) = Tagged<T>::values(v[k]);
                 pend &= ~(1u << k);
             }
     }
 }
 
-/* A block's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
- * from the buffer's column 0, into shared rows of srow elements): its items (16-byte words)
- * [i0, i1) of the bt·ncols/PER, all of them, or with clusters sharing the poll (Geo::mc) the
- * block's 1/mc. A thread's items are the same every step, so its (row, chunk) pairs are
- * worked out once, here, when it has at most NB of them (all = true), and a step's poll only
- * multiplies them out (dividing them out every step cost 2% of the dense head's forward:
- * results/flashrnn-split-versions-h200.txt); else each step's poll walks them
- * (tagged_to_smem). Rows past the batch are zeros, written here into both of the block's
- * operand buffers (dst, dst2), all of their rows, which nothing else writes then. */
+/* A thread's share of a step's tagged h (rows [b0, b0 + bt) of a [B][ld] array, ncols values
+ * from the buffer's column 0, into shared rows of srow elements): the same every step, so
+ * its (row, chunk) pairs are worked out once, here, when it is at most NB 16-byte words
+ * (all = true), and a step's poll only multiplies them out (dividing them out every step
+ * cost 2% of the dense head's forward: results/flashrnn-split-versions-h200.txt); else each
+ * step's poll walks it (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
+ * buffers (dst, dst2), which nothing else writes then. */
 template <typename T> struct TaggedShare {
     static constexpr int NB = 4;
     unsigned nj[NB];   /* row << 16 | chunk */
     unsigned pend;
-    int i0, i1;
     bool all;
-    __device__ TaggedShare() : pend(0), i0(0), i1(0), all(true) {}   /* no exchange */
-    __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B, int rank, int mc)
+    __device__ TaggedShare() : pend(0), all(true) {}   /* no exchange */
+    __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B)
     {
         constexpr int per = Tagged<T>::PER;
         const int chunks = ncols / per, items = bt * chunks;
-        i0 = (int)((int64_t)items * rank / mc), i1 = (int)((int64_t)items * (rank + 1) / mc);
-        all = i1 - i0 <= NB * (int)blockDim.x, pend = 0;
+        all = items <= NB * (int)blockDim.x, pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
-            const int i = i0 + threadIdx.x + k * blockDim.x, j = i % chunks, n = i / chunks;
+            const int i = threadIdx.x + k * blockDim.x, j = i % chunks, n = i / chunks;
             nj[k] = (unsigned)n << 16 | (unsigned)j;
-            if (i < i1 && b0 + n < B) pend |= 1u << k;
+            if (i < items && b0 + n < B) pend |= 1u << k;
         }
-        for (int i = threadIdx.x; i < items; i += blockDim.x)
+        for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x)
             if (b0 + i / chunks >= B) {
                 const int o = i / chunks * srow + i % chunks * per;
                 *reinterpret_cast<uint2 *>(dst + o) = *reinterpret_cast<uint2 *>(dst2 + o) = make_uint2(0, 0);
@@ -272,25 +260,14 @@ template <typename T> struct TaggedShare {
     }
 };
 
-/* Step `step`'s tagged words of the share into shared memory, polling until every word
- * carries the step: into dst, or with mc > 1 into dst of every block of the cluster (whose
- * ranks 0 .. mc-1 share the poll; rows past the batch were zeroed by each block's share). */
+/* Step `step`'s tagged words into shared memory, polling until every word carries the step
+ * (the share's rows and columns; rows past the batch were zeroed by the share). */
 template <typename T>
 __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst, int srow,
                                                const typename Tagged<T>::W *src, int ld, int ncols,
-                                               int b0, int B, unsigned step, int mc)
+                                               int b0, int bt, int B, unsigned step)
 {
     constexpr int per = Tagged<T>::PER, NB = TaggedShare<T>::NB;
-    auto put = [&](int o, uint2 v) {
-#ifdef FLASHRNN_CLUSTERS_ON_DEVICE
-        if (mc > 1) {
-            cooperative_groups::cluster_group c = cooperative_groups::this_cluster();
-            for (int r = 0; r < mc; r++) *reinterpret_cast<uint2 *>(c.map_shared_rank(dst, r) + o) = v;
-            return;
-        }
-#endif
-        *reinterpret_cast<uint2 *>(dst + o) = v;
-    };
     if (sh.all) {
         int goff[NB], soff[NB];
 #pragma unroll
@@ -298,20 +275,20 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
             const int n = sh.nj[k] >> 16, j = sh.nj[k] & 0xffffu;
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
         }
-        poll_tagged<T, NB>(put, src, goff, soff, sh.pend, step);
+        poll_tagged<T, NB>(dst, src, goff, soff, sh.pend, step);
         return;
     }
-    const int chunks = ncols / per;
-    for (int i0 = sh.i0 + threadIdx.x; i0 < sh.i1; i0 += NB * blockDim.x) {
+    const int chunks = ncols / per, items = bt * chunks;
+    for (int i0 = threadIdx.x; i0 < items; i0 += NB * blockDim.x) {
         int goff[NB], soff[NB];
         unsigned pend = 0;
 #pragma unroll
         for (int k = 0; k < NB; k++) {
             const int i = i0 + k * blockDim.x, j = i % chunks, n = i / chunks;
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
-            if (i < sh.i1 && b0 + n < B) pend |= 1u << k;
+            if (i < items && b0 + n < B) pend |= 1u << k;
         }
-        poll_tagged<T, NB>(put, src, goff, soff, pend, step);
+        poll_tagged<T, NB>(dst, src, goff, soff, pend, step);
     }
 }
 
@@ -321,19 +298,24 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
  * release reduction, which returns nothing, so the poll starts at once. (The backward
  * exchanges G times the forward's values; as tagged words they cost more than this barrier
  * at dh = 768: flashrnn-headdim README, version log of the split heads.) */
-__device__ __forceinline__ void head_arrive_wait(unsigned *ctr, unsigned target)   /* one thread */
-{
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
-    unsigned v;
-    do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
-    while (v < target);
-}
 __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
 {
     __syncthreads();
-    if (threadIdx.x == 0) head_arrive_wait(ctr, target);
+    if (threadIdx.x == 0) {
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(ctr) : "memory");
+        unsigned v;
+        do asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(ctr) : "memory");
+        while (v < target);
+    }
     __syncthreads();
 }
+
+/* Thread-block clusters (head_sync = cluster, and grid_share's in the backward) exist from
+ * sm_90; built for an older GPU the tuner and the plan never pick them, and these compile to
+ * nothing. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define FLASHRNN_CLUSTERS_ON_DEVICE 1
+#endif
 
 /* The whole cluster (every thread of its blocks) has arrived: the stores to distributed
  * shared memory before it are visible to every block after it (release / acquire). */
@@ -549,7 +531,6 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
     const bool cl = SPLIT && g.cl;   /* whole heads (SPLIT false) have no exchange code at all */
-    const int mc = SPLIT && !cl && g.mc > 1 ? g.mc : 1;   /* grid: clusters sharing the poll */
     int bb, part, hg;
     g.coords(bb, part, hg);
     const int b0 = bb * bt;
@@ -644,13 +625,12 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         cp_commit();
     };
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
-    /* grid: this thread's share of polling h (its offsets; with mc, of the block's 1/mc),
-     * rows past the batch zeroed */
-    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B, part % mc, mc)
+    /* grid: this thread's share of polling h (its offsets), rows past the batch zeroed */
+    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B)
                                               : TaggedShare<T>();
     cp_wait_next();
     __syncthreads();
-    if (cl || mc > 1) cluster_barrier();   /* every block of the cluster runs before any stores to it */
+    if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
     PROBE_DECL
     for (int t = 0; t < T_; t++) {
@@ -750,11 +730,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
              * while the cells run slow them down (results/flashrnn-split-versions-h200.txt) */
             __syncthreads();
             tagged_to_smem(share, op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, dh,
-                           b0, B, (unsigned)(t + 1), mc);
+                           b0, bt, B, (unsigned)(t + 1));
         }
         PROBE(3);
         cp_wait_next();
-        if (cl || mc > 1) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
+        if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
     }
     PROBE(4);
@@ -911,24 +891,24 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
         } else if (SPLIT && !cl) {   /* dL/d(R h_{t-1}) of the whole head, as its blocks stored it */
             const T *src = drx + (int64_t)t * B * G * D + hg * dh;
             if (mcast) {
-                /* thread 0 arrives, waits for the head's other blocks and issues the block's
-                 * pieces: (row n, slice s) = p, p = its rank mod mc, a slice's G·KS columns of
+                /* every block of the head has stored its part: the block's pieces, (row n,
+                 * slice s) = p, p = its rank mod mc, one a thread, a slice's G·KS columns of
                  * the head cut where a gate's dh columns end; every warp waits for its slice.
-                 * No second block barrier: only the copies wait for the counter. */
+                 * (Thread 0 issuing them all, with no second block barrier, was slower: dense
+                 * lstm bf16 fwd+bwd 6.44-6.49 against 6.36 ms.) */
                 if (lane == 0) mbar_expect(mbar + kw, (unsigned)(nvalid * G * KS * sizeof(T)));
-                __syncthreads();   /* the block's cells (and their stores) are done */
-                if (threadIdx.x == 0) {
-                    head_arrive_wait(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
-                    fence_proxy_async();
-                    const unsigned short mask = (unsigned short)((1u << mc) - 1);
-                    for (int p = part % mc; p < nvalid * g.wk; p += mc) {
-                        const int n = p / g.wk, sl = p % g.wk;
-                        for (int c = sl * G * KS, e = c + G * KS; c < e;) {
-                            const int q = c / dh, ce = e < (q + 1) * dh ? e : (q + 1) * dh;
-                            bulk_multicast(dop + n * L + c, src + (int64_t)(b0 + n) * G * D + q * D + c % dh,
-                                           (unsigned)((ce - c) * sizeof(T)), mbar + sl, mask);
-                            c = ce;
-                        }
+                head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
+                const unsigned short mask = (unsigned short)((1u << mc) - 1);
+                const int npieces = nvalid * g.wk;
+                int p = part % mc + (int)threadIdx.x * mc;
+                if (p < npieces) fence_proxy_async();
+                for (; p < npieces; p += (int)blockDim.x * mc) {
+                    const int n = p / g.wk, sl = p % g.wk;
+                    for (int c = sl * G * KS, e = c + G * KS; c < e;) {
+                        const int q = c / dh, ce = e < (q + 1) * dh ? e : (q + 1) * dh;
+                        bulk_multicast(dop + n * L + c, src + (int64_t)(b0 + n) * G * D + q * D + c % dh,
+                                       (unsigned)((ce - c) * sizeof(T)), mbar + sl, mask);
+                        c = ce;
                     }
                 }
                 PROBE(1);
@@ -1208,22 +1188,18 @@ static logt_status clusters_resident(const flashrnn_fused_args *a, const flashrn
     return LOGT_OK;
 }
 
-/* With head_sync = grid, the clusters that share the step's reads (flashrnn_fused.h, grid_share):
- * the largest size of 16, 8, 4, 2 that divides blocks_per_head, with which the GPU holds the
- * whole grid at once (the launch is cooperative as well). The backward shares its reload only
- * where each warp reloads its own k slice (warps_k > 1, no twins); the forward shares its poll
- * only when asked (ON): measured slower everywhere (flashrnn-sync, D = 768, B = 16, bf16 and
- * f32, dh = 128, 256, 768, off against on: dense lstm bf16 forward 2.66 against 2.86 ms, dh =
- * 128 lstm bf16 2.54 against 2.88; the cluster barrier and a poller's stores into 16 blocks
- * cost more than the L2 loads saved), while the shared reload took the dense lstm's backward
- * from 4.42 to 3.87 ms (fwd+bwd 7.08 against 6.73 with the forward shared too). */
+/* With head_sync = grid, the backward's clusters that share its reload (flashrnn_fused.h,
+ * grid_share): the largest size of 16, 8, 4, 2 that divides blocks_per_head, with which the
+ * GPU holds the whole grid at once (the launch is cooperative as well), where each warp
+ * reloads its own k slice (warps_k > 1, no twins). Measured at D = 768, B = 16, T = 1024
+ * (dense lstm bf16, 48 blocks a head in clusters of 16): the reload shared took the
+ * backward from 4.42 to 3.87 ms. */
 static logt_status choose_share(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_tiling *t)
 {
     t->share = 0;
-    if (!t->grid_sync || a->grid_share == FLASHRNN_SHARE_OFF) return LOGT_OK;
-    if (pass == FLASHRNN_FORWARD && a->grid_share == FLASHRNN_SHARE_AUTO) return LOGT_OK;
-    const int ok_pass = pass == FLASHRNN_FORWARD || (t->warps_k > 1 && t->cell_split == 1);
-    for (int size = 16; ok_pass && size >= 2; size /= 2) {
+    if (pass != FLASHRNN_BACKWARD || !t->grid_sync || a->grid_share == FLASHRNN_SHARE_OFF) return LOGT_OK;
+    const int own = t->warps_k > 1 && t->cell_split == 1;
+    for (int size = 16; own && size >= 2; size /= 2) {
         if (t->blocks_per_head % size) continue;
         int n;
         LOGT_TRY(clusters_resident(a, t, pass, size, &n));
@@ -1234,13 +1210,12 @@ static logt_status choose_share(const flashrnn_fused_args *a, flashrnn_pass pass
     }
     if (a->grid_share == FLASHRNN_SHARE_ON)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "flashrnn: grid_share = on, but no cluster of 16, 8, 4 or 2 blocks of the %s "
-                         "tiling (%d blocks a head, %d blocks, warps_k %d, cell_split %d) %s: use "
-                         "grid_share = auto or off",
-                         pass == FLASHRNN_FORWARD ? "forward" : "backward", t->blocks_per_head, t->grid,
-                         t->warps_k, t->cell_split,
-                         ok_pass ? "divides the head and lets the GPU hold the whole grid at once"
-                                 : "can share this backward's reload (it needs warps_k > 1 and cell_split = 1)");
+                         "flashrnn: grid_share = on, but no cluster of 16, 8, 4 or 2 blocks of the "
+                         "backward tiling (%d blocks a head, %d blocks, warps_k %d, cell_split %d) %s: "
+                         "use grid_share = auto or off",
+                         t->blocks_per_head, t->grid, t->warps_k, t->cell_split,
+                         own ? "divides the head and lets the GPU hold the whole grid at once"
+                             : "can share its reload (that needs warps_k > 1 and cell_split = 1)");
     return LOGT_OK;
 }
 

@@ -38,13 +38,12 @@ typedef enum { FLASHRNN_STORE_AUTO = 0, FLASHRNN_STORE_CELL = 1, FLASHRNN_STORE_
  * of instructions is a quarter as long (ON; only where the group has at least 4 warps). */
 typedef enum { FLASHRNN_SPREAD_AUTO = 0, FLASHRNN_SPREAD_OFF = 1, FLASHRNN_SPREAD_ON = 2 } flashrnn_cell_spread;
 
-/* With head_sync = grid: the head's blocks launched in thread-block clusters that share the
- * step's reads from L2 (backward, each block issues 1/share of the reload as copies multicast
- * to every block of its cluster; forward, each block polls 1/share of h's tagged words and
- * stores the values into every block of its cluster), or not (OFF). The clusters are the
- * largest of 16, 8, 4 or 2 blocks that divides blocks_per_head and that the GPU can place
- * (flashrnn_fused_plan). AUTO: the backward's reload shared, the forward not (measured
- * slower); ON: both, an error where no cluster fits. */
+/* With head_sync = grid, the backward: the head's blocks launched in thread-block clusters
+ * that share the step's reload of dL/d(R h) from L2, each block issuing 1/share of it as
+ * copies multicast to every block of its cluster (ON; AUTO, the default, where it can), or
+ * every block reloading all of it (OFF). The clusters are the largest of 16, 8, 4 or 2 blocks
+ * that divides blocks_per_head and lets the GPU hold the whole grid; only where each warp
+ * reloads its own k slice (warps_k > 1, cell_split = 1). ON is an error where none fits. */
 typedef enum { FLASHRNN_SHARE_AUTO = 0, FLASHRNN_SHARE_OFF = 1, FLASHRNN_SHARE_ON = 2 } flashrnn_grid_share;
 
 typedef struct flashrnn_fused_args {
@@ -65,7 +64,7 @@ typedef struct flashrnn_fused_args {
                                              * others: AUTO (flashrnn_fused_cluster_copy's
                                              * rule), CELL or COPY                          */
     flashrnn_cell_spread cell_spread;   /* AUTO: flashrnn_fused_cell_spread's rule */
-    flashrnn_grid_share grid_share;     /* AUTO: the largest cluster that fits (above)  */
+    flashrnn_grid_share grid_share;     /* AUTO: the backward's shared where it can be  */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */

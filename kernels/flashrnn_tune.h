@@ -189,10 +189,10 @@ typedef struct flashrnn_tiling {
                              /* the blocks of each head and batch tile (head_sync = grid) */
     int cluster;             /* blocks per thread-block cluster: blocks_per_head when a  */
                              /* split head's blocks are one cluster, else 0             */
-    int share;               /* grid_sync: the head's blocks launched in clusters of this */
-                             /* many, which share the step's reads from L2 (forward each  */
-                             /* polls 1/share of h, backward the reload is multicast);   */
-                             /* 0 none. Set by flashrnn_fused_plan, not the tuner         */
+    int share;               /* grid_sync, backward: the head's blocks launched in       */
+                             /* clusters of this many, which share the step's reload     */
+                             /* (multicast copies); 0 none. Set by flashrnn_fused_plan,  */
+                             /* not the tuner (flashrnn_fused.h, grid_share)             */
     char why[256];           /* one sentence for the record; on failure, what failed   */
     /* set when nothing fits (flashrnn_tune returned LOGT_EUNSUPPORTED) */
     const char *failed;      /* the constraint the closest candidate broke, or NULL     */

@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -44,13 +44,17 @@ static const choice_knob CHOICES[] = {
      "on (the group's first 4 warps, one position a thread; groups of 4 or more warps), auto "
      "or unset for the kernel's rule"},
     {"grid_share", {"auto", "off", "on", NULL},
-     "with head_sync = grid, on (the head's blocks in thread-block clusters that share the "
-     "step's reads from L2: the backward's reload multicast to the cluster, and forward each "
-     "block polls part of h and stores it into every block of its cluster) or off (every "
-     "block reads all of it), auto or unset for the backward's shared where the GPU can "
-     "place the clusters"},
+     "with head_sync = grid, the backward: on (the head's blocks in thread-block clusters "
+     "that share the step's reload from L2, multicast by the copy engine; needs warps_k > 1 "
+     "and cell_split = 1) or off (every block reloads all of it), auto or unset for on where "
+     "it can be"},
+    {"grad_overlap", {"auto", "off", NULL},
+     "off (the weights' gradients after the fused backward) or auto or unset (beside it, in "
+     "chunks of steps, where its blocks count their steps in global memory and share their "
+     "reload: head_sync = grid, grid_share, T >= 64)"},
 };
-enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE };
+enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
+       CHOICE_GRAD_OVERLAP };
 
 /* The index of cfg's value of knob c among its options, or -1. */
 static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
@@ -153,6 +157,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cluster_store = choice_of(cfg, &CHOICES[CHOICE_CLUSTER_STORE]);
     m->cell_spread = choice_of(cfg, &CHOICES[CHOICE_CELL_SPREAD]);
     m->grid_share = choice_of(cfg, &CHOICES[CHOICE_GRID_SHARE]);
+    m->grad_overlap = choice_of(cfg, &CHOICES[CHOICE_GRAD_OVERLAP]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -143,15 +143,13 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
         cr_expect(strstr(got.detail, cluster ? "sync=cluster" : "sync=grid")
                       && !strstr(got.detail, cluster ? "sync=grid" : "sync=cluster"),
                   "%s: %s", label, got.detail);
-        const char *gs = strstr(kernel, "grid_share=");   /* on: both passes shared; off: neither; */
-        if (gs) {                                         /* auto: the backward where it can be */
+        const char *gs = strstr(kernel, "grid_share=");   /* the backward's sharing: never forward, */
+        if (gs) {                                         /* on always, auto where it can be */
             const char *bwd = strstr(got.detail, "backward:"), *f = strstr(got.detail, "share=");
-            const int on = !strncmp(gs + 11, "on", 2), off = !strncmp(gs + 11, "off", 3);
-            const char *wk = bwd ? strstr(bwd, " wk=") : NULL;   /* the backward can share: */
-            const int own = wk && atoi(wk + 4) > 1 && !strncmp(strstr(wk, "split=") + 6, "1", 1);   /* wk > 1, no twins */
-            cr_expect(bwd && (on ? f && f < bwd && strstr(bwd, "share=")
-                              : off ? !f : !strstr(got.detail, "share=") == !own && (!f || f > bwd)),
-                      "%s: %s", label, got.detail);
+            const char *wk = bwd ? strstr(bwd, " wk=") : NULL;   /* it can: wk > 1, no twins */
+            const int can = wk && atoi(wk + 4) > 1 && !strncmp(strstr(wk, "split=") + 6, "1", 1);
+            const int want = !strncmp(gs + 11, "on", 2) || (!strncmp(gs + 11, "auto", 4) && can);
+            cr_expect(bwd && (want ? f && f > bwd : !f), "%s: %s", label, got.detail);
         }
         const char *cs = strstr(kernel, "cluster_store=");
         if (cs) {
@@ -281,13 +279,13 @@ Test(flashrnn_cuda, spread_cell_matches_the_reference)
     expect_matches("gru", "fused,warps_k=4,cell_split=1,cell_spread=on", LOGT_BF16, (shape){7, 9, 8, 128, 64, 1});
 }
 
-/* A split head exchanging through global memory, its blocks in clusters that share the step's
- * reads (grid_share = on: each block polls part of h and stores it into its cluster, the
- * backward's reload multicast by the copy engine) or not (off), and auto (the backward's
- * only): the dense head of 768 (48 blocks a head; B = 9 leaves the second batch tile 1 row),
- * dh = 256 at B = 64 (32 rows a block: without sharing more words than a thread polls at
- * once, the poll's walk), dh = 256 gru with warps_k = 4 (a warp's k slice of 192 gate
- * columns crosses a gate's end), f32 dh = 128. The run's detail says which it was. */
+/* A split head exchanging through global memory, the backward's blocks in clusters that
+ * share the step's reload (grid_share = on: multicast by the copy engine; auto: where the
+ * tiling lets it) or not (off): the dense head of 768 (48 blocks a head, clusters of 16;
+ * B = 9 leaves the second batch tile 1 row), dh = 256 gru with warps_k = 4 (a warp's k slice
+ * of 192 gate columns crosses a gate's end), f32 dh = 128 with warps_k = 4; and dh = 256 at
+ * B = 64 (twins: no sharing; a block of 32 rows polls more words forward than a thread holds
+ * at once, the poll's walk). The run's detail says which it was. */
 Test(flashrnn_cuda, grid_share_matches_the_reference)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
@@ -296,11 +294,29 @@ Test(flashrnn_cuda, grid_share_matches_the_reference)
     for (int k = 0; k < 3; k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){5, 16, 8, 768, 768, 1});
-        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){3, 64, 8, 768, 256, 1});
         char kn[96];
         snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
         expect_matches("gru", kn, LOGT_BF16, (shape){6, 17, 8, 512, 256, 1});
-        expect_matches("lstm", knobs[k], LOGT_F32, (shape){6, 5, 8, 128, 128, 1});
+        snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
+        expect_matches("lstm", kn, LOGT_F32, (shape){6, 5, 8, 128, 128, 1});
+        if (k) expect_matches("lstm", knobs[k], LOGT_BF16, (shape){3, 64, 8, 768, 256, 1});
+    }
+}
+
+/* The weights' gradients beside the fused backward, in chunks of steps, each waited for by a
+ * second stream on the blocks' step counters (grad_overlap = auto where the backward shares
+ * its reload, T >= 64), or after it (off): the dense head of 768 at T = 70 (2 chunks of 35),
+ * dh = 256 gru with warps_k = 4 at T = 100 (3 chunks of 33 and 34), f32 dh = 128. */
+Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,head_sync=grid,grad_overlap=auto", "fused,head_sync=grid,grad_overlap=off"};
+    for (int k = 0; k < 2; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){70, 5, 8, 768, 768, 1});
+        char kn[96];
+        snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
+        expect_matches("gru", kn, LOGT_BF16, (shape){100, 3, 8, 512, 256, 1});
+        expect_matches("lstm", kn, LOGT_F32, (shape){64, 3, 8, 256, 128, 0});
     }
 }
 
