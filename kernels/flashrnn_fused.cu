@@ -455,13 +455,14 @@ __device__ void rows_to_smem(T *dst, int srow, const T *src, int64_t ld, int col
 }
 
 /* A thread's walk over the 16-byte chunks (plane q, row n, chunk j) of `planes` planes of
- * bt rows × `chunks` chunks, chunk threadIdx.x first, then every blockDim.x-th: the same
- * every step, so it is split into (q, n, j) once and then advanced without divisions. */
+ * bt rows × `chunks` chunks, chunk i (threadIdx.x unless given) first, then every
+ * blockDim.x-th: the same every step, so it is split into (q, n, j) once and then advanced
+ * without divisions. */
 struct Walk {
     int q0, n0, j0, dq, dn, dj, bt, chunks;
-    __device__ Walk(int bt_, int chunks_) : bt(bt_), chunks(chunks_)
+    __device__ Walk(int bt_, int chunks_, int i = threadIdx.x) : bt(bt_), chunks(chunks_)
     {
-        const int per_plane = bt * chunks, i = threadIdx.x, s = blockDim.x;
+        const int per_plane = bt * chunks, s = blockDim.x;
         q0 = i / per_plane, n0 = (i / chunks) % bt, j0 = i % chunks;
         dq = s / per_plane, dn = (s % per_plane) / chunks, dj = s % chunks;
     }
@@ -786,7 +787,12 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
     /* step t's inputs: fp32 planes 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype plane 0
      * dH_t, (gru) 1 h_{t-1}. Plane bases are arithmetic in (plane, t), rows are ld apart. */
-    const Walk wf(bt, U / 4), wd(bt, U / (16 / (int)sizeof(T))), wx(bt, dh / (16 / (int)sizeof(T)));
+    /* the prefetch's copies counted from the last thread down with head_sync = grid, so that
+     * the threads of the cell (the first: spread, or warps kw = 0) issue few or none of them
+     * (dense lstm bf16 fwd+bwd 6.02 against 6.22-6.24 ms; in clusters, dh = 256, 0.4-2.5%
+     * slower: not there) */
+    const int ftid = SPLIT && !cl ? (int)blockDim.x - 1 - (int)threadIdx.x : (int)threadIdx.x;
+    const Walk wf(bt, U / 4, ftid), wd(bt, U / (16 / (int)sizeof(T)), ftid), wx(bt, dh / (16 / (int)sizeof(T)));
     /* own (grid, wk > 1, no twins): each warp reloads only the columns of dL/d(R h) its
      * products read (its k slice: G·KS columns, cpr 16-byte chunks a row, at most 32: one a
      * lane) and waits for its own copies, and no block barrier ends the step: the products'
