@@ -34,7 +34,9 @@
  * are done, until it carries the step; backward, dL/d(R h) to global memory, a barrier among
  * the head's blocks (an atomic counter, head_barrier) and a reload from L2, each warp its
  * own k slice (measured faster than tagged words, and than per-block flags, for the
- * backward's G times as many values at dh = 768); or cluster, the bph blocks launched as one
+ * backward's G times as many values at dh = 768), where it can the grid also launched in
+ * clusters whose blocks share that reload: each issues part of it as copies multicast to
+ * the cluster (grid_share, Geo::mc); or cluster, the bph blocks launched as one
  * thread-block cluster, each storing its units of h into the operand buffers of the other
  * blocks (distributed shared memory: from the cell, or copied after a block barrier,
  * st_operand / push_to_cluster) before the cluster's barrier. Backward is the mirror:

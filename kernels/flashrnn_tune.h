@@ -57,7 +57,9 @@
  *    head_sync = grid through global memory: forward as tagged words each block polls until
  *    they carry the step, backward behind a counter barrier; the grid is launched
  *    cooperatively, so it must be resident all at once (a block waiting on one never
- *    scheduled would wait forever), which the solver checks. With
+ *    scheduled would wait forever), which the solver checks. (flashrnn_fused_plan may
+ *    then also launch the grid in clusters whose blocks share the backward's reload:
+ *    flashrnn_tiling::share.) With
  *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
  *    part into every block's shared memory and the cluster's hardware barrier ends the step;
  *    clusters need not be co-resident with each other, but bph <= max_cluster (16 on sm_90,

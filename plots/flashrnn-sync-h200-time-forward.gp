@@ -1,48 +1,48 @@
 # plots/flashrnn-sync-h200-time-forward.gp: figure 'time-forward' of experiment flashrnn-sync, written by `logt plot experiments/flashrnn-sync`
-# from results/flashrnn-sync-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=forward
+# from results/flashrnn-sync-h200.h5 (commit c23e009); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=forward
 # Re-render without logt: gnuplot plots/flashrnn-sync-h200-time-forward.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: head_sync=grid lstm bf16
-128 2.426879883
-256 2.089312077
-768 2.523839951
+128 2.37353611
+256 2.075903893
+768 2.512160063
 
 
 # index 1: head_sync=cluster lstm bf16
-128 2.304768085
-256 1.954463959
+128 2.278975964
+256 1.920799971
 
 
 # index 2: head_sync=grid gru bf16
-128 2.196192026
-256 1.900287986
-768 2.295936108
+128 2.164416075
+256 1.869663954
+768 2.254528046
 
 
 # index 3: head_sync=cluster gru bf16
-128 2.174655914
-256 1.957631946
+128 2.119424105
+256 1.943583965
 
 
 # index 4: head_sync=grid lstm f32
-128 2.113951921
-256 2.278208017
+128 2.087199926
+256 2.250751972
 
 
 # index 5: head_sync=cluster lstm f32
-128 2.002624035
-256 2.302239895
+128 1.955135942
+256 2.268863916
 
 
 # index 6: head_sync=grid gru f32
-128 1.862879992
-256 2.041791916
+128 1.821663976
+256 2.006848097
 
 
 # index 7: head_sync=cluster gru f32
-128 1.858687997
-256 2.206815958
+128 1.810912013
+256 2.142112017
 EOD
 
 out = "plots/flashrnn-sync-h200-time-forward"

@@ -1,48 +1,48 @@
 # plots/flashrnn-sync-h200-time-fwdbwd.gp: figure 'time-fwdbwd' of experiment flashrnn-sync, written by `logt plot experiments/flashrnn-sync`
-# from results/flashrnn-sync-h200.h5 (commit 39f616f); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=fwdbwd
+# from results/flashrnn-sync-h200.h5 (commit c23e009); y = median_ms against x = head_dim, one curve per value of series (head_sync,cell,dtype); where pass=fwdbwd
 # Re-render without logt: gnuplot plots/flashrnn-sync-h200-time-fwdbwd.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: head_sync=grid lstm bf16
-128 5.973696232
-256 5.4766078
-768 6.852255821
+128 6.029952049
+256 5.539103985
+768 6.172192097
 
 
 # index 1: head_sync=cluster lstm bf16
-128 5.286208153
-256 5.027167797
+128 5.276063919
+256 4.975359917
 
 
 # index 2: head_sync=grid gru bf16
-128 5.577343941
-256 5.115071774
-768 6.420864105
+128 5.532063961
+256 5.161312103
+768 5.702720165
 
 
 # index 3: head_sync=cluster gru bf16
-128 4.861408234
-256 4.658016205
+128 4.844511986
+256 4.607999802
 
 
 # index 4: head_sync=grid lstm f32
-128 6.604256153
-256 6.957183838
+128 6.663839817
+256 6.120800018
 
 
 # index 5: head_sync=cluster lstm f32
-128 5.781439781
-256 7.076896191
+128 5.89455986
+256 7.246240139
 
 
 # index 6: head_sync=grid gru f32
-128 5.980959892
-256 6.366112232
+128 5.859424114
+256 5.441152096
 
 
 # index 7: head_sync=cluster gru f32
-128 5.12460804
-256 6.236800194
+128 5.113887787
+256 6.166560173
 EOD
 
 out = "plots/flashrnn-sync-h200-time-fwdbwd"
