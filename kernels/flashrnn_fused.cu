@@ -902,8 +902,9 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
                 /* every block of the head has stored its part: the block's pieces, (row n,
                  * slice s) = p, p = its rank mod mc, one a thread, a slice's G·KS columns of
                  * the head cut where a gate's dh columns end; every warp waits for its slice.
-                 * (Thread 0 issuing them all, with no second block barrier, was slower: dense
-                 * lstm bf16 fwd+bwd 6.44-6.49 against 6.36 ms.) */
+                 * (Warp 0 issuing them, with no second block barrier, was slower: dense lstm
+                 * bf16 fwd+bwd 6.44-6.49 against 6.36 ms; thread 0 alone, in a warp whose other
+                 * lanes spun on their mbarrier, 7.47.) */
                 if (lane == 0) mbar_expect(mbar + kw, (unsigned)(nvalid * G * KS * sizeof(T)));
                 head_barrier(a.sync + hg * g.nbb + bb, (unsigned)(g.bph * (T_ - t)));
                 const unsigned short mask = (unsigned short)((1u << mc) - 1);

@@ -422,6 +422,8 @@ static logt_status backward_overlapped(flashrnn_model *m, flashrnn_cuda_scratch 
     }
     cudaStream_t s2 = (cudaStream_t)sc->side;
     const int ncounters = t->grid / t->blocks_per_head;
+    /* zeroed here, before the fork, as well as by the launch: the second stream must not read
+     * the last pass's counts */
     CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)ncounters * sizeof(unsigned), st));
     CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
     LOGT_TRY(flashrnn_fused_backward(ctx, a, t));
