@@ -297,7 +297,6 @@ Test(flashrnn_cuda, grid_share_matches_the_reference)
         char kn[96];
         snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
         expect_matches("gru", kn, LOGT_BF16, (shape){6, 17, 8, 512, 256, 1});
-        snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
         expect_matches("lstm", kn, LOGT_F32, (shape){6, 5, 8, 128, 128, 1});
         if (k) expect_matches("lstm", knobs[k], LOGT_BF16, (shape){3, 64, 8, 768, 256, 1});
     }
