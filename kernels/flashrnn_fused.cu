@@ -25,7 +25,9 @@
  * of dependent instructions (one warp per scheduler), and the twin halves the cell's part
  * of it.
  *
- * Per step, forward: prefetch W x_{t+1} (cp.async), products, cell, then the new h becomes
+ * Per step, forward: prefetch W x_{t+3} (cp.async; where a second stream makes W x in chunks
+ * beside the kernel, proj_overlap, the copying threads first wait, between runs of steps, for
+ * the chunk's count, wait_wx_chunk), products, cell, then the new h becomes
  * the next step's B operand: written to shared memory when the block holds whole heads
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid (the grid launched cooperatively, so all blocks are resident and every wait ends):
@@ -312,6 +314,25 @@ __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
     __syncthreads();
 }
 
+/* proj_overlap (models/flashrnn_cuda.cu): W x arrives in chunks of steps that a second stream
+ * multiplies beside the forward and counts in w[0]; wait until chunk k is counted (acquire: the
+ * copies this thread issues next read the GEMM's stores). A chunk that never comes (a GEMM that
+ * could not start, a bug) ends the kernel after 10 s with a trap (the launch's error: unspecified
+ * launch failure), not a hang: the tests met one so (a wait past the last chunk). Inline and
+ * without a message: a printf here made the kernels slower. */
+__device__ __forceinline__ void wait_wx_chunk(const unsigned *w, unsigned k)
+{
+    unsigned v;
+    unsigned long long t0, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(w) : "memory");
+        if (v >= k) return;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now - t0 > 10000000000ull) __trap();
+    }
+}
+
 /* Thread-block clusters (head_sync = cluster, and grid_share's in the backward) exist from
  * sm_90; built for an older GPU the tuner and the plan never pick them, and these compile to
  * nothing. */
@@ -497,11 +518,20 @@ struct Walk {
 #ifdef FLASHRNN_PROBE
 #define PROBE_PHASES 6
 __device__ long long flashrnn_probe[2][256][PROBE_PHASES];
+__device__ long long flashrnn_probe_ns[2];   /* block 0: the nanoseconds of its step loop */
+static __device__ __forceinline__ long long probe_ns()
+{
+    long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 /* 32-bit cycle counts (a step's phases are far below 2^32 cycles), to add few registers */
-#define PROBE_DECL unsigned probe_acc[PROBE_PHASES] = {0}, probe_last = (unsigned)clock();
+#define PROBE_DECL unsigned probe_acc[PROBE_PHASES] = {0}, probe_last = (unsigned)clock(); \
+    const long long probe_t0 = probe_ns();
 #define PROBE(k) do { if (SPLIT && threadIdx.x == 0) { unsigned c_ = (unsigned)clock(); probe_acc[k] += c_ - probe_last; probe_last = c_; } } while (0)
-#define PROBE_END(pass) do { if (SPLIT && threadIdx.x == 0 && blockIdx.x < 256) \
-    for (int k_ = 0; k_ < PROBE_PHASES; k_++) flashrnn_probe[pass][blockIdx.x][k_] = probe_acc[k_]; } while (0)
+#define PROBE_END(pass) do { if (SPLIT && threadIdx.x == 0 && blockIdx.x < 256) { \
+    for (int k_ = 0; k_ < PROBE_PHASES; k_++) flashrnn_probe[pass][blockIdx.x][k_] = probe_acc[k_]; \
+    if (blockIdx.x == 0) flashrnn_probe_ns[pass] = probe_ns() - probe_t0; } } while (0)
 #else
 #define PROBE_DECL
 #define PROBE(k) do { } while (0)
@@ -557,6 +587,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const T *R = static_cast<const T *>(a.R);
     T *hout = static_cast<T *>(a.h);
     typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
+    if (a.wx_chunk && blockIdx.x == 0 && threadIdx.x == 0)   /* proj_overlap: the kernel runs */
+        asm volatile("st.relaxed.gpu.global.u32 [%0], 1;" ::"l"(a.wx_sync + 1) : "memory");
 
     /* R^T slice: strip q = gate q of the group's 16 units, rows kw·KS .. of the head's dh */
     uint32_t ra[G][NK][4];
@@ -635,8 +667,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     __syncthreads();
     if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
 
+    /* proj_overlap: the steps whose prefetch reaches a new chunk of W x; before each, the
+     * threads that copy wait until the chunk is counted (between runs of steps: the step
+     * itself tests nothing) */
+    int wx_wait = a.wx_chunk > 0 ? a.wx_chunk - (FLASHRNN_STAGES - 1) : T_;
     PROBE_DECL
-    for (int t = 0; t < T_; t++) {
+    for (int t = 0; t < T_;) {   /* runs of steps up to the next chunk's wait */
+    for (const int tend = wx_wait < T_ ? wx_wait : T_; t < tend; t++) {   /* a step */
         const int cur = t & 1, nxt = cur ^ 1;
         PROBE(4);
         fetch(t + FLASHRNN_STAGES - 1);
@@ -739,6 +776,10 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         cp_wait_next();
         if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
+    }
+    if (t + FLASHRNN_STAGES - 1 < T_ && (!pre || nmine > 0))   /* past the end nothing is fetched */
+        wait_wx_chunk(a.wx_sync, (unsigned)((t + FLASHRNN_STAGES - 1) / a.wx_chunk));
+    wx_wait += a.wx_chunk;
     }
     PROBE(4);
     PROBE_END(0);
@@ -1367,7 +1408,10 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                 tot += hp[pi][0][k];
                 fprintf(stderr, " p%d %.0f (mean %.0f max %.0f)", k, (double)hp[pi][0][k] / a->T, mean, mx);
             }
-            fprintf(stderr, " total %.0f\n", (double)tot / a->T);
+            long long ns[2];
+            CUDA_TRY(cudaMemcpyFromSymbol(ns, flashrnn_probe_ns, sizeof ns));
+            fprintf(stderr, " total %.0f; block 0's loop %.1f ns/step (%.2f GHz)\n", (double)tot / a->T,
+                    (double)ns[pi] / a->T, (double)tot / (double)ns[pi]);
         }
 #endif
     } else {

@@ -69,6 +69,10 @@ typedef struct flashrnn_fused_args {
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */
                                /* batch tile): H · ceil(B/8) of them                         */
+    int wx_chunk;              /* forward: 0, W x is all there at launch; else it arrives in  */
+    unsigned *wx_sync;         /* chunks of wx_chunk steps, chunk k >= 1 once wx_sync[0] >= k */
+                               /* (a second stream counts them); block 0 sets wx_sync[1] to 1 */
+                               /* once the kernel runs (models/flashrnn_cuda.cu, proj_overlap) */
 } flashrnn_fused_args;
 
 /* Bytes of args.xchg: two buffers of B · D words, 4 bytes each for bf16, 8 for f32 (the

@@ -20,7 +20,7 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -52,9 +52,13 @@ static const choice_knob CHOICES[] = {
      "off (the weights' gradients after the fused backward) or auto or unset (beside it, in "
      "chunks of steps, where its blocks count their steps in global memory and share their "
      "reload: head_sync = grid, grid_share, T >= 64)"},
+    {"proj_overlap", {"auto", "off", NULL},
+     "off (the forward's input projection whole, before the fused kernel) or auto or unset "
+     "(its first chunk of steps before the kernel, the rest beside it on a second stream, "
+     "where the kernel leaves SMs free and T splits into chunks of 16 steps or more)"},
 };
 enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
-       CHOICE_GRAD_OVERLAP };
+       CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP };
 
 /* The index of cfg's value of knob c among its options, or -1. */
 static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
@@ -158,6 +162,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->cell_spread = choice_of(cfg, &CHOICES[CHOICE_CELL_SPREAD]);
     m->grid_share = choice_of(cfg, &CHOICES[CHOICE_GRID_SHARE]);
     m->grad_overlap = choice_of(cfg, &CHOICES[CHOICE_GRAD_OVERLAP]);
+    m->proj_overlap = choice_of(cfg, &CHOICES[CHOICE_PROJ_OVERLAP]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

@@ -38,8 +38,9 @@
  * kernels/flashrnn_fused.cu, tiled by kernels/flashrnn_tune.h) | alternating (per step a
  * cuBLAS GEMM over the heads and a pointwise kernel); warps_k = N, cell_split = 1 | 2 and
  * head_sync = grid | cluster, cluster_store = cell | copy, cell_spread = off | on,
- * grid_share = off | on (the backward's shared reload), grad_overlap = off (fused
- * only: fix those parts of the tiling instead of the tuner's choice, for ablations).
+ * grid_share = off | on (the backward's shared reload), grad_overlap = off,
+ * proj_overlap = off (fused only: fix those parts of the tiling instead of the tuner's
+ * choice, for ablations).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H
@@ -68,6 +69,7 @@ typedef struct flashrnn_model {
     int cell_spread;     /* cuda fused: 0 auto, 1 off, 2 on (flashrnn_cell_spread)              */
     int grid_share;      /* cuda fused: 0 auto, 1 off, 2 on (flashrnn_grid_share)               */
     int grad_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
+    int proj_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
     void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 

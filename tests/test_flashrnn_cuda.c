@@ -40,6 +40,9 @@ static void free_result(result *r)
     free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0);
 }
 
+/* Set by a test whose path differs on a net's later forwards: run() runs forward once more first. */
+static int forward_twice;
+
 /* Build cfg's net (parameters w unless NULL), run forward and backward, copy back in f64. */
 static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, const double *dh,
                        const double *h0, const double *c0, const double *w, result *r)
@@ -60,7 +63,8 @@ static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, cons
     logt_tensor tx = cfg_tensor3(cfg, s.T, s.B, s.I, x), tdh = cfg_tensor3(cfg, s.T, s.B, s.D, dh);
     logt_tensor tdx = cfg_tensor3(cfg, s.T, s.B, s.I, NULL);
     const logt_tensor *h;
-    st = logt_net_forward(net, &tx, &h, ctx);
+    st = forward_twice ? logt_net_forward(net, &tx, &h, ctx) : LOGT_OK;
+    if (st == LOGT_OK) st = logt_net_forward(net, &tx, &h, ctx);
     if (st == LOGT_OK) st = logt_net_backward(net, &tdh, &tdx, ctx);
     if (st == LOGT_OK) st = logt_ctx_sync(ctx);
     if (st == LOGT_OK) {
@@ -317,6 +321,26 @@ Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
         expect_matches("gru", kn, LOGT_BF16, (shape){100, 3, 8, 512, 256, 1});
         expect_matches("lstm", kn, LOGT_F32, (shape){64, 3, 8, 256, 128, 0});
     }
+}
+
+/* The forward's input projection in chunks of steps, all but the first beside the kernel on
+ * a second stream that counts them for the kernel's prefetch (proj_overlap = auto where T
+ * splits into chunks of 16 steps or more), or whole before it (off): the dense head at T = 64
+ * (4 chunks of 16) and T = 70 (2 of 35), whole heads of 64 at T = 48 (3 of 16), an f32 gru
+ * split over 2 blocks at T = 32 (2 of 16); each net runs its forward twice, the second time
+ * on the second stream as the first left it. */
+Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 300)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    forward_twice = 1;
+    const char *knobs[] = {"fused,proj_overlap=auto", "fused,proj_overlap=off"};
+    for (int k = 0; k < 2; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){64, 5, 8, 768, 768, 1});
+        expect_matches("gru", knobs[k], LOGT_BF16, (shape){70, 16, 8, 768, 768, 0});
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){48, 3, 8, 128, 64, 1});
+        expect_matches("gru", knobs[k], LOGT_F32, (shape){32, 7, 8, 256, 128, 1});
+    }
+    forward_twice = 0;
 }
 
 /* B = 128 at D = 768, dh = 64: the tuner gives a block 16 batch rows (two 8-row tiles per step,
