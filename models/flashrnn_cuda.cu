@@ -65,7 +65,7 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     void *side, *ev_fork, *ev_join;   /* grad_overlap, proj_overlap: the second stream and its two events */
     logt_tensor proj;         /* proj_overlap: [0] W x chunks counted, [1] the kernel runs (unsigned) */
-    int64_t proj_primed;      /* proj_overlap: rows of the chunk GEMM the second stream has run once */
+    int64_t proj_primed;      /* proj_overlap: the chunk GEMM the second stream has run once (rows · 1024 + SM target) */
     int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
     flashrnn_tiling tile[2];  /* forward, backward: each planned when its pass first runs    */
 } flashrnn_cuda_scratch;
@@ -279,7 +279,7 @@ static logt_status side_stream(flashrnn_cuda_scratch *sc)
  * waits on it, and the kernel's wait ends in a trap after 10 s. */
 #define PROJ_FREE_SMS 8
 static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t, const logt_tensor *x,
-                               int *nch)
+                               int *nch, int *free_sms)
 {
     *nch = 1;
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2];
@@ -290,6 +290,7 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (t->grid + PROJ_FREE_SMS > sms) return LOGT_OK;
+    *free_sms = sms - t->grid;
     for (int n = 16; n >= 2; n--) {
         const int64_t c = T / n;
         if (T % n == 0 && c >= 16 && c * B * I * (int64_t)es % 256 == 0 && c * B * GD * 4 % 256 == 0) {
@@ -303,12 +304,16 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
 /* The forward with its input projection in nch chunks (proj_chunks): chunk 0 on the context's
  * stream, then the kernel; on the second stream, once the kernel runs (its block 0 sets
  * proj[1]), each further chunk's GEMM and then its count in proj[0], which the kernel's
- * prefetch waits for before it copies that chunk's first step. The first time a chunk's shape
- * is seen the second stream runs chunk 0 alone and the host waits for it, so that anything
- * the library does on a first call (load its kernel, set up a workspace) is done before a
- * kernel waits on that stream. The main stream then waits for the second. */
+ * prefetch waits for before it copies that chunk's first step. The second stream's GEMMs are
+ * told to fit the free_sms SMs the kernel leaves (cublasSetSmCountTarget): a library kernel
+ * sized for the whole GPU whose blocks wait for each other (a split of the K loop over all
+ * SMs) could otherwise wait for SMs that the kernel, waiting for it, never frees (a gru f32
+ * forward at dh = 16 did, until the kernel's time-out). The first time a chunk's shape is
+ * seen the second stream runs chunk 0 alone, so told, and the host waits for it, so that
+ * anything the library does on a first call (load its kernel, set up a workspace) is done
+ * before a kernel waits on that stream. The main stream then waits for the second. */
 static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, flashrnn_fused_args *a,
-                                      const logt_tensor *x, const void *Wop, int nch)
+                                      const logt_tensor *x, const void *Wop, int nch, int free_sms)
 {
     const int64_t T = a->T, B = a->B, I = x->shape[2], GD = (int64_t)a->G * a->H * a->dh, C = T / nch;
     const logt_dtype dt = a->dtype;
@@ -327,10 +332,11 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
     };
     auto on_side = [&](bool yes) {
         return cublasSetStream(hb, yes ? s2 : st) == CUBLAS_STATUS_SUCCESS
+                       && cublasSetSmCountTarget(hb, yes ? free_sms : 0) == CUBLAS_STATUS_SUCCESS
                    ? LOGT_OK
-                   : LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cublasSetStream failed");
+                   : LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cublasSetStream or cublasSetSmCountTarget failed");
     };
-    if (sc->proj_primed != C * B) {
+    if (sc->proj_primed != C * B * 1024 + free_sms) {   /* the shape and the SM target */
         CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
         CUDA_TRY(cudaStreamWaitEvent(s2, (cudaEvent_t)sc->ev_fork, 0));
         LOGT_TRY(on_side(true));
@@ -338,7 +344,7 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
         LOGT_TRY(on_side(false));
         LOGT_TRY(s);
         CUDA_TRY(cudaStreamSynchronize(s2));
-        sc->proj_primed = C * B;
+        sc->proj_primed = C * B * 1024 + free_sms;
     }
     CUDA_TRY(cudaMemsetAsync(w, 0, 2 * sizeof(unsigned), st));
     LOGT_TRY(chunk(ctx, 0));
@@ -423,9 +429,9 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
     if (!m->alternating) {   /* fused: the projection may run beside the kernel (proj_overlap) */
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
-        int nch = 1;
-        LOGT_TRY(proj_chunks(m, &sc->tile[0], x, &nch));
-        if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch);
+        int nch = 1, free_sms = 0;
+        LOGT_TRY(proj_chunks(m, &sc->tile[0], x, &nch, &free_sms));
+        if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch, free_sms);
     }
 
     /* 1. the input projection of every step: WX = X W^T */

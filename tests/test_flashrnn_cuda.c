@@ -343,6 +343,39 @@ Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 300)
     forward_twice = 0;
 }
 
+/* proj_overlap at a full-size shape, against itself off: the gru f32 forward at D = I = 768,
+ * dh = 16, B = 16, T = 1024 (16 chunks of 64 steps beside 96 blocks), whose chunk GEMMs, before
+ * they were told the SMs left to them, waited for SMs the kernel held until its time-out. Too
+ * large for the float64 reference: the two runs' h and gradients must agree to TF32's
+ * rounding of W x (the chunks and the whole may take different GEMM kernels). */
+Test(flashrnn_cuda, proj_overlap_full_size_ends, .timeout = 300)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const shape s = {1024, 16, 768, 768, 16, 0};
+    result r[2];
+    const char *knobs[] = {"kernel=fused,proj_overlap=auto", "kernel=fused,proj_overlap=off"};
+    double *x = random_array((int64_t)s.T * s.B * s.I, 92, 1, 1.0, LOGT_F32);
+    double *dh = random_array((int64_t)s.T * s.B * s.D, 92, 2, 1.0, LOGT_F32);
+    for (int k = 0; k < 2; k++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
+        snprintf(cfg.cell, sizeof cfg.cell, "gru");
+        cfg.head_dim = s.dh, cfg.dtype = LOGT_F32, cfg.seed = 5;
+        set_knobs(&cfg, knobs[k]);
+        cr_assert_eq(run(&cfg, s, x, dh, NULL, NULL, NULL, &r[k]), LOGT_OK, "%s: %s", knobs[k], logt_errmsg());
+    }
+    char msg[600] = "";
+    double wh = 0, wg = 0;
+    const int64_t nh = (int64_t)s.T * s.B * s.D;
+    const int ok = group_ok("h", r[0].h, r[1].h, nh, 1e-3, msg, sizeof msg, &wh)
+                   && group_ok("dparams", r[0].dw, r[1].dw, r[1].nw, 1e-3, msg, sizeof msg, &wg);
+    fprintf(stderr, "proj_overlap auto against off, gru f32 T=1024 B=16 D=I=768 dh=16: h %.2e, "
+                    "gradients %.2e [%s]\n", wh, wg, r[0].detail);
+    cr_expect(ok, "%s", msg);
+    free_result(&r[0]), free_result(&r[1]);
+    free(x), free(dh);
+}
+
 /* B = 128 at D = 768, dh = 64: the tuner gives a block 16 batch rows (two 8-row tiles per step,
  * the reduction slots alternating between them). */
 Test(flashrnn_cuda, batch_tiles_above_eight_rows)
