@@ -55,7 +55,8 @@ static const choice_knob CHOICES[] = {
     {"proj_overlap", {"auto", "off", NULL},
      "off (the forward's input projection whole, before the fused kernel) or auto or unset "
      "(its first chunk of steps before the kernel, the rest beside it on a second stream, "
-     "where the kernel leaves SMs free and T splits into chunks of 16 steps or more)"},
+     "where the kernel leaves SMs free, those can make a step's W x about as fast as the "
+     "kernel a step, and T splits into chunks of 16 steps or more)"},
 };
 enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
        CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP };

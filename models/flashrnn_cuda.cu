@@ -278,6 +278,13 @@ static logt_status side_stream(flashrnn_cuda_scratch *sc)
  * for the kernel, which waited for it); this one primes the second stream before any kernel
  * waits on it, and the kernel's wait ends in a trap after 10 s. */
 #define PROJ_FREE_SMS 8
+/* Also only where the chunks' GEMMs can keep ahead of the steps on those SMs: at most
+ * PROJ_FLOP_PER_SM flops of W x a step for each free SM (bf16; half that on TF32), a step
+ * being at least ~1 µs. Measured (flashrnn-batch at 1a704af, which overlapped at every B,
+ * dh = 64, lstm bf16, 36 free SMs, ms forward, against e92967e's run with the projection
+ * whole): B = 32 (151 MFLOP a step) 1.15 against 1.34; B = 64 (302) 2.39 against 1.56, the
+ * kernel waiting for its chunks. */
+#define PROJ_FLOP_PER_SM 4.5e6
 static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t, const logt_tensor *x,
                                int *nch, int *free_sms)
 {
@@ -291,6 +298,8 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (t->grid + PROJ_FREE_SMS > sms) return LOGT_OK;
     *free_sms = sms - t->grid;
+    const double step_flop = 2.0 * (double)B * (double)I * (double)GD;
+    if (step_flop > PROJ_FLOP_PER_SM * *free_sms * (m->base.cfg.dtype == LOGT_BF16 ? 1.0 : 0.5)) return LOGT_OK;
     for (int n = 16; n >= 2; n--) {
         const int64_t c = T / n;
         if (T % n == 0 && c >= 16 && c * B * I * (int64_t)es % 256 == 0 && c * B * GD * 4 % 256 == 0) {
