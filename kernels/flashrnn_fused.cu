@@ -587,7 +587,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const T *R = static_cast<const T *>(a.R);
     T *hout = static_cast<T *>(a.h);
     typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
-    if (a.wx_chunk && blockIdx.x == 0 && threadIdx.x == 0)   /* proj_overlap: the kernel runs */
+    if (a.wx_chunk && blockIdx.x == 0 && threadIdx.x == 0)   /* proj_overlap: the kernel runs (chunk 0 asked for) */
         asm volatile("st.relaxed.gpu.global.u32 [%0], 1;" ::"l"(a.wx_sync + 1) : "memory");
 
     /* R^T slice: strip q = gate q of the group's 16 units, rows kw·KS .. of the head's dh */
@@ -777,8 +777,12 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         if (cl) cluster_barrier();   /* h_t of the whole head is in every block's buffer */
         else __syncthreads();
     }
-    if (t + FLASHRNN_STAGES - 1 < T_ && (!pre || nmine > 0))   /* past the end nothing is fetched */
-        wait_wx_chunk(a.wx_sync, (unsigned)((t + FLASHRNN_STAGES - 1) / a.wx_chunk));
+    if (t + FLASHRNN_STAGES - 1 < T_) {   /* past the end nothing is fetched */
+        const unsigned k = (unsigned)((t + FLASHRNN_STAGES - 1) / a.wx_chunk);
+        if (blockIdx.x == 0 && threadIdx.x == 0)   /* chunks asked for (proj_overlap = late waits on it) */
+            asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(a.wx_sync + 1), "r"(k + 1) : "memory");
+        if (!pre || nmine > 0) wait_wx_chunk(a.wx_sync, k);
+    }
     wx_wait += a.wx_chunk;
     }
     PROBE(4);

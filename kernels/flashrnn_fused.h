@@ -71,8 +71,9 @@ typedef struct flashrnn_fused_args {
                                /* batch tile): H · ceil(B/8) of them                         */
     int wx_chunk;              /* forward: 0, W x is all there at launch; else it arrives in  */
     unsigned *wx_sync;         /* chunks of wx_chunk steps, chunk k >= 1 once wx_sync[0] >= k */
-                               /* (a second stream counts them); block 0 sets wx_sync[1] to 1 */
-                               /* once the kernel runs (models/flashrnn_cuda.cu, proj_overlap) */
+                               /* (a second stream counts them); block 0 sets wx_sync[1] to   */
+                               /* k + 1 as it asks for chunk k (1 once the kernel runs)       */
+                               /* (models/flashrnn_cuda.cu, proj_overlap)                     */
 } flashrnn_fused_args;
 
 /* Bytes of args.xchg: two buffers of B · D words, 4 bytes each for bf16, 8 for f32 (the

@@ -52,11 +52,12 @@ static const choice_knob CHOICES[] = {
      "off (the weights' gradients after the fused backward) or auto or unset (beside it, in "
      "chunks of steps, where its blocks count their steps in global memory and share their "
      "reload: head_sync = grid, grid_share, T >= 64)"},
-    {"proj_overlap", {"auto", "off", NULL},
+    {"proj_overlap", {"auto", "off", "late", NULL},
      "off (the forward's input projection whole, before the fused kernel) or auto or unset "
      "(its first chunk of steps before the kernel, the rest beside it on a second stream, "
      "where the kernel leaves SMs free, those can make a step's W x about as fast as the "
-     "kernel a step, and T splits into chunks of 16 steps or more)"},
+     "kernel a step, and T splits into chunks of 16 steps or more); late, for tests, as auto "
+     "but each chunk made only once the kernel asks for it"},
 };
 enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
        CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP };

@@ -69,7 +69,7 @@ typedef struct flashrnn_model {
     int cell_spread;     /* cuda fused: 0 auto, 1 off, 2 on (flashrnn_cell_spread)              */
     int grid_share;      /* cuda fused: 0 auto, 1 off, 2 on (flashrnn_grid_share)               */
     int grad_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
-    int proj_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
+    int proj_overlap;    /* cuda fused: 0 auto, 1 off, 2 late (flashrnn_cuda.cu)                */
     void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 

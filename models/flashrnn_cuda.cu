@@ -320,9 +320,12 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
  * forward at dh = 16 did, until the kernel's time-out). The first time a chunk's shape is
  * seen the second stream runs chunk 0 alone, so told, and the host waits for it, so that
  * anything the library does on a first call (load its kernel, set up a workspace) is done
- * before a kernel waits on that stream. The main stream then waits for the second. */
+ * before a kernel waits on that stream. The main stream then waits for the second. late
+ * (proj_overlap = late, for the tests): each chunk's GEMM waits until the kernel asks for that
+ * chunk (block 0 sets proj[1] to k + 1), so that the kernel waits for every chunk, the case
+ * in which a kernel that did not wait would read W x before it is made. */
 static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, flashrnn_fused_args *a,
-                                      const logt_tensor *x, const void *Wop, int nch, int free_sms)
+                                      const logt_tensor *x, const void *Wop, int nch, int free_sms, int late)
 {
     const int64_t T = a->T, B = a->B, I = x->shape[2], GD = (int64_t)a->G * a->H * a->dh, C = T / nch;
     const logt_dtype dt = a->dtype;
@@ -368,7 +371,10 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
         s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWaitValue32 failed");
     if (s == LOGT_OK) s = on_side(true);
     for (int64_t k = 1; k < nch && s == LOGT_OK; k++) {
-        s = chunk(&side, k);
+        if (late && stream_wait_value()((CUstream)s2, (CUdeviceptr)(w + 1), (cuuint32_t)(k + 1),
+                                        CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+            s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWaitValue32 failed");
+        if (s == LOGT_OK) s = chunk(&side, k);
         if (s == LOGT_OK && stream_write_value()((CUstream)s2, (CUdeviceptr)w, (cuuint32_t)k, 0) != CUDA_SUCCESS)
             s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWriteValue32 failed");
     }
@@ -440,7 +446,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
         int nch = 1, free_sms = 0;
         LOGT_TRY(proj_chunks(m, &sc->tile[0], x, &nch, &free_sms));
-        if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch, free_sms);
+        if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch, free_sms, m->proj_overlap == 2);
     }
 
     /* 1. the input projection of every step: WX = X W^T */
