@@ -1,46 +1,46 @@
 # plots/flashrnn-grid-share-h200-time-fwdbwd.gp: figure 'time-fwdbwd' of experiment flashrnn-grid-share, written by `logt plot experiments/flashrnn-grid-share`
-# from results/flashrnn-grid-share-h200.h5 (commit c23e009); y = median_ms against x = head_dim, one curve per value of series (grid_share,grad_overlap,cell); where pass=fwdbwd
+# from results/flashrnn-grid-share-h200.h5 (commit 8a9d501); y = median_ms against x = head_dim, one curve per value of series (grid_share,grad_overlap,cell); where pass=fwdbwd
 # Re-render without logt: gnuplot plots/flashrnn-grid-share-h200-time-fwdbwd.gp  (writes the .png and .svg beside it)
 
 $data << EOD
 # index 0: grid_share=off grad_overlap=off lstm
-256 5.547264099
-768 6.923264027
+256 5.167007923
+768 6.525951862
 
 
 # index 1: grid_share=off grad_overlap=auto lstm
-256 5.565055847
-768 6.913440228
+256 5.170048237
+768 6.522016048
 
 
 # index 2: grid_share=auto grad_overlap=off lstm
-256 5.515647888
-768 6.306816101
+256 5.176640034
+768 5.961440086
 
 
 # index 3: grid_share=auto grad_overlap=auto lstm
-256 5.5219841
-768 6.181087971
+256 5.168447971
+768 5.814559937
 
 
 # index 4: grid_share=off grad_overlap=off gru
-256 5.130752087
-768 6.347743988
+256 4.740608215
+768 6.038847923
 
 
 # index 5: grid_share=off grad_overlap=auto gru
-256 5.141280174
-768 6.449791908
+256 4.761631966
+768 6.037856102
 
 
 # index 6: grid_share=auto grad_overlap=off gru
-256 5.128128052
-768 5.953728199
+256 4.73731184
+768 5.577824116
 
 
 # index 7: grid_share=auto grad_overlap=auto gru
-256 5.148352146
-768 5.810815811
+256 4.722752094
+768 5.450463772
 EOD
 
 out = "plots/flashrnn-grid-share-h200-time-fwdbwd"

@@ -40,7 +40,8 @@ static void free_result(result *r)
     free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0);
 }
 
-/* Set by a test whose path differs on a net's later forwards: run() runs forward once more first. */
+/* Set by a test whose path differs on a net's later forwards: run() runs forward once more
+ * first, on -x. */
 static int forward_twice;
 
 /* Build cfg's net (parameters w unless NULL), run forward and backward, copy back in f64. */
@@ -63,7 +64,17 @@ static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, cons
     logt_tensor tx = cfg_tensor3(cfg, s.T, s.B, s.I, x), tdh = cfg_tensor3(cfg, s.T, s.B, s.D, dh);
     logt_tensor tdx = cfg_tensor3(cfg, s.T, s.B, s.I, NULL);
     const logt_tensor *h;
-    st = forward_twice ? logt_net_forward(net, &tx, &h, ctx) : LOGT_OK;
+    if (forward_twice) {   /* first on -x: what it leaves behind (W x) is wrong for x */
+        const int64_t n = (int64_t)s.T * s.B * s.I;
+        double *xn = malloc((size_t)n * sizeof *xn);
+        cr_assert(xn);
+        for (int64_t i = 0; i < n; i++) xn[i] = -x[i];
+        logt_tensor txn = cfg_tensor3(cfg, s.T, s.B, s.I, xn);
+        st = logt_net_forward(net, &txn, &h, ctx);
+        if (st == LOGT_OK) st = logt_ctx_sync(ctx);
+        logt_tensor_free(&txn);
+        free(xn);
+    }
     if (st == LOGT_OK) st = logt_net_forward(net, &tx, &h, ctx);
     if (st == LOGT_OK) st = logt_net_backward(net, &tdh, &tdx, ctx);
     if (st == LOGT_OK) st = logt_ctx_sync(ctx);
@@ -328,7 +339,7 @@ Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
  * splits into chunks of 16 steps or more), or whole before it (off): the dense head at T = 64
  * (4 chunks of 16) and T = 70 (2 of 35), whole heads of 64 at T = 48 (3 of 16), an f32 gru
  * split over 2 blocks at T = 32 (2 of 16); each net runs its forward twice, the second time
- * on the second stream as the first left it. late makes each chunk only once the kernel asks
+ * on the second stream as the first (on -x) left it. late makes each chunk only once the kernel asks
  * for it, so that the kernel's wait is what stands between it and W x not yet made (a build
  * without the wait failed this test: results/flashrnn-split-versions-h200.txt). */
 Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 300)
