@@ -39,8 +39,9 @@
  * cuBLAS GEMM over the heads and a pointwise kernel); warps_k = N, cell_split = 1 | 2 and
  * head_sync = grid | cluster, cluster_store = cell | copy, cell_spread = off | on,
  * grid_share = off | on (the backward's shared reload), grad_overlap = off,
- * proj_overlap = off (fused only: fix those parts of the tiling instead of the tuner's
- * choice, for ablations).
+ * proj_overlap = off | late (the forward's input projection before the kernel, or beside it
+ * with each chunk made only once the kernel asks for it: for tests) (fused only: fix those
+ * parts of the tiling instead of the tuner's choice, for ablations).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H
