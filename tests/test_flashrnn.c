@@ -344,8 +344,10 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
                                {"cluster_store", "both", "cell (the cell stores each value"},
                                {"cell_split", "3", "1 (one warp runs a unit group's cell) or 2"},
                                {"cell_spread", "maybe", "off (one warp adds the partial sums"},
-                               {"grid_share", "yes", "on (the head's blocks in thread-block clusters"}};
-    for (int i = 0; i < 5; i++) {
+                               {"grid_share", "yes", "on (the head's blocks in thread-block clusters"},
+                               {"grad_overlap", "on", "off (the weights' gradients after the fused backward)"},
+                               {"proj_overlap", "early", "off (the forward's input projection whole, before"}};
+    for (int i = 0; i < (int)(sizeof choice / sizeof choice[0]); i++) {
         logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
         cfg.head_dim = 16;
         cr_assert_eq(logt_cfg_set_knob(&cfg, choice[i][0], choice[i][1]), LOGT_OK);
