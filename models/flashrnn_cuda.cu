@@ -65,7 +65,8 @@ typedef struct flashrnn_cuda_scratch {
     logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
     void *side, *ev_fork, *ev_join;   /* grad_overlap, proj_overlap: the second stream and its two events */
     logt_tensor proj;         /* proj_overlap: [0] W x chunks counted, [1] the kernel runs (unsigned) */
-    int64_t proj_primed;      /* proj_overlap: the chunk GEMM the second stream has run once (rows · 1024 + SM target) */
+    int64_t primed_rows;      /* proj_overlap: the chunk GEMM the second stream has run once:   */
+    int primed_sms;           /* its rows and its SM target                                     */
     int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
     flashrnn_tiling tile[2];  /* forward, backward: each planned when its pass first runs    */
 } flashrnn_cuda_scratch;
@@ -348,7 +349,7 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
                    ? LOGT_OK
                    : LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cublasSetStream or cublasSetSmCountTarget failed");
     };
-    if (sc->proj_primed != C * B * 1024 + free_sms) {   /* the shape and the SM target */
+    if (sc->primed_rows != C * B || sc->primed_sms != free_sms) {
         CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
         CUDA_TRY(cudaStreamWaitEvent(s2, (cudaEvent_t)sc->ev_fork, 0));
         LOGT_TRY(on_side(true));
@@ -356,7 +357,7 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
         LOGT_TRY(on_side(false));
         LOGT_TRY(s);
         CUDA_TRY(cudaStreamSynchronize(s2));
-        sc->proj_primed = C * B * 1024 + free_sms;
+        sc->primed_rows = C * B, sc->primed_sms = free_sms;
     }
     CUDA_TRY(cudaMemsetAsync(w, 0, 2 * sizeof(unsigned), st));
     LOGT_TRY(chunk(ctx, 0));
