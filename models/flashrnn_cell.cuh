@@ -14,17 +14,19 @@
 
 #include "../core/elem.cuh"
 
-/* The activations on the hardware's fast paths: __expf (ex2.approx, a few ulp) and a fast
- * division for σ, tanh.approx (relative error < 2^-10.9) for tanh: far below bf16's 2^-8, and
- * about what the TF32 products of the fp32 path already cost (2^-11 per operand). They sit
- * on every step's critical path. */
-__device__ __forceinline__ float fast_sigmoid(float a) { return __fdividef(1.0f, 1.0f + __expf(-a)); }
+/* The activations on the hardware's fast paths: tanh.approx (one MUFU instruction, relative
+ * error < 2^-10.9) for tanh, and σ(a) = (1 + tanh(a / 2)) / 2 on it (absolute error < 2^-11.9):
+ * far below bf16's 2^-8, and about what the TF32 products of the fp32 path already cost
+ * (2^-11 per operand). They sit on every step's critical path: σ by ex2 and a division was two
+ * dependent MUFU instructions (dense lstm bf16 forward, A/B in three device calls: 2.30-2.35 ms
+ * with those, 2.24-2.30 with this; results/flashrnn-split-versions-h200.txt). */
 __device__ __forceinline__ float fast_tanh(float a)
 {
     float r;
     asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(a));
     return r;
 }
+__device__ __forceinline__ float fast_sigmoid(float a) { return fmaf(0.5f, fast_tanh(0.5f * a), 0.5f); }
 
 struct LstmCell {
     static constexpr int G = 4;   /* gates [i f g o]; 4 saved values per unit */
