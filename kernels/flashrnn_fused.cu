@@ -320,16 +320,20 @@ __device__ __forceinline__ void head_barrier(unsigned *ctr, unsigned target)
  * could not start, a bug) ends the kernel after 10 s with a trap (the launch's error: unspecified
  * launch failure), not a hang: the tests met one so (a wait past the last chunk). Inline and
  * without a message: a printf here made the kernels slower. */
+__device__ __forceinline__ unsigned long long globaltimer_ns()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 __device__ __forceinline__ void wait_wx_chunk(const unsigned *w, unsigned k)
 {
-    unsigned v;
-    unsigned long long t0, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    const unsigned long long t0 = globaltimer_ns();
     for (;;) {
+        unsigned v;
         asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(w) : "memory");
         if (v >= k) return;
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-        if (now - t0 > 10000000000ull) __trap();
+        if (globaltimer_ns() - t0 > 10000000000ull) __trap();
     }
 }
 
@@ -519,19 +523,13 @@ struct Walk {
 #define PROBE_PHASES 6
 __device__ long long flashrnn_probe[2][256][PROBE_PHASES];
 __device__ long long flashrnn_probe_ns[2];   /* block 0: the nanoseconds of its step loop */
-static __device__ __forceinline__ long long probe_ns()
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 /* 32-bit cycle counts (a step's phases are far below 2^32 cycles), to add few registers */
 #define PROBE_DECL unsigned probe_acc[PROBE_PHASES] = {0}, probe_last = (unsigned)clock(); \
-    const long long probe_t0 = probe_ns();
+    const long long probe_t0 = (long long)globaltimer_ns();
 #define PROBE(k) do { if (SPLIT && threadIdx.x == 0) { unsigned c_ = (unsigned)clock(); probe_acc[k] += c_ - probe_last; probe_last = c_; } } while (0)
 #define PROBE_END(pass) do { if (SPLIT && threadIdx.x == 0 && blockIdx.x < 256) { \
     for (int k_ = 0; k_ < PROBE_PHASES; k_++) flashrnn_probe[pass][blockIdx.x][k_] = probe_acc[k_]; \
-    if (blockIdx.x == 0) flashrnn_probe_ns[pass] = probe_ns() - probe_t0; } } while (0)
+    if (blockIdx.x == 0) flashrnn_probe_ns[pass] = (long long)globaltimer_ns() - probe_t0; } } while (0)
 #else
 #define PROBE_DECL
 #define PROBE(k) do { } while (0)
