@@ -143,6 +143,15 @@ template <> struct Frag<float> {   /* fp32 data, tf32 tensor cores */
     }
 };
 
+/* Four 8 x 8 tiles of 16-bit elements from shared memory: lane l gives the address of row
+ * l % 8 of tile l / 8 (16 contiguous bytes), and gets in r[i] row l / 4, columns 2·(l % 4)
+ * and + 1 of tile i: with tiles of h rows [n][k], an mma B fragment (b0, b1) per two tiles. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], unsigned addr)
+{
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
 /* ---- asynchronous copies and the tagged exchange ---------------------------------------- */
 
 /* 16 bytes global -> shared; zeros when !valid (g is then not read). */
@@ -411,6 +420,7 @@ struct Geo {
                  * cell, one of its 128 positions a thread (flashrnn_fused_cell_spread) */
     int mc;     /* head_sync = grid: clusters of mc blocks (consecutive parts of a head) share
                  * the step's reads from L2 (flashrnn_tiling::share); 0 or 1 none         */
+    int wgates; /* forward: the gates a warp's products cover (flashrnn_fused_warp_gates) */
     int64_t op, pff, pfd, state, red, bias, mbar;
     /* The block's batch tile bb, part of its head and head group. A cluster's blocks are
      * consecutive, so with clusters the part varies fastest; else the batch tile does. */
@@ -554,10 +564,19 @@ __device__ long long flashrnn_probe_ns[2];   /* block 0: the nanoseconds of its 
 static_assert(RED_SLOT >= 128 && 8 * RED_P4 * 4 <= RED_FWD_KW, "the slots hold a warp's 32 x 4 fragment values");
 
 /* ---- forward ------------------------------------------------------------------------------ */
-template <class Cell, typename T, int KS, bool SPLIT>
+/* WGATES (flashrnn_fused_warp_gates; 0: every gate) = 1 or 2: a warp's products cover
+ * WGATES gates of the group's 16 units over a k slice 4 / WGATES times as long (the same
+ * registers of R), so that the partial sums to add are wk·WGATES / 4 instead of wk (12 at
+ * the dense head of 768), each position's 4 gates side by side; the warp reads its longer
+ * slice of h with ldmatrix. Only for the tiling flashrnn_fused_warp_gates admits. */
+template <class Cell, typename T, int KS, bool SPLIT, int WGATES = 0>
 __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
 {
     constexpr int G = Cell::G, KT = Frag<T>::KT, NK = KS / KT;
+    static_assert(!WGATES || (G == 4 && sizeof(T) == 2 && SPLIT && KS == 64 && (WGATES == 1 || WGATES == 2)),
+                  "warp_gates: the lstm's bf16 split forward, k_slice 64");
+    /* WGATES: warp = k slice ks of NKS, gate group gg of NGG (gates gg·WGATES ..), NKT k tiles */
+    constexpr int NGG = WGATES ? 4 / WGATES : 1, NKT = WGATES ? 16 / WGATES : NK, CH = WGATES ? 4 / WGATES : 1;
     extern __shared__ __align__(16) unsigned char smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int dh = a.dh, D = a.H * dh, B = a.B, T_ = a.T, U = g.U, bt = g.bt, L = g.oprow;
@@ -573,6 +592,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int head = (ub + gu) / dh, u0 = (ub + gu) % dh;     /* the group's head and unit */
     const int hl = SPLIT ? 0 : gu / dh;                       /* its head within the block */
     const int r0 = lane >> 2, c0 = (lane & 3) * 2;
+    const int gg = warp % NGG, ks = warp / NGG;   /* WGATES only */
     /* spread: thread sp < 128 of the group owns unit row sp % 16 and batch row nt·8 + sp / 16
      * of each 8-row tile (the reduction slots' layout, RED_SLOT above) */
     const int sp = (kw * g.split + half) * 32 + lane, sn = sp >> 4;
@@ -595,6 +615,11 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 #pragma unroll
         for (int kt = 0; kt < NK; kt++)
             Frag<T>::a(ra[q][kt], lane, [&](int row, int col) {
+                if (WGATES) {   /* register f = q·NK + kt: k tile f % NKT of gate gg·WGATES + f / NKT */
+                    const int f = q * NK + kt;
+                    return ld(R + ((int64_t)head * dh + ks * NKT * KT + f % NKT * KT + col) * G * dh
+                              + (gg * WGATES + f / NKT) * dh + u0 + row);
+                }
                 return ld(R + ((int64_t)head * dh + kw * KS + kt * KT + col) * G * dh + q * dh + u0 + row);
             });
     /* the block's biases, b[G][U] then (gru) bn[U], in shared memory: read by the cell, not
@@ -681,12 +706,34 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             float acc[G][4];
 #pragma unroll
             for (int q = 0; q < G; q++) acc[q][0] = acc[q][1] = acc[q][2] = acc[q][3] = 0.0f;
+            if constexpr (WGATES > 0) {   /* acc[gi]: gate gg·WGATES + gi, in CH chains each */
+                float w[WGATES * CH][4] = {};
+                const unsigned hs = smem_addr(hop + (lane & 7) * L + ks * NKT * KT + (lane >> 3) * 8);
 #pragma unroll
-            for (int kt = 0; kt < NK; kt++) {
-                uint32_t x0, x1;
-                Frag<T>::b(x0, x1, hop + nt * 8 * L + kw * KS + kt * KT, L, lane);
+                for (int kt = 0; kt < NKT; kt += 2) {   /* two k tiles: b0, b1 of kt, then of kt + 1 */
+                    uint32_t b[4];
+                    ldmatrix_x4(b, hs + kt * KT * (unsigned)sizeof(T));
 #pragma unroll
-                for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
+                    for (int gi = 0; gi < WGATES; gi++) {
+                        const int f = gi * NKT + kt;
+                        Frag<T>::mma(w[gi * CH + kt % CH], ra[f / NK][f % NK], b[0], b[1]);
+                        Frag<T>::mma(w[gi * CH + (kt + 1) % CH], ra[(f + 1) / NK][(f + 1) % NK], b[2], b[3]);
+                    }
+                }
+#pragma unroll
+                for (int gi = 0; gi < WGATES; gi++)
+#pragma unroll
+                    for (int c = 0; c < CH; c++)
+#pragma unroll
+                        for (int e = 0; e < 4; e++) acc[gi][e] += w[gi * CH + c][e];
+            } else {
+#pragma unroll
+                for (int kt = 0; kt < NK; kt++) {
+                    uint32_t x0, x1;
+                    Frag<T>::b(x0, x1, hop + nt * 8 * L + kw * KS + kt * KT, L, lane);
+#pragma unroll
+                    for (int q = 0; q < G; q++) Frag<T>::mma(acc[q], ra[q][kt], x0, x1);
+                }
             }
             /* the cell at unit row `row` of the group and batch row n of the tile, on the
              * products rv */
@@ -710,6 +757,28 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 }
             };
             PROBE(0);
+            if constexpr (WGATES > 0) {   /* the NKS = wk / NGG k slices' partial sums */
+                float *rs = red + ks * RED_FWD_KW + gg * WGATES;
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    float *d = rs + ((c0 + (e & 1)) * RED_P4 + r0 + 8 * (e >> 1)) * 4;
+                    if (WGATES == 1) *d = acc[0][e];
+                    else *reinterpret_cast<float2 *>(d) = make_float2(acc[0][e], acc[WGATES - 1][e]);
+                }
+                __syncthreads();
+                PROBE(1);
+                if (spreader) {
+                    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    for (int j = 0; j < g.wk / NGG; j++) {
+                        const float4 v = *reinterpret_cast<const float4 *>(red + j * RED_FWD_KW + (sn * RED_P4 + (sp & 15)) * 4);
+                        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+                    }
+                    const float rv[G] = {sum.x, sum.y, sum.z, sum.w};
+                    PROBE(5);
+                    cell(sp & 15, sn, rv);
+                }
+                continue;
+            }
             if (g.wk > 1) {   /* the group's wk partial sums meet in warp kw = 0, or spread */
                 float *rd = red + (int64_t)(((nt & 1) * g.gpb + grp) * g.wk) * RED_FWD_KW;
                 if (half == 0 && g.spread)
@@ -1077,6 +1146,11 @@ __global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_fwd_split_kernel(const f
 {
     forward_pass<Cell, T, KS, true>(a, g);
 }
+template <class Cell, typename T, int KS, int WGATES>
+__global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_fwd_gates_kernel(const flashrnn_fused_args a, const Geo g)
+{
+    forward_pass<Cell, T, KS, true, WGATES>(a, g);
+}
 template <class Cell, typename T, int KS>
 __global__ void flashrnn_bwd_kernel(const flashrnn_fused_args a, const Geo g) { backward_pass<Cell, T, KS, false>(a, g); }
 template <class Cell, typename T, int KS>
@@ -1095,13 +1169,21 @@ __global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_bwd_split_kernel(const f
     X(GruCell, float, 16) X(GruCell, float, 32)
 
 typedef void (*kernel_fn)(const flashrnn_fused_args, const Geo);
-/* each pass twice: [0] whole heads (no exchange code), [1] split heads (grid or cluster) */
-struct Instance { flashrnn_instance id; kernel_fn fwd[2], bwd[2]; };
+/* each pass twice: [0] whole heads (no exchange code), [1] split heads (grid or cluster);
+ * and the split forward with 1 or 2 gates a warp where the row has it (lstm, bf16, 64) */
+struct Instance { flashrnn_instance id; kernel_fn fwd[2], bwd[2], fwd_gates[2]; };
+
+template <class C, typename T, int K, int W> static kernel_fn gates_kernel_of()
+{
+    if constexpr (C::G == 4 && sizeof(T) == 2 && K == 64) return flashrnn_fwd_gates_kernel<C, T, K, W>;
+    else return NULL;
+}
 
 #define FLASHRNN_ROW(C, T, K)                                                                   \
     {{C::G, (int)sizeof(T), K},                                                                 \
      {flashrnn_fwd_kernel<C, T, K>, flashrnn_fwd_split_kernel<C, T, K>},                       \
-     {flashrnn_bwd_kernel<C, T, K>, flashrnn_bwd_split_kernel<C, T, K>}},
+     {flashrnn_bwd_kernel<C, T, K>, flashrnn_bwd_split_kernel<C, T, K>},                       \
+     {gates_kernel_of<C, T, K, 1>(), gates_kernel_of<C, T, K, 2>()}},
 static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
 enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
 
@@ -1131,9 +1213,11 @@ static const Instance *find(int G, int bytes, int k_slice)
     return NULL;
 }
 
-static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head)
+/* wgates: 0 or 4 every gate a warp, 1 or 2 flashrnn_fwd_gates_kernel (a split forward) */
+static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head, int wgates = 0)
 {
     const int split = blocks_per_head > 1;
+    if (pass == FLASHRNN_FORWARD && split && (wgates == 1 || wgates == 2)) return in->fwd_gates[wgates - 1];
     return pass == FLASHRNN_FORWARD ? in->fwd[split] : in->bwd[split];
 }
 
@@ -1176,6 +1260,36 @@ extern "C" int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const fl
     return a->cell_spread == FLASHRNN_SPREAD_ON;
 }
 
+/* Whether tiling t's pass can run with 1 or 2 gates a warp: the forward of an lstm in bf16
+ * whose head is split through global memory (grid) into blocks of one group of 16 units for
+ * 8 batch rows, spread over warps_k = dh / 64 warps, a multiple of 4 (the dense head of 768:
+ * 12). */
+static int warp_gates_fit(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass)
+{
+    return pass == FLASHRNN_FORWARD && a->dtype == LOGT_BF16 && a->G == 4 && t->blocks_per_head > 1
+           && !t->cluster && t->batch_tile == 8 && t->heads_per_block * a->dh == 16 * t->blocks_per_head
+           && t->cell_split == 1 && t->warps_k % 4 == 0 && a->dh == 64 * t->warps_k
+           && flashrnn_fused_cell_spread(a, t);
+}
+
+extern "C" int flashrnn_fused_warp_gates(const flashrnn_fused_args *a, const flashrnn_tiling *t,
+                                         flashrnn_pass pass)
+{
+    if (!warp_gates_fit(a, t, pass)) return a->G;
+    /* AUTO: 1. Dense lstm bf16 forward, D = 768, B = 16, T = 1024, ms, all / 2 / 1 in the
+     * same calls: 2.270 / 2.236 / 2.229, 2.270 / 2.248 / 2.264, 2.311 / 2.279 / 2.219; another
+     * call all 2.291, 2.294 against 1 2.248, 2.239 (fwd+bwd 5.79-5.82 against 5.72-5.79).
+     * The probe build: 3920 cycles a step against 3640, the products 570 against 845 (the
+     * ldmatrix reads of h are 4 times as many), the partial sums' stores and barrier 232
+     * against 64, their adding 640 against 380, the cell 396 against 297
+     * (results/flashrnn-split-versions-h200.txt). */
+    switch (a->warp_gates) {
+    case FLASHRNN_WARP_GATES_ALL: return a->G;
+    case FLASHRNN_WARP_GATES_2: return 2;
+    default: return 1;   /* AUTO, 1 */
+    }
+}
+
 static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_problem *p)
 {
     memset(p, 0, sizeof *p);
@@ -1201,6 +1315,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->nf = s->nf, g->nd = s->nd;
     g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red, g->bias = s->bias;
     g->mbar = s->mbar, g->mc = t->share;
+    g->wgates = flashrnn_fused_warp_gates(a, t, pass);
     return a->dh % t->warps_k ? NULL : find(a->G, p.dtype_bytes, a->dh / t->warps_k);
 }
 
@@ -1294,9 +1409,11 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
         if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;
-        for (int split = 1; split <= 2; split++) {   /* the larger of the whole- and split-head kernels' */
+        for (int k = 0; k < 4; k++) {   /* the largest of the whole-head, split-head and gates kernels' */
+            const kernel_fn f = kernel_of(in, pass, k ? 2 : 1, k - 1);
+            if (!f) continue;
             cudaFuncAttributes fa;
-            CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)kernel_of(in, pass, split)));
+            CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)f));
             int *r = &p.regs[in->id.k_slice / 16];
             if (fa.numRegs > *r) *r = fa.numRegs;
         }
@@ -1307,6 +1424,15 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     dev.max_cluster = 0;   /* built for a GPU without clusters: the kernels have no cluster path */
 #endif
     LOGT_TRY(flashrnn_tune(&dev, &p, t));
+    if ((a->warp_gates == FLASHRNN_WARP_GATES_1 || a->warp_gates == FLASHRNN_WARP_GATES_2)
+        && pass == FLASHRNN_FORWARD && !warp_gates_fit(a, t, pass))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "flashrnn: warp_gates = %d, but the forward's tiling (%d blocks a head, batch tile "
+                         "%d, warps_k %d, %s) has none: that is an lstm in bf16 whose head is split "
+                         "through global memory into blocks of 16 units, 8 batch rows and dh / 64 "
+                         "warps (a multiple of 4). Use warp_gates = auto or all",
+                         a->warp_gates == FLASHRNN_WARP_GATES_1 ? 1 : 2, t->blocks_per_head,
+                         t->batch_tile, t->warps_k, t->cluster ? "clusters" : "grid");
     if (!t->cluster) return dev.max_cluster ? choose_share(a, pass, t) : LOGT_OK;
     int resident;
     LOGT_TRY(clusters_resident(a, t, pass, t->cluster, &resident));
@@ -1338,7 +1464,7 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
     if (t->cluster && t->cluster != t->blocks_per_head)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a cluster of %d blocks for a head split over %d: "
                          "plan the tiling with flashrnn_fused_plan", t->cluster, t->blocks_per_head);
-    kernel_fn k = kernel_of(in, pass, t->blocks_per_head);
+    kernel_fn k = kernel_of(in, pass, t->blocks_per_head, g.wgates);
     const int threads = g.gpb * g.wk * g.split * 32;
     if (threads != t->threads || (int64_t)t->grid != (int64_t)(a->H / g.hpb) * g.bph * g.nbb)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the tiling does not match the problem (threads %d "

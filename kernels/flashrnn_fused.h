@@ -46,6 +46,13 @@ typedef enum { FLASHRNN_SPREAD_AUTO = 0, FLASHRNN_SPREAD_OFF = 1, FLASHRNN_SPREA
  * reloads its own k slice (warps_k > 1, cell_split = 1). ON is an error where none fits. */
 typedef enum { FLASHRNN_SHARE_AUTO = 0, FLASHRNN_SHARE_OFF = 1, FLASHRNN_SHARE_ON = 2 } flashrnn_grid_share;
 
+/* How many gates of its unit group a warp's products cover in the forward: ALL (each warp
+ * a k slice of dh / warps_k, every gate: wk partial sums a position), or 2 or 1 over a k slice
+ * 2 or 4 times as long (wk / 2 or wk / 4 partial sums), where the tiling allows it
+ * (flashrnn_fused_warp_gates: the split dense lstm head in bf16); AUTO: the kernel's rule. */
+typedef enum { FLASHRNN_WARP_GATES_AUTO = 0, FLASHRNN_WARP_GATES_ALL = 1, FLASHRNN_WARP_GATES_2 = 2,
+               FLASHRNN_WARP_GATES_1 = 3 } flashrnn_warp_gates;
+
 typedef struct flashrnn_fused_args {
     int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
     logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16 or LOGT_F32     */
@@ -65,6 +72,7 @@ typedef struct flashrnn_fused_args {
                                              * rule), CELL or COPY                          */
     flashrnn_cell_spread cell_spread;   /* AUTO: flashrnn_fused_cell_spread's rule */
     flashrnn_grid_share grid_share;     /* AUTO: the backward's shared where it can be  */
+    flashrnn_warp_gates warp_gates;     /* AUTO: the kernel's rule                      */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */
@@ -94,6 +102,11 @@ unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
  * cell_spread, or when AUTO the kernel's rule); 0 when it cannot (wk = 1, fewer than 4 warps
  * a group) or does not. */
 int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const flashrnn_tiling *t);
+
+/* The gates a warp's products cover in tiling t's pass: G (every gate), or 1 or 2 (a's
+ * warp_gates, where t is the forward of an lstm in bf16 whose head is split through global
+ * memory into blocks of 16 units, 8 batch rows and dh / 64 warps, a multiple of 4). */
+int flashrnn_fused_warp_gates(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass);
 
 /* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),
  * 0 when the cell stores it (CELL) or t has no clusters: a's cluster_store, or when AUTO,

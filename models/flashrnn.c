@@ -20,13 +20,13 @@
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
 /* The fused kernel's choice knobs. A value's index is what the model keeps (flashrnn.h);
  * index 0, the default, leaves the choice to the tuner or the kernel. */
-typedef struct { const char *name, *opts[4], *help; } choice_knob;
+typedef struct { const char *name, *opts[5], *help; } choice_knob;
 static const choice_knob CHOICES[] = {
     {"cell_split", {"0", "1", "2", NULL},
      "1 (one warp runs a unit group's cell) or 2 (two warps, 8 units each), 0 or unset for the "
@@ -58,9 +58,14 @@ static const choice_knob CHOICES[] = {
      "where the kernel leaves SMs free, those can make a step's W x about as fast as the "
      "kernel a step, and T splits into chunks of 16 steps or more); late, for tests, as auto "
      "but each chunk made only once the kernel asks for it"},
+    {"warp_gates", {"auto", "all", "2", "1", NULL},
+     "all (each warp's products cover every gate of its units over a k slice of dh / warps_k), "
+     "2 or 1 (that many gates over a slice 2 or 4 times as long: fewer partial sums; the "
+     "forward of an lstm in bf16 whose head is split through global memory into blocks of 16 "
+     "units and 8 batch rows, the dense head of 768), auto or unset for the kernel's rule"},
 };
 enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
-       CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP };
+       CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP, CHOICE_WARP_GATES };
 
 /* The index of cfg's value of knob c among its options, or -1. */
 static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
@@ -165,6 +170,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->grid_share = choice_of(cfg, &CHOICES[CHOICE_GRID_SHARE]);
     m->grad_overlap = choice_of(cfg, &CHOICES[CHOICE_GRAD_OVERLAP]);
     m->proj_overlap = choice_of(cfg, &CHOICES[CHOICE_PROJ_OVERLAP]);
+    m->warp_gates = choice_of(cfg, &CHOICES[CHOICE_WARP_GATES]);
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

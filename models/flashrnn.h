@@ -40,7 +40,8 @@
  * head_sync = grid | cluster, cluster_store = cell | copy, cell_spread = off | on,
  * grid_share = off | on (the backward's shared reload), grad_overlap = off,
  * proj_overlap = off | late (the forward's input projection before the kernel, or beside it
- * with each chunk made only once the kernel asks for it: for tests) (fused only: fix those
+ * with each chunk made only once the kernel asks for it: for tests), warp_gates = all | 2 | 1
+ * (the gates a warp's products cover in the split dense head's forward) (fused only: fix those
  * parts of the tiling instead of the tuner's choice, for ablations).
  */
 #ifndef LOGT_FLASHRNN_H
@@ -71,6 +72,7 @@ typedef struct flashrnn_model {
     int grid_share;      /* cuda fused: 0 auto, 1 off, 2 on (flashrnn_grid_share)               */
     int grad_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
     int proj_overlap;    /* cuda fused: 0 auto, 1 off, 2 late (flashrnn_cuda.cu)                */
+    int warp_gates;      /* cuda fused: 0 auto, 1 all, 2 two, 3 one (flashrnn_warp_gates)       */
     void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 

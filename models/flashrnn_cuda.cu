@@ -183,6 +183,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->cluster_store = (flashrnn_cluster_store)m->cluster_store;
     a->cell_spread = (flashrnn_cell_spread)m->cell_spread;
     a->grid_share = (flashrnn_grid_share)m->grid_share;
+    a->warp_gates = (flashrnn_warp_gates)m->warp_gates;
     return LOGT_OK;
 }
 
@@ -200,15 +201,19 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     char line[2][160];   /* each pass's tiling (a pass not planned yet says so) */
     for (int i = 0; i < 2; i++) {
         const flashrnn_tiling *t = &sc->tile[i];
+        char gates[16] = "";   /* a warp's gates, where fewer than all */
+        if (sc->planned_B[i] == a->B && flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i) < a->G)
+            snprintf(gates, sizeof gates, " gates=%d", flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i));
         char share[24] = "";
         if (t->share > 1) snprintf(share, sizeof share, " share=%d", t->share);
         if (sc->planned_B[i] != a->B)
             snprintf(line[i], sizeof line[i], "not planned yet");
         else
             snprintf(line[i], sizeof line[i],
-                     "hpb=%d bph=%d bt=%d wk=%d split=%d%s sync=%s%s threads=%d grid=%d regs=%d smem=%lld",
+                     "hpb=%d bph=%d bt=%d wk=%d split=%d%s%s sync=%s%s threads=%d grid=%d regs=%d smem=%lld",
                      t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
                      t->cell_split, flashrnn_fused_cell_spread(a, t) ? " spread" : "",
+                     gates,
                      !t->cluster ? (t->grid_sync ? "grid" : "none")
                      : flashrnn_fused_cluster_copy(a, t, (flashrnn_pass)i) ? "cluster/copy" : "cluster/cell",
                      share, t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);

@@ -346,7 +346,8 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
                                {"cell_spread", "maybe", "off (one warp adds the partial sums"},
                                {"grid_share", "yes", "on (the head's blocks in thread-block clusters"},
                                {"grad_overlap", "on", "off (the weights' gradients after the fused backward)"},
-                               {"proj_overlap", "early", "off (the forward's input projection whole, before"}};
+                               {"proj_overlap", "early", "off (the forward's input projection whole, before"},
+                               {"warp_gates", "3", "all (each warp's products cover every gate"}};
     for (int i = 0; i < (int)(sizeof choice / sizeof choice[0]); i++) {
         logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
         cfg.head_dim = 16;

@@ -294,6 +294,55 @@ Test(flashrnn_cuda, spread_cell_matches_the_reference)
     expect_matches("gru", "fused,warps_k=4,cell_split=1,cell_spread=on", LOGT_BF16, (shape){7, 9, 8, 128, 64, 1});
 }
 
+/* The split dense head's forward with each warp's products on every gate of its k slice
+ * (all), or on 2 or 1 gates over a slice 2 or 4 times as long (fewer partial sums), and auto
+ * (1), against the reference: the lstm in bf16, dh = 768, B = 9 (the second batch tile 1 row),
+ * with and without the initial state, T = 37 (both operand buffers many times over). The
+ * run's detail names the gates a warp had. Asking for 1 or 2 where the tiling has no such
+ * kernel (a gru, f32, a head of 64 in whole blocks) is a clear error. */
+Test(flashrnn_cuda, warp_gates_match_the_reference)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,warp_gates=all", "fused,warp_gates=2", "fused,warp_gates=1",
+                           "fused,warp_gates=auto"};
+    for (int k = 0; k < 4; k++) {
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
+        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){37, 16, 24, 768, 768, 0});
+        logt_model_cfg cfg;   /* the run's detail says what ran */
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 768);
+        cfg.dtype = LOGT_BF16;
+        cfg.head_dim = 768;
+        char kn[64];
+        snprintf(kn, sizeof kn, "kernel=%s", knobs[k]);
+        set_knobs(&cfg, kn);
+        result r;
+        cr_assert_eq(run(&cfg, (shape){3, 16, 8, 768, 768, 0}, NULL, NULL, NULL, NULL, NULL, &r), LOGT_OK,
+                     "%s", logt_errmsg());
+        const char *fwd = strstr(r.detail, "forward: "), *bwd = strstr(r.detail, "backward: ");
+        cr_assert(fwd && bwd, "%s", r.detail);
+        const char *g = strstr(fwd, " gates=");
+        const int gates = g && g < bwd ? atoi(g + 7) : 4;
+        const int want[] = {4, 2, 1, 1};   /* auto: 1 */
+        cr_assert_eq(gates, want[k], "%s: %s", knobs[k], r.detail);
+        free_result(&r);
+    }
+    const struct { const char *cell; logt_dtype dt; int D, dh; } no[] = {
+        {"gru", LOGT_BF16, 768, 768}, {"lstm", LOGT_F32, 256, 256}, {"lstm", LOGT_BF16, 128, 64}};
+    for (int i = 0; i < 3; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, no[i].D);
+        snprintf(cfg.cell, sizeof cfg.cell, "%s", no[i].cell);
+        cfg.dtype = no[i].dt;
+        cfg.head_dim = no[i].dh;
+        set_knobs(&cfg, "kernel=fused,warp_gates=1");
+        result r;
+        logt_status s = run(&cfg, (shape){2, 16, 8, no[i].D, no[i].dh, 0}, NULL, NULL, NULL, NULL, NULL, &r);
+        cr_assert_eq(s, LOGT_EUNSUPPORTED, "%s", logt_errmsg());
+        cr_assert(strstr(logt_errmsg(), "warp_gates = 1") && strstr(logt_errmsg(), "warp_gates = auto or all"),
+                  "%s", logt_errmsg());
+    }
+}
+
 /* A split head exchanging through global memory, the backward's blocks in clusters that
  * share the step's reload (grid_share = on: multicast by the copy engine; auto: where the
  * tiling lets it) or not (off): the dense head of 768 (48 blocks a head, clusters of 16;
