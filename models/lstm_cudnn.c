@@ -8,7 +8,9 @@
  * Knobs:
  *   algo = auto | standard | persist_static | persist_static_small_h   (default auto:
  *          the fastest training step among those cuDNN accepts for the shape, timed)
- *   math = fp32 | tf32   (default fp32: no tensor-op math; tf32 only for dtype f32)
+ *   math = fp32 | tf32 | fastest   (default fp32: no tensor-op math; tf32 only for dtype
+ *          f32; fastest: in f32 whichever of the two is faster, timed with the algorithms,
+ *          in bf16 the same as fp32, bf16 tensor ops with fp32 accumulation)
  */
 #include "lstm_cudnn.h"
 
@@ -38,10 +40,11 @@ static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo,
     const char *mt = logt_cfg_knob(cfg, "math", "fp32");
     if (!strcmp(mt, "fp32")) *tf32 = 0;
     else if (!strcmp(mt, "tf32")) *tf32 = 1;
+    else if (!strcmp(mt, "fastest")) *tf32 = 2;
     else
-        return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32 or tf32",
-                         cfg->model, mt);
-    if (*tf32 && cfg->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32, tf32 or "
+                         "fastest", cfg->model, mt);
+    if (*tf32 == 1 && cfg->dtype != LOGT_F32)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s: math = tf32 applies to f32 data; in %s cuDNN multiplies %s with "
                          "fp32 accumulation: leave math unset (fp32) or set dtype = f32",

@@ -22,12 +22,17 @@
  * db is the input bias's gradient alone: cuDNN's recurrent-bias gradient is the
  * same sum, but that bias is a constant zero, not a parameter.
  *
- * algo=auto times one training step (forward + backward, after a warm-up step) of
- * each of PERSIST_STATIC_SMALL_H, PERSIST_STATIC and STANDARD that cuDNN accepts
- * for the shape, at the first forward of each (T, B), and keeps the fastest: the
- * order of preference alone misleads (on an H200, B = 64, D = 256: PERSIST_STATIC
- * 4x slower than STANDARD). The two math types of bf16 and of tf32 are chosen between
- * the same way.
+ * algo=auto times one forward and one training step (forward + backward, after a
+ * warm-up step) of each of PERSIST_STATIC_SMALL_H, PERSIST_STATIC and STANDARD that
+ * cuDNN accepts for the shape, at the first forward of each (T, B): the order of
+ * preference alone misleads (on an H200, B = 64, D = 256: PERSIST_STATIC 4x slower than
+ * STANDARD). Forwards run the fastest forward until the first backward, which switches
+ * to the fastest training step for good (running that forward again first, for its
+ * reserve space: its h is recomputed, within the algorithms' difference, ~1e-5), so that
+ * an inference and a training benchmark each get cuDNN's best (at D = 768, T = 1024,
+ * B = 16 they differ: a persistent forward, a STANDARD training step). The two math types
+ * of bf16 and of tf32, and with math = fastest in f32 those of fp32 and tf32, are chosen
+ * between the same way.
  * Measured on the H200 against the f64 reference, STANDARD's h is within ~3e-7;
  * both persistent algorithms within ~1.2e-5 (they are less exact, not wrong).
  * m->base.impl records what ran.
@@ -43,7 +48,7 @@
 #include "lstm_cudnn.h"
 
 #define BLOCK 256
-#define MAX_CAND 6
+#define MAX_CAND 9
 
 typedef struct rnn_cand { cudnnRNNAlgo_t algo; cudnnMathType_t math; } rnn_cand;
 
@@ -58,6 +63,8 @@ typedef struct rnn_state {
     size_t esize;
     rnn_cand cand[MAX_CAND];           /* what may run, tried in this order */
     int ncand, c;                      /* how many; the one in use */
+    int best_fwd, best_train;          /* the fastest forward, training step (choose) */
+    int trained;                       /* a backward ran: forwards use best_train    */
     int nsupported;                    /* how many cuDNN accepted for this shape */
     int T, B;                          /* shape of xd, yd, sd and the temp spaces; 0: unset */
     int fwd_ok;                        /* a forward of that shape ran with cand[c] */
@@ -254,9 +261,8 @@ static logt_status init_state(lstm_cudnn_model *m, rnn_state *s)
         if (bf16 || m->tf32) {   /* both permit tensor cores; the faster is kept */
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_TENSOR_OP_MATH};
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_DEFAULT_MATH};
-        } else {
-            s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_FMA_MATH};
         }
+        if (!bf16 && m->tf32 != 1) s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_FMA_MATH};
     }
     return LOGT_OK;
 }
@@ -360,9 +366,10 @@ static logt_status ensure_dx(lstm_cudnn_model *m, rnn_state *s, int64_t n)
     return logt_tensor_new1(&s->dx, LOGT_CUDA, m->base.cfg.dtype, n);
 }
 
-/* One forward and backward (data and weights) with the candidate set up; dy is y. */
+/* One forward and backward (data and weights) with the candidate set up; dy is y. The
+ * event `mid`, unless NULL, is recorded between them. */
 static logt_status fwd_bwd(lstm_cudnn_model *m, rnn_state *s, const void *x, void *y,
-                           cudaStream_t st)
+                           cudaStream_t st, cudaEvent_t mid = NULL)
 {
     const void *h0 = m->base.h0.data, *c0 = m->base.c0.data;
     const rnn_cand *c = &s->cand[s->c];
@@ -371,6 +378,7 @@ static logt_status fwd_bwd(lstm_cudnn_model *m, rnn_state *s, const void *x, voi
                                       s->yd, y, s->sd, h0, NULL, s->sd, c0, NULL, s->wbytes, s->w,
                                       s->work_bytes, s->work, s->reserve_bytes, s->reserve);
     if (e != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(e, "cudnnRNNForward", c);
+    if (mid) CUDA_TRY(cudaEventRecord(mid, st));
     e = cudnnRNNBackwardData_v8(s->h, s->rnn, s->seq_d, s->yd, y, y, s->xd, s->dx.data, s->sd, h0,
                                 NULL, NULL, s->sd, c0, NULL, NULL, s->wbytes, s->w, s->work_bytes,
                                 s->work, s->reserve_bytes, s->reserve);
@@ -383,53 +391,59 @@ static logt_status fwd_bwd(lstm_cudnn_model *m, rnn_state *s, const void *x, voi
     return LOGT_OK;
 }
 
-/* Milliseconds of one training step (forward + backward) with candidate c, after a
- * warm-up step; fails when cuDNN refuses the candidate anywhere on the way. */
+/* Milliseconds of one forward (fwd_ms) and of one training step (forward + backward,
+ * train_ms) with candidate c, after a warm-up step; fails when cuDNN refuses the
+ * candidate anywhere on the way. */
 static logt_status trial(lstm_cudnn_model *m, rnn_state *s, int c, const void *x, void *y,
-                         cudaStream_t st, float *ms)
+                         cudaStream_t st, float *fwd_ms, float *train_ms)
 {
     LOGT_TRY(setup(m, s, c, (int)m->x.shape[0], (int)m->x.shape[1], st));
     LOGT_TRY(fwd_bwd(m, s, x, y, st));
-    cudaEvent_t a, b;
-    CUDA_TRY(cudaEventCreate(&a));
-    cudaError_t e = cudaEventCreate(&b);
-    if (e != cudaSuccess) cudaEventDestroy(a);
-    CUDA_TRY(e);
+    cudaEvent_t ev[3] = {NULL, NULL, NULL};
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < 3 && e == cudaSuccess; i++) e = cudaEventCreate(&ev[i]);
     logt_status r = LOGT_OK;
-    if ((e = cudaEventRecord(a, st)) == cudaSuccess && (r = fwd_bwd(m, s, x, y, st)) == LOGT_OK &&
-        (e = cudaEventRecord(b, st)) == cudaSuccess && (e = cudaEventSynchronize(b)) == cudaSuccess)
-        e = cudaEventElapsedTime(ms, a, b);
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
+    if (e == cudaSuccess && (e = cudaEventRecord(ev[0], st)) == cudaSuccess &&
+        (r = fwd_bwd(m, s, x, y, st, ev[1])) == LOGT_OK &&
+        (e = cudaEventRecord(ev[2], st)) == cudaSuccess && (e = cudaEventSynchronize(ev[2])) == cudaSuccess &&
+        (e = cudaEventElapsedTime(fwd_ms, ev[0], ev[1])) == cudaSuccess)
+        e = cudaEventElapsedTime(train_ms, ev[0], ev[2]);
+    for (int i = 0; i < 3; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
     CUDA_TRY(e);
     return r;
 }
 
-/* Pick the candidate for this shape: the only one, or the fastest training step
- * among those cuDNN accepts (auto, and bf16's two math types). Ends set up. */
+/* Pick the candidates for this shape: the only one, or among those cuDNN accepts (auto,
+ * the math types) the fastest forward and the fastest training step. Ends set up with the
+ * one forwards use now. */
 static logt_status choose(lstm_cudnn_model *m, rnn_state *s, const void *x, void *y,
                           cudaStream_t st)
 {
     const int T = (int)m->x.shape[0], B = (int)m->x.shape[1];
     s->nsupported = 1;
+    s->best_fwd = s->best_train = 0;
     if (s->ncand == 1) return setup(m, s, 0, T, B, st);
     LOGT_TRY(ensure_dx(m, s, m->x.numel));
     int best = -1;
-    float best_ms = 0;
+    float best_fwd_ms = 0, best_train_ms = 0;
     logt_status r = LOGT_OK;
     s->nsupported = 0;
     for (int c = 0; c < s->ncand; c++) {
-        float ms = 0;
-        r = trial(m, s, c, x, y, st, &ms);
+        float fwd_ms = 0, train_ms = 0;
+        r = trial(m, s, c, x, y, st, &fwd_ms, &train_ms);
         if (r == LOGT_ENOMEM) return r;
         if (r != LOGT_OK) {
             if (c + 1 < s->ncand || best >= 0) logt_errclear();   /* refused: the next one */
             continue;
         }
         s->nsupported++;
-        if (best < 0 || ms < best_ms) best = c, best_ms = ms;
+        if (best < 0 || fwd_ms < best_fwd_ms) s->best_fwd = c, best_fwd_ms = fwd_ms;
+        if (best < 0 || train_ms < best_train_ms) s->best_train = c, best_train_ms = train_ms;
+        best = c;
     }
     if (best < 0) return r;   /* every candidate refused: the last one's reason */
+    best = s->trained ? s->best_train : s->best_fwd;
     /* Only the winner's temp spaces stay allocated. */
     logt_cuda_free(s->work, s->work_cap);
     logt_cuda_free(s->reserve, s->reserve_cap);
@@ -446,10 +460,11 @@ static void record_impl(lstm_cudnn_model *m, rnn_state *s)
     const char *math = s->dt == CUDNN_DATA_BFLOAT16 ? "bf16 with fp32 accumulation"
                        : c->math == CUDNN_FMA_MATH  ? "fp32"
                                                     : "tf32";
-    char how[48] = "";
+    char how[64] = "";
     if (s->ncand > 1)
-        snprintf(how, sizeof how, " (%sfastest of %d supported)",
-                 m->algo == LSTM_CUDNN_AUTO ? "auto: " : "", s->nsupported);
+        snprintf(how, sizeof how, " (%sfastest %s of %d supported)",
+                 m->algo == LSTM_CUDNN_AUTO ? "auto: " : "", s->trained ? "training step" : "forward",
+                 s->nsupported);
     snprintf(m->base.impl, sizeof m->base.impl, "cudnn %d.%d.%d %s%s %s math=%s (%s)",
              (int)(v / 10000), (int)(v % 10000 / 100), (int)(v % 100), algo_name(c->algo), how,
              logt_dtype_name(m->base.cfg.dtype), math, math_name(c->math));
@@ -535,6 +550,19 @@ extern "C" logt_status lstm_cudnn_backward_cuda(lstm_cudnn_model *m, const logt_
         dxp = s->dx.data;
     }
     const void *x = m->x.data, *y = m->h.data, *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    if (!s->trained) {   /* from now on the fastest training step: its forward again, for its reserve */
+        s->trained = 1;
+        if (s->c != s->best_train) {
+            LOGT_TRY(setup(m, s, s->best_train, (int)T, (int)B, st));
+            LOGT_TRY(copy_params(m, s, &m->base.w, s->w, 1, st));
+            cudnnStatus_t fe = cudnnRNNForward(s->h, s->rnn, CUDNN_FWD_MODE_TRAINING, s->seq_d, s->xd, x,
+                                               s->yd, m->h.data, s->sd, h0, NULL, s->sd, c0, NULL, s->wbytes,
+                                               s->w, s->work_bytes, s->work, s->reserve_bytes, s->reserve);
+            if (fe != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(fe, "cudnnRNNForward", &s->cand[s->c]);
+            s->fwd_ok = 1;
+        }
+        record_impl(m, s);
+    }
     const rnn_cand *c = &s->cand[s->c];
     cudnnStatus_t e = cudnnRNNBackwardData_v8(
         s->h, s->rnn, s->seq_d, s->yd, y, dh->data, s->xd, dxp, s->sd, h0, NULL, m->base.dh0.data,

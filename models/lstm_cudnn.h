@@ -23,7 +23,8 @@ typedef enum lstm_cudnn_algo {
 typedef struct lstm_cudnn_model {
     logt_model base;
     lstm_cudnn_algo algo;   /* knob `algo` */
-    int tf32;               /* knob `math`: 0 fp32 (no tensor ops), 1 tf32 */
+    int tf32;               /* knob `math`: 0 fp32 (no tensor ops), 1 tf32, 2 fastest (f32: the
+                             * faster of the two, timed with the algorithms) */
     logt_tensor x, h;       /* views of the last forward's input and output, for backward */
     void *cudnn;            /* descriptors, weight spaces, workspaces (lstm_cudnn.cu) */
 } lstm_cudnn_model;

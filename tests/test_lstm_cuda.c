@@ -267,6 +267,8 @@ static int cudnn_vs_lstm(const char *algo, int may_refuse)
             cfg.seed = 3;
             cr_assert_eq(run(&cfg, &p, want_dx, &ref), LOGT_OK, "%s", logt_errmsg());
             cr_expect(strstr(got.impl, "math=fp32"), "impl '%s' should say math=fp32", got.impl);
+            if (!strcmp(algo, "auto"))   /* the backward switched to the fastest training step */
+                cr_expect(strstr(got.impl, "fastest training step"), "impl '%s' should say so", got.impl);
             if (strcmp(algo, "auto")) {
                 char want[32];
                 snprintf(want, sizeof want, "%s ", algo);
@@ -337,6 +339,24 @@ Test(lstm_cuda, cudnn_tf32_close_to_fp32)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "tf32"), LOGT_OK);
     cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
     cr_expect(strstr(got.impl, "math=tf32"), "impl '%s' should say math=tf32", got.impl);
+    expect_all_rel(&p, &got, &ref, 1, 1e-2, 5e-2);
+    free_result(&ref), free_result(&got), free_problem(&p);
+}
+
+/* math = fastest in f32: fp32 or tf32, whichever cuDNN runs faster; within tf32's bounds. */
+Test(lstm_cuda, cudnn_fastest_math_close_to_fp32)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn with math = fastest");
+    problem p = make_problem(50, 8, 64, 128, 1);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 64, 128);
+    result ref, got;
+    cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 64, 128);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fastest"), LOGT_OK);
+    cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
+    cr_expect(strstr(got.impl, "math=tf32") || strstr(got.impl, "math=fp32"), "impl '%s'", got.impl);
+    cr_expect(strstr(got.impl, "fastest training step of"), "impl '%s'", got.impl);
     expect_all_rel(&p, &got, &ref, 1, 1e-2, 5e-2);
     free_result(&ref), free_result(&got), free_problem(&p);
 }
@@ -434,7 +454,8 @@ Test(lstm_cuda, cudnn_unknown_math_names_the_valid_ones)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp16"), LOGT_OK);
     logt_net *net = NULL;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
-    cr_assert(strstr(logt_errmsg(), "fp32") && strstr(logt_errmsg(), "tf32"), "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "fp32") && strstr(logt_errmsg(), "tf32") && strstr(logt_errmsg(), "fastest"),
+              "%s", logt_errmsg());
 }
 
 Test(lstm_cuda, cudnn_tf32_needs_f32_data)
