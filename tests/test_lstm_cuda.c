@@ -326,39 +326,38 @@ Test(lstm_cuda, cudnn_bf16_close_to_fp32)
     free_result(&ref), free_result(&got), free_problem(&p);
 }
 
-/* TF32 keeps 10 mantissa bits (about 5e-4 relative per product). */
-Test(lstm_cuda, cudnn_tf32_close_to_fp32)
+/* lstm-cudnn in f32 with `math` against our lstm in fp32, within TF32's bounds (10 mantissa
+ * bits, about 5e-4 relative per product); its impl must name one of the math modes in
+ * `want` ("tf32", or "tf32 fp32" for fastest: whichever cuDNN ran faster). */
+static void cudnn_math_close_to_fp32(const char *math, const char *want)
 {
-    SKIP_WITHOUT_GPU("lstm-cudnn with math = tf32");
     problem p = make_problem(50, 8, 64, 128, 1);
     logt_model_cfg cfg;
     logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 64, 128);
     result ref, got;
     cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 64, 128);
-    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "tf32"), LOGT_OK);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", math), LOGT_OK);
     cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
-    cr_expect(strstr(got.impl, "math=tf32"), "impl '%s' should say math=tf32", got.impl);
+    char mode[5] = "";   /* the 4 letters after "math=" */
+    const char *m = strstr(got.impl, "math=");
+    if (m) snprintf(mode, sizeof mode, "%s", m + 5);
+    cr_expect(*mode && strstr(want, mode), "math = %s: impl '%s' should say math= one of %s", math,
+              got.impl, want);
     expect_all_rel(&p, &got, &ref, 1, 1e-2, 5e-2);
     free_result(&ref), free_result(&got), free_problem(&p);
 }
 
-/* math = fastest in f32: fp32 or tf32, whichever cuDNN runs faster; within tf32's bounds. */
+Test(lstm_cuda, cudnn_tf32_close_to_fp32)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn with math = tf32");
+    cudnn_math_close_to_fp32("tf32", "tf32");
+}
+
 Test(lstm_cuda, cudnn_fastest_math_close_to_fp32)
 {
     SKIP_WITHOUT_GPU("lstm-cudnn with math = fastest");
-    problem p = make_problem(50, 8, 64, 128, 1);
-    logt_model_cfg cfg;
-    logt_model_cfg_init(&cfg, "lstm", LOGT_CUDA, 64, 128);
-    result ref, got;
-    cr_assert_eq(run(&cfg, &p, 1, &ref), LOGT_OK, "%s", logt_errmsg());
-    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 64, 128);
-    cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fastest"), LOGT_OK);
-    cr_assert_eq(run(&cfg, &p, 1, &got), LOGT_OK, "%s", logt_errmsg());
-    cr_expect(strstr(got.impl, "math=tf32") || strstr(got.impl, "math=fp32"), "impl '%s'", got.impl);
-    cr_expect(strstr(got.impl, "fastest training step of"), "impl '%s'", got.impl);
-    expect_all_rel(&p, &got, &ref, 1, 1e-2, 5e-2);
-    free_result(&ref), free_result(&got), free_problem(&p);
+    cudnn_math_close_to_fp32("fastest", "tf32 fp32");
 }
 
 /* ---- the GEMM helper ------------------------------------------------------------------ */
