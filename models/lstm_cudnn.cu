@@ -30,7 +30,8 @@
  * to the fastest training step for good (running that forward again first, for its
  * reserve space: its h is recomputed, within the algorithms' difference, ~1e-5), so that
  * an inference and a training benchmark each get cuDNN's best (at D = 768, T = 1024,
- * B = 16 they differ: a persistent forward, a STANDARD training step). The two math types
+ * B = 16 in bf16 on an H200 they differed: a STANDARD forward, a PERSIST_STATIC training
+ * step; experiments/flashrnn-headdim). The two math types
  * of bf16 and of tf32, and with math = fastest in f32 those of fp32 and tf32, are chosen
  * between the same way.
  * Measured on the H200 against the f64 reference, STANDARD's h is within ~3e-7;
