@@ -737,13 +737,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             }
             /* the cell at unit row `row` of the group and batch row n of the tile, on the
              * products rv */
-            auto cell = [&](int row, int n, const float (&rv)[G]) {
+            auto cell = [&](int row, int n, const float (&rv)[G], const float *pav = NULL, float pc = 0.0f) {
                 const int ul = gu + row, b = b0 + n;
                 float av[G], s[4];
 #pragma unroll
-                for (int q = 0; q < G; q++) av[q] = wxs[(q * bt + n) * P + ul] + bias[q * U + ul];
+                for (int q = 0; q < G; q++) av[q] = pav ? pav[q] : wxs[(q * bt + n) * P + ul] + bias[q * U + ul];
                 float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
-                float c = G == 4 ? cst[n * P + ul] : 0.0f;
+                float c = G == 4 ? (pav ? pc : cst[n * P + ul]) : 0.0f;
                 float h = Cell::forward(av, rv, bias[G * U + ul], hp, c, s);
                 if (G == 4) cst[n * P + ul] = c;
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
@@ -758,6 +758,14 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
             };
             PROBE(0);
             if constexpr (WGATES > 0) {   /* the NKS = wk / NGG k slices' partial sums */
+                /* a spreading thread's cell inputs (W x + b, c) read before the barrier, off
+                 * the sums' path (here they fit the registers; every gate a warp, they did not) */
+                float pav[G], pc = 0.0f;
+                if (spreader) {
+#pragma unroll
+                    for (int q = 0; q < G; q++) pav[q] = wxs[(q * bt + sn) * P + gu + (sp & 15)] + bias[q * U + gu + (sp & 15)];
+                    pc = cst[sn * P + gu + (sp & 15)];
+                }
                 float *rs = red + ks * RED_FWD_KW + gg * WGATES;
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
@@ -769,13 +777,15 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 PROBE(1);
                 if (spreader) {
                     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                    for (int j = 0; j < g.wk / NGG; j++) {
+#pragma unroll
+                    for (int j = 0; j < 12 / NGG; j++) {   /* all loads in flight: wk <= 12 here */
+                        if (j >= g.wk / NGG) break;
                         const float4 v = *reinterpret_cast<const float4 *>(red + j * RED_FWD_KW + (sn * RED_P4 + (sp & 15)) * 4);
                         sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
                     }
                     const float rv[G] = {sum.x, sum.y, sum.z, sum.w};
                     PROBE(5);
-                    cell(sp & 15, sn, rv);
+                    cell(sp & 15, sn, rv, pav, pc);
                 }
                 continue;
             }
@@ -1262,13 +1272,13 @@ extern "C" int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const fl
 
 /* Whether tiling t's pass can run with 1 or 2 gates a warp: the forward of an lstm in bf16
  * whose head is split through global memory (grid) into blocks of one group of 16 units for
- * 8 batch rows, spread over warps_k = dh / 64 warps, a multiple of 4 (the dense head of 768:
- * 12). */
+ * 8 batch rows, spread over warps_k = dh / 64 warps, 4, 8 or 12 (the dense head of 768:
+ * 12; the kernel's sums are unrolled for at most 12). */
 static int warp_gates_fit(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass)
 {
     return pass == FLASHRNN_FORWARD && a->dtype == LOGT_BF16 && a->G == 4 && t->blocks_per_head > 1
            && !t->cluster && t->batch_tile == 8 && t->heads_per_block * a->dh == 16 * t->blocks_per_head
-           && t->cell_split == 1 && t->warps_k % 4 == 0 && a->dh == 64 * t->warps_k
+           && t->cell_split == 1 && t->warps_k % 4 == 0 && t->warps_k <= 12 && a->dh == 64 * t->warps_k
            && flashrnn_fused_cell_spread(a, t);
 }
 
