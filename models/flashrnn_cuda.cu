@@ -201,9 +201,9 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
     char line[2][160];   /* each pass's tiling (a pass not planned yet says so) */
     for (int i = 0; i < 2; i++) {
         const flashrnn_tiling *t = &sc->tile[i];
-        char gates[16] = "";   /* a warp's gates, where fewer than all */
-        if (sc->planned_B[i] == a->B && flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i) < a->G)
-            snprintf(gates, sizeof gates, " gates=%d", flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i));
+        char gates[24] = "";   /* a warp's gates, where fewer than all */
+        const int wg = sc->planned_B[i] == a->B ? flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i) : a->G;
+        if (wg < a->G) snprintf(gates, sizeof gates, " gates=%d", wg);
         char share[24] = "";
         if (t->share > 1) snprintf(share, sizeof share, " share=%d", t->share);
         if (sc->planned_B[i] != a->B)
