@@ -7,7 +7,8 @@
  *
  * Knobs:
  *   algo = auto | standard | persist_static | persist_static_small_h   (default auto:
- *          the fastest training step among those cuDNN accepts for the shape, timed)
+ *          among those cuDNN accepts for the shape, timed, the fastest forward until the
+ *          first backward, then the fastest training step: lstm_cudnn.cu)
  *   math = fp32 | tf32 | fastest   (default fp32: no tensor-op math; tf32 only for dtype
  *          f32; fastest: in f32 whichever of the two is faster, timed with the algorithms,
  *          in bf16 the same as fp32, bf16 tensor ops with fp32 accumulation)
@@ -24,7 +25,7 @@ static const char *const algo_names[] = {"auto", "standard", "persist_static",
                                          "persist_static_small_h", NULL};
 static const char *const knobs[] = {"algo", "math", "forget_init", NULL};
 
-static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo, int *tf32)
+static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo, lstm_cudnn_math *math)
 {
     const char *a = logt_cfg_knob(cfg, "algo", "auto");
     int found = -1;
@@ -38,13 +39,13 @@ static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo,
     *algo = (lstm_cudnn_algo)found;
 
     const char *mt = logt_cfg_knob(cfg, "math", "fp32");
-    if (!strcmp(mt, "fp32")) *tf32 = 0;
-    else if (!strcmp(mt, "tf32")) *tf32 = 1;
-    else if (!strcmp(mt, "fastest")) *tf32 = 2;
+    if (!strcmp(mt, "fp32")) *math = LSTM_CUDNN_FP32;
+    else if (!strcmp(mt, "tf32")) *math = LSTM_CUDNN_TF32;
+    else if (!strcmp(mt, "fastest")) *math = LSTM_CUDNN_FASTEST;
     else
         return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32, tf32 or "
                          "fastest", cfg->model, mt);
-    if (*tf32 == 1 && cfg->dtype != LOGT_F32)
+    if (*math == LSTM_CUDNN_TF32 && cfg->dtype != LOGT_F32)
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s: math = tf32 applies to f32 data; in %s cuDNN multiplies %s with "
                          "fp32 accumulation: leave math unset (fp32) or set dtype = f32",
@@ -63,8 +64,8 @@ static logt_status lstm_cudnn_layout(const logt_model_cfg *cfg, logt_layout *out
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s computes in f32 or bf16, not %s: set dtype = f32",
                          cfg->model, logt_dtype_name(cfg->dtype));
     lstm_cudnn_algo algo;
-    int tf32;
-    LOGT_TRY(parse_knobs(cfg, &algo, &tf32));
+    lstm_cudnn_math math;
+    LOGT_TRY(parse_knobs(cfg, &algo, &math));
     logt_model_cfg pc = *cfg;
     pc.dtype = LOGT_F32;   /* the parameters are f32 whatever the activations */
     return logt_lstm_layout(&pc, out);
@@ -74,13 +75,13 @@ static logt_status lstm_cudnn_create(const logt_model_cfg *cfg, logt_model **out
 {
 #ifdef LOGT_HAVE_CUDA
     lstm_cudnn_algo algo;
-    int tf32;
-    LOGT_TRY(parse_knobs(cfg, &algo, &tf32));
+    lstm_cudnn_math math;
+    LOGT_TRY(parse_knobs(cfg, &algo, &math));
     LOGT_TRY(lstm_cudnn_check_cuda(cfg));
     lstm_cudnn_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->algo = algo;
-    m->tf32 = tf32;
+    m->math = math;
     snprintf(m->base.impl, sizeof m->base.impl, "cudnn (algorithm chosen at the first forward)");
     *out = &m->base;
     return LOGT_OK;

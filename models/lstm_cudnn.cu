@@ -259,11 +259,11 @@ static logt_status init_state(lstm_cudnn_model *m, rnn_state *s)
     case LSTM_CUDNN_PERSIST_STATIC_SMALL_H: algos[na++] = CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H; break;
     }
     for (int a = 0; a < na; a++) {
-        if (bf16 || m->tf32) {   /* both permit tensor cores; the faster is kept */
+        if (bf16 || m->math != LSTM_CUDNN_FP32) {   /* both permit tensor cores; the faster is kept */
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_TENSOR_OP_MATH};
             s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_DEFAULT_MATH};
         }
-        if (!bf16 && m->tf32 != 1) s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_FMA_MATH};
+        if (!bf16 && m->math != LSTM_CUDNN_TF32) s->cand[s->ncand++] = (rnn_cand){algos[a], CUDNN_FMA_MATH};
     }
     return LOGT_OK;
 }
@@ -367,6 +367,20 @@ static logt_status ensure_dx(lstm_cudnn_model *m, rnn_state *s, int64_t n)
     return logt_tensor_new1(&s->dx, LOGT_CUDA, m->base.cfg.dtype, n);
 }
 
+/* logt's parameters into the weight space, then cuDNN's forward of x into y (training mode:
+ * the reserve space for a backward) with the candidate set up. */
+static logt_status forward_once(lstm_cudnn_model *m, rnn_state *s, const void *x, void *y,
+                                cudaStream_t st)
+{
+    LOGT_TRY(copy_params(m, s, &m->base.w, s->w, 1, st));
+    cudnnStatus_t e = cudnnRNNForward(s->h, s->rnn, CUDNN_FWD_MODE_TRAINING, s->seq_d, s->xd, x,
+                                      s->yd, y, s->sd, m->base.h0.data, NULL, s->sd, m->base.c0.data,
+                                      NULL, s->wbytes, s->w, s->work_bytes, s->work,
+                                      s->reserve_bytes, s->reserve);
+    if (e != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(e, "cudnnRNNForward", &s->cand[s->c]);
+    return LOGT_OK;
+}
+
 /* One forward and backward (data and weights) with the candidate set up; dy is y. The
  * event `mid`, unless NULL, is recorded between them. */
 static logt_status fwd_bwd(lstm_cudnn_model *m, rnn_state *s, const void *x, void *y,
@@ -374,15 +388,12 @@ static logt_status fwd_bwd(lstm_cudnn_model *m, rnn_state *s, const void *x, voi
 {
     const void *h0 = m->base.h0.data, *c0 = m->base.c0.data;
     const rnn_cand *c = &s->cand[s->c];
-    LOGT_TRY(copy_params(m, s, &m->base.w, s->w, 1, st));
-    cudnnStatus_t e = cudnnRNNForward(s->h, s->rnn, CUDNN_FWD_MODE_TRAINING, s->seq_d, s->xd, x,
-                                      s->yd, y, s->sd, h0, NULL, s->sd, c0, NULL, s->wbytes, s->w,
-                                      s->work_bytes, s->work, s->reserve_bytes, s->reserve);
-    if (e != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(e, "cudnnRNNForward", c);
+    LOGT_TRY(forward_once(m, s, x, y, st));
     if (mid) CUDA_TRY(cudaEventRecord(mid, st));
-    e = cudnnRNNBackwardData_v8(s->h, s->rnn, s->seq_d, s->yd, y, y, s->xd, s->dx.data, s->sd, h0,
-                                NULL, NULL, s->sd, c0, NULL, NULL, s->wbytes, s->w, s->work_bytes,
-                                s->work, s->reserve_bytes, s->reserve);
+    cudnnStatus_t e = cudnnRNNBackwardData_v8(s->h, s->rnn, s->seq_d, s->yd, y, y, s->xd, s->dx.data,
+                                              s->sd, h0, NULL, NULL, s->sd, c0, NULL, NULL, s->wbytes,
+                                              s->w, s->work_bytes, s->work, s->reserve_bytes,
+                                              s->reserve);
     if (e != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(e, "cudnnRNNBackwardData_v8", c);
     CUDA_TRY(cudaMemsetAsync(s->dw, 0, s->wbytes, st));
     e = cudnnRNNBackwardWeights_v8(s->h, s->rnn, CUDNN_WGRAD_MODE_ADD, s->seq_d, s->xd, x, s->sd,
@@ -426,7 +437,6 @@ static logt_status choose(lstm_cudnn_model *m, rnn_state *s, const void *x, void
     s->best_fwd = s->best_train = 0;
     if (s->ncand == 1) return setup(m, s, 0, T, B, st);
     LOGT_TRY(ensure_dx(m, s, m->x.numel));
-    int best = -1;
     float best_fwd_ms = 0, best_train_ms = 0;
     logt_status r = LOGT_OK;
     s->nsupported = 0;
@@ -435,16 +445,14 @@ static logt_status choose(lstm_cudnn_model *m, rnn_state *s, const void *x, void
         r = trial(m, s, c, x, y, st, &fwd_ms, &train_ms);
         if (r == LOGT_ENOMEM) return r;
         if (r != LOGT_OK) {
-            if (c + 1 < s->ncand || best >= 0) logt_errclear();   /* refused: the next one */
+            if (c + 1 < s->ncand || s->nsupported) logt_errclear();   /* refused: the next one */
             continue;
         }
-        s->nsupported++;
-        if (best < 0 || fwd_ms < best_fwd_ms) s->best_fwd = c, best_fwd_ms = fwd_ms;
-        if (best < 0 || train_ms < best_train_ms) s->best_train = c, best_train_ms = train_ms;
-        best = c;
+        if (!s->nsupported++ || fwd_ms < best_fwd_ms) s->best_fwd = c, best_fwd_ms = fwd_ms;
+        if (s->nsupported == 1 || train_ms < best_train_ms) s->best_train = c, best_train_ms = train_ms;
     }
-    if (best < 0) return r;   /* every candidate refused: the last one's reason */
-    best = s->trained ? s->best_train : s->best_fwd;
+    if (!s->nsupported) return r;   /* every candidate refused: the last one's reason */
+    const int best = s->trained ? s->best_train : s->best_fwd;
     /* Only the winner's temp spaces stay allocated. */
     logt_cuda_free(s->work, s->work_cap);
     logt_cuda_free(s->reserve, s->reserve_cap);
@@ -520,12 +528,7 @@ extern "C" logt_status lstm_cudnn_forward_cuda(lstm_cudnn_model *m, const logt_t
     }
     s->h = (cudnnHandle_t)handle;
     if (s->T != T || s->B != B) LOGT_TRY(choose(m, s, x->data, h->data, st));
-    LOGT_TRY(copy_params(m, s, &m->base.w, s->w, 1, st));
-    cudnnStatus_t e = cudnnRNNForward(s->h, s->rnn, CUDNN_FWD_MODE_TRAINING, s->seq_d, s->xd,
-                                      x->data, s->yd, h->data, s->sd, m->base.h0.data, NULL, s->sd,
-                                      m->base.c0.data, NULL, s->wbytes, s->w, s->work_bytes,
-                                      s->work, s->reserve_bytes, s->reserve);
-    if (e != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(e, "cudnnRNNForward", &s->cand[s->c]);
+    LOGT_TRY(forward_once(m, s, x->data, h->data, st));
     s->fwd_ok = 1;
     record_impl(m, s);
     return LOGT_OK;
@@ -555,11 +558,7 @@ extern "C" logt_status lstm_cudnn_backward_cuda(lstm_cudnn_model *m, const logt_
         s->trained = 1;
         if (s->c != s->best_train) {
             LOGT_TRY(setup(m, s, s->best_train, (int)T, (int)B, st));
-            LOGT_TRY(copy_params(m, s, &m->base.w, s->w, 1, st));
-            cudnnStatus_t fe = cudnnRNNForward(s->h, s->rnn, CUDNN_FWD_MODE_TRAINING, s->seq_d, s->xd, x,
-                                               s->yd, m->h.data, s->sd, h0, NULL, s->sd, c0, NULL, s->wbytes,
-                                               s->w, s->work_bytes, s->work, s->reserve_bytes, s->reserve);
-            if (fe != CUDNN_STATUS_SUCCESS) return CUDNN_FAIL(fe, "cudnnRNNForward", &s->cand[s->c]);
+            LOGT_TRY(forward_once(m, s, x, m->h.data, st));
             s->fwd_ok = 1;
         }
         record_impl(m, s);

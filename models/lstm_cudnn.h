@@ -20,11 +20,16 @@ typedef enum lstm_cudnn_algo {
     LSTM_CUDNN_PERSIST_STATIC_SMALL_H,
 } lstm_cudnn_algo;
 
+typedef enum lstm_cudnn_math {
+    LSTM_CUDNN_FP32,                    /* no tensor ops in f32 (bf16: bf16 tensor ops)       */
+    LSTM_CUDNN_TF32,                    /* f32 only                                           */
+    LSTM_CUDNN_FASTEST,                 /* f32: fp32 or tf32, the faster, timed with the algos */
+} lstm_cudnn_math;
+
 typedef struct lstm_cudnn_model {
     logt_model base;
     lstm_cudnn_algo algo;   /* knob `algo` */
-    int tf32;               /* knob `math`: 0 fp32 (no tensor ops), 1 tf32, 2 fastest (f32: the
-                             * faster of the two, timed with the algorithms) */
+    lstm_cudnn_math math;   /* knob `math` */
     logt_tensor x, h;       /* views of the last forward's input and output, for backward */
     void *cudnn;            /* descriptors, weight spaces, workspaces (lstm_cudnn.cu) */
 } lstm_cudnn_model;
