@@ -68,6 +68,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "../core/cuda.h"
 #include "../core/cuda_check.cuh"
 #include "../models/flashrnn_cell.cuh"
@@ -169,18 +171,28 @@ __device__ __forceinline__ void cp_wait_next()
 }
 
 /* head_sync = grid, forward: a split head's blocks exchange through global memory in tagged words,
- * each value beside the number of the step that made it (bf16: 16 value bits under a 16-bit
- * step; f32: a 64-bit word, step above value). The cell stores its values where the others
- * poll for them; a word read with the step expected is that step's value (one word, one
+ * each value beside a tag of the step that made it. The cell stores its values where the
+ * others poll for them; a word read with the step's tag is that step's value (one word, one
  * single-copy-atomic access), an older word is read again. No counter, fence or barrier: a
  * value costs its store's way to L2 and one load back. Two buffers by step parity: a block
  * writes buffer s & 1 for step s only after reading every block's step s - 1, which each
- * wrote after its last read of step s - 2 from the same buffer. The launch zeroes the words
- * (step 0 is never polled for). */
+ * wrote after its last read of step s - 2 from the same buffer; so a word polled for step s
+ * holds step s's value or step s - 2's, and the tag need only tell those apart. The launch
+ * zeroes the words (step 0 is never polled for; a zero word reads as step 0 in buffer 0 and
+ * step -1 in buffer 1). Three forms, the struct X of the helpers below:
+ *   Tagged<bf16>  32-bit words, 16 value bits under the step's low 16 bits;
+ *   Tagged<float> 64-bit words, the step above the value;
+ *   TaggedUnit    bf16 values of cells whose |h| <= 1 (Cell::H_UNIT: the lstm) in 16-bit
+ *                 words: a bf16 below 2 in magnitude has its top exponent bit (bit 14) 0,
+ *                 and that bit carries the tag, bit 0 of the step's Gray code (s ^ s >> 1),
+ *                 which differs between s and s - 2 (and is 0 for steps 0 and -1). Half the
+ *                 bytes a poll reads from L2. A NaN (bit 14 set) travels as 0x3fc0, 1.5,
+ *                 which no such h is, and the reader makes it a NaN again. */
 template <typename T> struct Tagged;
 template <> struct Tagged<bf16> {
     typedef uint32_t W;
-    static constexpr int PER = 4;   /* values per 16-byte load */
+    typedef uint2 V;                  /* the values of one 16-byte load */
+    static constexpr int PER = 4;     /* values per 16-byte load */
     static __device__ __forceinline__ void put(W *p, float v, unsigned step)
     {
         const W w = step << 16 | __bfloat16_as_ushort(__float2bfloat16(v));
@@ -198,13 +210,14 @@ template <> struct Tagged<bf16> {
         const unsigned s = step & 0xffffu;
         return (v.x >> 16) == s && (v.y >> 16) == s && (v.z >> 16) == s && (v.w >> 16) == s;
     }
-    static __device__ __forceinline__ uint2 values(uint4 v)   /* 4 bf16 */
+    static __device__ __forceinline__ V values(uint4 v)   /* 4 bf16 */
     {
         return make_uint2(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.z, v.w, 0x5410));
     }
 };
 template <> struct Tagged<float> {
     typedef unsigned long long W;
+    typedef uint2 V;
     static constexpr int PER = 2;
     static __device__ __forceinline__ void put(W *p, float v, unsigned step)
     {
@@ -218,24 +231,61 @@ template <> struct Tagged<float> {
         return make_uint4((unsigned)a, (unsigned)(a >> 32), (unsigned)b, (unsigned)(b >> 32));
     }
     static __device__ __forceinline__ bool ready(uint4 v, unsigned step) { return v.y == step && v.w == step; }
-    static __device__ __forceinline__ uint2 values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
+    static __device__ __forceinline__ V values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
+};
+struct TaggedUnit {
+    typedef uint16_t W;
+    typedef uint4 V;
+    static constexpr int PER = 8;
+    static constexpr unsigned TAG = 0x40004000u;   /* bit 14 of both halves of a 32-bit word */
+    static __device__ __forceinline__ unsigned tag(unsigned step) { return (step ^ step >> 1) & 1u; }
+    static __device__ __forceinline__ void put(W *p, float v, unsigned step)
+    {
+        const unsigned short b = v == v ? __bfloat16_as_ushort(__float2bfloat16(v)) : 0x3fc0;
+        const unsigned short w = (unsigned short)(b | tag(step) << 14);
+        asm volatile("st.relaxed.gpu.global.u16 [%0], %1;" ::"l"(p), "h"(w));
+    }
+    static __device__ __forceinline__ uint4 get(const W *p)   /* eight words, each read whole */
+    {
+        return Tagged<bf16>::get(reinterpret_cast<const uint32_t *>(p));
+    }
+    static __device__ __forceinline__ bool ready(uint4 v, unsigned step)
+    {
+        const unsigned e = tag(step) ? TAG : 0u;
+        return (((v.x ^ e) | (v.y ^ e) | (v.z ^ e) | (v.w ^ e)) & TAG) == 0;
+    }
+    /* two values: the tags cleared, and 0x3fc0 (1.5 with the tag bit cleared: a NaN) back
+     * to 0x7fc0 (+ 0x40 carries into bit 14 exactly there) */
+    static __device__ __forceinline__ unsigned word(unsigned w)
+    {
+        return (w & ~TAG) | (((w & 0x3fc03fc0u) + 0x00400040u) & TAG);
+    }
+    static __device__ __forceinline__ V values(uint4 v)   /* 8 bf16 */
+    {
+        return make_uint4(word(v.x), word(v.y), word(v.z), word(v.w));
+    }
+};
+/* the exchange of a forward pass */
+template <class Cell, typename T> struct TagOf { typedef Tagged<T> type; };
+template <class Cell> struct TagOf<Cell, bf16> {
+    typedef typename std::conditional<Cell::H_UNIT, TaggedUnit, Tagged<bf16>>::type type;
 };
 
 /* Poll the words src + goff[k] of the items k in pend until each carries the step, and put
  * each one's values at dst + soff[k] as it does: every pending load in flight at once. */
-template <typename T, int NB>
-__device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W *src, const int (&goff)[NB],
+template <class X, typename T, int NB>
+__device__ __forceinline__ void poll_tagged(T *dst, const typename X::W *src, const int (&goff)[NB],
                                             const int (&soff)[NB], unsigned pend, unsigned step)
 {
     while (pend) {
         uint4 v[NB];
 #pragma unroll
         for (int k = 0; k < NB; k++)
-            if (pend >> k & 1) v[k] = Tagged<T>::get(src + goff[k]);
+            if (pend >> k & 1) v[k] = X::get(src + goff[k]);
 #pragma unroll
         for (int k = 0; k < NB; k++)
-            if ((pend >> k & 1) && Tagged<T>::ready(v[k], step)) {
-                *reinterpret_cast<uint2 *>(dst + soff[k]) = Tagged<T>::values(v[k]);
+            if ((pend >> k & 1) && X::ready(v[k], step)) {
+                *reinterpret_cast<typename X::V *>(dst + soff[k]) = X::values(v[k]);
                 pend &= ~(1u << k);
             }
     }
@@ -248,15 +298,16 @@ __device__ __forceinline__ void poll_tagged(T *dst, const typename Tagged<T>::W 
  * cost 2% of the dense head's forward: results/flashrnn-split-versions-h200.txt); else each
  * step's poll walks it (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
  * buffers (dst, dst2), which nothing else writes then. */
-template <typename T> struct TaggedShare {
+template <class X> struct TaggedShare {
     static constexpr int NB = 4;
     unsigned nj[NB];   /* row << 16 | chunk */
     unsigned pend;
     bool all;
     __device__ TaggedShare() : pend(0), all(true) {}   /* no exchange */
+    template <typename T>
     __device__ TaggedShare(T *dst, T *dst2, int srow, int ld, int ncols, int b0, int bt, int B)
     {
-        constexpr int per = Tagged<T>::PER;
+        constexpr int per = X::PER;
         const int chunks = ncols / per, items = bt * chunks;
         all = items <= NB * (int)blockDim.x, pend = 0;
 #pragma unroll
@@ -268,19 +319,19 @@ template <typename T> struct TaggedShare {
         for (int i = threadIdx.x; i < bt * chunks; i += blockDim.x)
             if (b0 + i / chunks >= B) {
                 const int o = i / chunks * srow + i % chunks * per;
-                *reinterpret_cast<uint2 *>(dst + o) = *reinterpret_cast<uint2 *>(dst2 + o) = make_uint2(0, 0);
+                *reinterpret_cast<typename X::V *>(dst + o) = *reinterpret_cast<typename X::V *>(dst2 + o) = {};
             }
     }
 };
 
 /* Step `step`'s tagged words into shared memory, polling until every word carries the step
  * (the share's rows and columns; rows past the batch were zeroed by the share). */
-template <typename T>
-__device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst, int srow,
-                                               const typename Tagged<T>::W *src, int ld, int ncols,
+template <class X, typename T>
+__device__ __forceinline__ void tagged_to_smem(const TaggedShare<X> &sh, T *dst, int srow,
+                                               const typename X::W *src, int ld, int ncols,
                                                int b0, int bt, int B, unsigned step)
 {
-    constexpr int per = Tagged<T>::PER, NB = TaggedShare<T>::NB;
+    constexpr int per = X::PER, NB = TaggedShare<X>::NB;
     if (sh.all) {
         int goff[NB], soff[NB];
 #pragma unroll
@@ -288,7 +339,7 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
             const int n = sh.nj[k] >> 16, j = sh.nj[k] & 0xffffu;
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
         }
-        poll_tagged<T, NB>(dst, src, goff, soff, sh.pend, step);
+        poll_tagged<X, T, NB>(dst, src, goff, soff, sh.pend, step);
         return;
     }
     const int chunks = ncols / per, items = bt * chunks;
@@ -301,7 +352,7 @@ __device__ __forceinline__ void tagged_to_smem(const TaggedShare<T> &sh, T *dst,
             goff[k] = (b0 + n) * ld + j * per, soff[k] = n * srow + j * per;
             if (i < items && b0 + n < B) pend |= 1u << k;
         }
-        poll_tagged<T, NB>(dst, src, goff, soff, pend, step);
+        poll_tagged<X, T, NB>(dst, src, goff, soff, pend, step);
     }
 }
 
@@ -604,7 +655,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     const int P = U + 4;   /* row pitch of the fp32 [bt][U] arrays: lanes of 4 rows apart in distinct banks */
     const T *R = static_cast<const T *>(a.R);
     T *hout = static_cast<T *>(a.h);
-    typename Tagged<T>::W *xw = static_cast<typename Tagged<T>::W *>(a.xchg);
+    typedef typename TagOf<Cell, T>::type X;   /* head_sync = grid: the exchange's words */
+    typename X::W *xw = static_cast<typename X::W *>(a.xchg);
     if (a.wx_chunk && blockIdx.x == 0 && threadIdx.x == 0)   /* proj_overlap: the kernel runs (chunk 0 asked for) */
         asm volatile("st.relaxed.gpu.global.u32 [%0], 1;" ::"l"(a.wx_sync + 1) : "memory");
 
@@ -684,8 +736,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
     };
     for (int t = 0; t < FLASHRNN_STAGES - 1; t++) fetch(t);
     /* grid: this thread's share of polling h (its offsets), rows past the batch zeroed */
-    const TaggedShare<T> share = SPLIT && !cl ? TaggedShare<T>(op, op + bt * L, L, D, dh, b0, bt, B)
-                                              : TaggedShare<T>();
+    const TaggedShare<X> share = SPLIT && !cl ? TaggedShare<X>(op, op + bt * L, L, D, dh, b0, bt, B)
+                                              : TaggedShare<X>();
     cp_wait_next();
     __syncthreads();
     if (cl) cluster_barrier();   /* every block of the cluster runs before any stores to it */
@@ -748,7 +800,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 if (G == 4) cst[n * P + ul] = c;
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
-                    if (SPLIT && !cl) Tagged<T>::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
+                    if (SPLIT && !cl) X::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
                     const int64_t o = (int64_t)t * B + b;
                     st(hout + o * D + ub + ul, h);
 #pragma unroll
@@ -1235,7 +1287,8 @@ static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
 
 extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 {
-    return (size_t)2 * a->B * a->H * a->dh * (a->dtype == LOGT_BF16 ? 4 : 8);
+    const size_t word = a->dtype != LOGT_BF16 ? 8 : a->G == 4 ? 2 : 4;   /* Tagged<float>, TaggedUnit (lstm), Tagged<bf16> */
+    return (size_t)2 * a->B * a->H * a->dh * word;
 }
 
 /* With clusters, the cell's own stores (one per value and block) while a cell thread makes at

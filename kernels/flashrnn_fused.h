@@ -84,8 +84,8 @@ typedef struct flashrnn_fused_args {
                                /* (models/flashrnn_cuda.cu, proj_overlap)                     */
 } flashrnn_fused_args;
 
-/* Bytes of args.xchg: two buffers of B · D words, 4 bytes each for bf16, 8 for f32 (the
- * launch zeroes them). */
+/* Bytes of args.xchg: two buffers of B · D words, 8 bytes each for f32, 4 for bf16 and 2
+ * for the lstm's bf16 (the launch zeroes them). */
 size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a);
 
 /* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the

@@ -30,6 +30,9 @@ __device__ __forceinline__ float fast_sigmoid(float a) { return fmaf(0.5f, fast_
 
 struct LstmCell {
     static constexpr int G = 4;   /* gates [i f g o]; 4 saved values per unit */
+    /* |h_t| = |o·tanh(c_t)| <= 1 whatever the inputs and initial state (NaN aside), with the
+     * approximations too (tanh.approx lies in [-1, 1]): flashrnn_fused.cu's narrow exchange */
+    static constexpr bool H_UNIT = true;
 
     /* a[q] + r[q] are the pre-activations; c: c_{t-1} in, c_t out; returns h_t. */
     static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,
@@ -63,6 +66,7 @@ struct LstmCell {
 
 struct GruCell {
     static constexpr int G = 3;   /* gates [r z n]; saved: r z n and rn = R_n h + bn */
+    static constexpr bool H_UNIT = false;   /* h_t keeps a part of h0, which may be any size */
 
     /* bn: the recurrent bias of n; hp: h_{t-1}; c unused. Returns h_t. */
     static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,

@@ -251,14 +251,51 @@ Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
               logt_errmsg());
 }
 
-/* The forward's exchange through global memory tags each bf16 value with its step's low 16
- * bits: past 65,536 steps the tags wrap, and every step must still take its own values (an
- * older word's tag differs by two steps in either buffer). dh = 64 split over 4 blocks
- * (warps_k = 4), T = 65,600; the backward (counter barrier) runs the same length. */
+/* The forward's exchange through global memory tags each of the gru's bf16 values with its
+ * step's low 16 bits: past 65,536 steps the tags wrap, and every step must still take its own
+ * values (an older word's tag differs by two steps in either buffer); the lstm's values carry
+ * a one-bit tag that alternates every two steps. dh = 64 split over 4 blocks (warps_k = 4),
+ * T = 65,600; the backward (counter barrier) runs the same length. */
 Test(flashrnn_cuda, grid_exchange_past_the_16_bit_step_tag, .timeout = 300)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
+    expect_matches("gru", "fused,head_sync=grid,warps_k=4", LOGT_BF16, (shape){65600, 3, 4, 64, 64, 1});
     expect_matches("lstm", "fused,head_sync=grid,warps_k=4", LOGT_BF16, (shape){65600, 3, 4, 64, 64, 1});
+}
+
+/* A NaN made in one unit reaches every unit of its batch row through the next step's R h,
+ * also across the dense head's exchange through global memory, where the lstm's bf16 words
+ * have no room for a NaN's bits beside the tag (TaggedUnit, kernels/flashrnn_fused.cu): c0
+ * NaN at one position, and the output's NaNs must be the reference's. */
+Test(flashrnn_cuda, grid_exchange_carries_a_nan)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const shape s = {3, 3, 8, 768, 768, 1};
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
+    cfg.head_dim = s.dh, cfg.dtype = LOGT_BF16, cfg.seed = 5;
+    set_knobs(&cfg, "kernel=fused,head_sync=grid");
+    double *x = random_array((int64_t)s.T * s.B * s.I, 92, 1, 1.0, LOGT_BF16);
+    double *dh = random_array((int64_t)s.T * s.B * s.D, 92, 2, 1.0, LOGT_BF16);
+    double *h0 = random_array((int64_t)s.B * s.D, 92, 3, 0.5, LOGT_BF16);
+    double *c0 = random_array((int64_t)s.B * s.D, 92, 4, 0.5, LOGT_BF16);
+    c0[1 * s.D + 5] = NAN;   /* batch row 1, unit 5 */
+    result got, ref;
+    cr_assert_eq(run(&cfg, s, x, dh, h0, c0, NULL, &got), LOGT_OK, "%s", logt_errmsg());
+    logt_model_cfg c = cfg;
+    c.device = LOGT_CPU, c.dtype = LOGT_F64, c.nknobs = 0;
+    cr_assert_eq(run(&c, s, x, dh, h0, c0, got.w, &ref), LOGT_OK, "%s", logt_errmsg());
+    int64_t nnan = 0, differ = 0;
+    for (int64_t i = 0; i < (int64_t)s.T * s.B * s.D; i++) {
+        nnan += isnan(ref.h[i]) != 0;
+        differ += (isnan(got.h[i]) != 0) != (isnan(ref.h[i]) != 0);
+    }
+    /* the reference: unit 5 at step 0, then the whole row at steps 1 and 2 */
+    cr_expect_eq(nnan, 1 + 2 * s.D, "the reference has %lld NaNs", (long long)nnan);
+    cr_expect_eq(differ, 0, "%lld outputs NaN in one and not the other (%s)", (long long)differ, got.detail);
+    cr_expect(strstr(got.detail, "sync=grid"), "%s", got.detail);
+    free_result(&got), free_result(&ref);
+    free(x), free(dh), free(h0), free(c0);
 }
 
 /* Tilings the tuner does not pick at these sizes, forced through the knobs: the products
