@@ -273,6 +273,9 @@ template <class Cell> struct TagOf<Cell, bf16> {
 
 /* Poll the words src + goff[k] of the items k in pend until each carries the step, and put
  * each one's values at dst + soff[k] as it does: every pending load in flight at once. */
+/* (Two loads of each word in flight, the second some cycles after the first, so that a
+ * word that lands just after the first is not left to the next round trip: slower at every
+ * lag tried, 100 to 500 cycles, dense lstm bf16 forward 2.11-2.36 ms against 2.08-2.10.) */
 template <class X, typename T, int NB>
 __device__ __forceinline__ void poll_tagged(T *dst, const typename X::W *src, const int (&goff)[NB],
                                             const int (&soff)[NB], unsigned pend, unsigned step)
@@ -299,7 +302,7 @@ __device__ __forceinline__ void poll_tagged(T *dst, const typename X::W *src, co
  * step's poll walks it (tagged_to_smem). Rows past the batch are zeros, written here into both of the operand
  * buffers (dst, dst2), which nothing else writes then. */
 template <class X> struct TaggedShare {
-    static constexpr int NB = 4;
+    static constexpr int NB = X::PER == 8 ? 2 : 4;   /* 16-byte words a thread polls at the dense head (384 threads) */
     unsigned nj[NB];   /* row << 16 | chunk */
     unsigned pend;
     bool all;
@@ -746,6 +749,19 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
      * threads that copy wait until the chunk is counted (between runs of steps: the step
      * itself tests nothing) */
     int wx_wait = a.wx_chunk > 0 ? a.wx_chunk - (FLASHRNN_STAGES - 1) : T_;
+    /* step t's outputs at batch row b, unit ul of the block: h, the saved gates s, (lstm) c */
+    auto store_out = [&](int t, int b, int ul, float h, const float (&s)[4], float c) {
+        const int64_t o = (int64_t)t * B + b;
+        st(hout + o * D + ub + ul, h);
+#pragma unroll
+        for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
+        if (G == 4) a.c[o * D + ub + ul] = c;
+    };
+    /* grid, a spreading thread's one position a step (bt = 8): its outputs kept from the cell
+     * until the block waits before its poll (poll_delay), and stored then, off the step's
+     * path (dense lstm bf16 forward 1.76-1.77 against 1.98-1.99 ms, A/B in one call) */
+    const bool defer = SPLIT && !cl && g.spread && bt == 8;
+    float kept_h = 0.0f, kept_s[4] = {}, kept_c = 0.0f;
     PROBE_DECL
     for (int t = 0; t < T_;) {   /* runs of steps up to the next chunk's wait */
     for (const int tend = wx_wait < T_ ? wx_wait : T_; t < tend; t++) {   /* a step */
@@ -801,11 +817,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     if (SPLIT && !cl) X::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
-                    const int64_t o = (int64_t)t * B + b;
-                    st(hout + o * D + ub + ul, h);
+                    if (!defer) {
+                        store_out(t, b, ul, h, s, c);
+                    } else {
+                        kept_h = h, kept_c = c;
 #pragma unroll
-                    for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
-                    if (G == 4) a.c[o * D + ub + ul] = c;
+                        for (int q = 0; q < 4; q++) kept_s[q] = s[q];
+                    }
                 }
             };
             PROBE(0);
@@ -896,8 +914,13 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         } else if (SPLIT && !cl) {   /* h_t of the whole head, as the bph blocks that made it tagged it */
             /* not before the block's own cells are done: the words cannot carry the step
              * much earlier (every block's cells finish about together), and warps polling
-             * while the cells run slow them down (results/flashrnn-split-versions-h200.txt) */
+             * while the cells run slow them down (results/flashrnn-split-versions-h200.txt);
+             * nor at once after them: a poll that reaches L2 before a word lands costs a whole
+             * round trip more, so first a wait of poll_delay cycles (flashrnn_fused_poll_delay) */
             __syncthreads();
+            const unsigned c0 = (unsigned)clock();
+            if (defer && spreader && b0 + sn < B) store_out(t, b0 + sn, gu + (sp & 15), kept_h, kept_s, kept_c);
+            while ((unsigned)clock() - c0 < (unsigned)a.poll_delay) {}
             tagged_to_smem(share, op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, dh,
                            b0, bt, B, (unsigned)(t + 1));
         }
@@ -1284,6 +1307,12 @@ static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_pe
 }
 
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
+
+extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)
+{
+    if (a->poll_delay >= 0) return a->poll_delay;
+    return a->dtype == LOGT_BF16 && a->G == 4 ? FLASHRNN_POLL_DELAY_LSTM_BF16 : FLASHRNN_POLL_DELAY_AUTO;
+}
 
 extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 {

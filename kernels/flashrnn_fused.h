@@ -73,6 +73,9 @@ typedef struct flashrnn_fused_args {
     flashrnn_cell_spread cell_spread;   /* AUTO: flashrnn_fused_cell_spread's rule */
     flashrnn_grid_share grid_share;     /* AUTO: the backward's shared where it can be  */
     flashrnn_warp_gates warp_gates;     /* AUTO: the kernel's rule                      */
+    int poll_delay;            /* head_sync = grid, forward: the cycles a block waits, its   */
+                               /* cells done, before its first poll of h (< 0: auto,          */
+                               /* flashrnn_fused_poll_delay)                                  */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */
@@ -83,6 +86,16 @@ typedef struct flashrnn_fused_args {
                                /* k + 1 as it asks for chunk k (1 once the kernel runs)       */
                                /* (models/flashrnn_cuda.cu, proj_overlap)                     */
 } flashrnn_fused_args;
+
+/* The forward's wait before its first poll of a split head's h through global memory, in
+ * SM cycles: args.poll_delay, or where that is < 0 the best measured on the H200 for the
+ * exchange's words (the dense head, D = 768, B = 16, T = 1024, bf16; the lstm's 16-bit words,
+ * the gru's 32-bit ones; experiments/flashrnn-headdim/README.md). A poll that reaches L2
+ * before the words it reads is answered with old words and goes again, a whole round trip
+ * later; the others' words land about as the block's own cells end. */
+#define FLASHRNN_POLL_DELAY_LSTM_BF16 250
+#define FLASHRNN_POLL_DELAY_AUTO 200
+int flashrnn_fused_poll_delay(const flashrnn_fused_args *a);
 
 /* Bytes of args.xchg: two buffers of B · D words, 8 bytes each for f32, 4 for bf16 and 2
  * for the lstm's bf16 (the launch zeroes them). */

@@ -17,10 +17,11 @@
 #include <string.h>
 
 #include "../kernels/dense_cpu.h"
+#include "../kernels/flashrnn_fused.h"
 #include "gru_cell.h"
 #include "lstm_cell.h"
 
-static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "forget_init", NULL};
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "poll_delay", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
 
@@ -101,6 +102,16 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: warps_k = '%s': it fixes the fused cuda kernel's warps "
                          "per unit group, 1 to 64 dividing dh / 16 (0 or unset: the tuner "
                          "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
+    const char *pd = logt_cfg_knob(cfg, "poll_delay", "auto");
+    long pdv = strcmp(pd, "auto") ? strtol(pd, &end, 10) : 0;
+    if ((strcmp(pd, "auto") && (*end || !*pd || pdv < 0 || pdv > 100000))
+        || (strcmp(pd, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: poll_delay = '%s': the cycles a block of the fused cuda "
+                         "forward waits, its cells done, before it first polls the h of a head "
+                         "split through global memory, 0 to 100000, or auto or unset for the "
+                         "kernel's (%d for the lstm in bf16, else %d); only with the cuda backend and "
+                         "kernel = fused", cfg->model, pd, FLASHRNN_POLL_DELAY_LSTM_BF16,
+                         FLASHRNN_POLL_DELAY_AUTO);
     for (size_t c = 0; c < sizeof CHOICES / sizeof CHOICES[0]; c++) {
         const int i = choice_of(cfg, &CHOICES[c]);
         if (i < 0 || (i && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
@@ -171,6 +182,8 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     m->grad_overlap = choice_of(cfg, &CHOICES[CHOICE_GRAD_OVERLAP]);
     m->proj_overlap = choice_of(cfg, &CHOICES[CHOICE_PROJ_OVERLAP]);
     m->warp_gates = choice_of(cfg, &CHOICES[CHOICE_WARP_GATES]);
+    const char *pd = logt_cfg_knob(cfg, "poll_delay", "auto");
+    m->poll_delay = strcmp(pd, "auto") ? atoi(pd) : -1;
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),

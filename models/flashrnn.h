@@ -41,7 +41,8 @@
  * grid_share = off | on (the backward's shared reload), grad_overlap = off,
  * proj_overlap = off | late (the forward's input projection before the kernel, or beside it
  * with each chunk made only once the kernel asks for it: for tests), warp_gates = all | 2 | 1
- * (the gates a warp's products cover in the split dense head's forward) (fused only: fix those
+ * (the gates a warp's products cover in the split dense head's forward), poll_delay = N (the
+ * cycles the forward waits before it polls a split head's h through global memory) (fused only: fix those
  * parts of the tiling instead of the tuner's choice, for ablations).
  */
 #ifndef LOGT_FLASHRNN_H
@@ -73,6 +74,7 @@ typedef struct flashrnn_model {
     int grad_overlap;    /* cuda fused: 0 auto, 1 off (flashrnn_cuda.cu)                        */
     int proj_overlap;    /* cuda fused: 0 auto, 1 off, 2 late (flashrnn_cuda.cu)                */
     int warp_gates;      /* cuda fused: 0 auto, 1 all, 2 two, 3 one (flashrnn_warp_gates)       */
+    int poll_delay;      /* cuda fused: -1 auto, else cycles (flashrnn_fused_args.poll_delay)   */
     void *cuda;          /* cuda: flashrnn_cuda.cu's buffers and tilings                       */
 } flashrnn_model;
 

@@ -335,6 +335,24 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "warps_k = 'two': it fixes the fused cuda kernel's warps"),
               "%s", logt_errmsg());
+    const char *delay[] = {"-5", "fast", "", "100001"};   /* poll_delay: cycles, 0 to 100000, or auto */
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
+    cfg.head_dim = 16;
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", delay[i]), LOGT_OK);
+        memset(&l, 0, sizeof l);
+        cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL, "poll_delay = '%s'", delay[i]);
+        cr_assert(strstr(logt_errmsg(), "poll_delay = '") && strstr(logt_errmsg(), "0 to 100000, or auto"),
+                  "%s", logt_errmsg());
+    }
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", "300"), LOGT_OK);
+    memset(&l, 0, sizeof l);
+    cr_assert_eq(ops->layout(&cfg, &l), LOGT_OK, "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", "300"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "poll_delay") && strstr(logt_errmsg(), "only with the cuda backend"),
+              "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "warps_k", "2"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
