@@ -32,8 +32,10 @@
  * (bph = 1). A head split over bph blocks meets in one of two ways (the tuner's head_sync):
  * grid (the grid launched cooperatively, so all blocks are resident and every wait ends):
  * forward, each value of h also stored to global memory as a tagged word (the value beside
- * its step, Tagged below) that the head's other blocks poll from L2, once their own cells
- * are done, until it carries the step; backward, dL/d(R h) to global memory, a barrier among
+ * a tag of its step, Tagged below) that the head's other blocks poll from L2, once their own
+ * cells are done and poll_delay cycles more (a poll that comes too early costs a round
+ * trip), until it carries the step; a spreading thread stores its step's outputs in that
+ * wait, not from the cell; backward, dL/d(R h) to global memory, a barrier among
  * the head's blocks (an atomic counter, head_barrier) and a reload from L2, each warp its
  * own k slice (measured faster than tagged words, and than per-block flags, for the
  * backward's G times as many values at dh = 768), where it can the grid also launched in
@@ -54,9 +56,11 @@
  * a chain of T dependent steps, each one warp's chain of dependent instructions (mma
  * latencies, the cell, a barrier): measured 1.27 µs forward and 1.96 µs backward at b5c0325.
  * A split head's exchange through global memory adds L2 round trips to every step: at
- * dh = 768 (48 blocks a head) a forward step costs ~2.3 µs, of which the barrier and poll
- * of h are about half, the products, partial sums and cell the rest (the probe build's
- * phases, results/flashrnn-split-versions-h200.txt; experiments/flashrnn-headdim).
+ * dh = 768 (48 blocks a head, 96 with B = 16) a forward step costs ~1.7 µs (~2850 cycles),
+ * of which the barrier, wait and poll of h are about half, the products (~720), partial
+ * sums and cell the rest (the probe build's phases, results/flashrnn-split-versions-h200.txt;
+ * experiments/flashrnn-headdim). Its bytes: each of the 96 blocks reads the 6144 values
+ * of its batch tile's h from L2 every step, 12 KB in 16-bit words (1.2 MB a step in all).
  *
  * Whole-head kernels (SPLIT false) are compiled without any exchange code: with it they held
  * ~35 more registers and ran 5-18% slower at dh <= 64 (flashrnn-headdim at 8255459 against
