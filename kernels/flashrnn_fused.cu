@@ -34,8 +34,8 @@
  * forward, each value of h also stored to global memory as a tagged word (the value beside
  * a tag of its step, Tagged below) that the head's other blocks poll from L2, once their own
  * cells are done and poll_delay cycles more (a poll that comes too early costs a round
- * trip), until it carries the step; a spreading thread stores its step's outputs in that
- * wait, not from the cell; backward, dL/d(R h) to global memory, a barrier among
+ * trip), until it carries the step (in the dense lstm head a spreading thread stores its
+ * step's outputs in that wait, not from the cell); backward, dL/d(R h) to global memory, a barrier among
  * the head's blocks (an atomic counter, head_barrier) and a reload from L2, each warp its
  * own k slice (measured faster than tagged words, and than per-block flags, for the
  * backward's G times as many values at dh = 768), where it can the grid also launched in
@@ -761,15 +761,16 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
         for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
         if (G == 4) a.c[o * D + ub + ul] = c;
     };
-    /* grid, a spreading thread's one position a step (bt = 8): its outputs kept from the cell
-     * until the block waits before its poll (poll_delay), and stored then, off the step's
-     * path (dense lstm bf16 forward 1.76-1.77 against 1.98-1.99 ms, A/B in one call) */
-    const bool defer = SPLIT && !cl && g.spread && bt == 8;
-    float kept_h = 0.0f, kept_s[4] = {}, kept_c = 0.0f;
+    /* warp_gates (the dense lstm head, grid): a spreading thread's one position a step, its
+     * outputs kept from the cell until the block waits before its poll (poll_delay) and stored
+     * then, off the step's path (dense lstm bf16 forward 1.76-1.77 against 1.98-1.99 ms, A/B
+     * in one call; the gru's spread cell so was slower, 2.16-2.24 against 2.11) */
+    constexpr bool DEFER = WGATES > 0;
     PROBE_DECL
     for (int t = 0; t < T_;) {   /* runs of steps up to the next chunk's wait */
     for (const int tend = wx_wait < T_ ? wx_wait : T_; t < tend; t++) {   /* a step */
         const int cur = t & 1, nxt = cur ^ 1;
+        float kept_h, kept_s[4], kept_c;   /* DEFER */
         PROBE(4);
         fetch(t + FLASHRNN_STAGES - 1);
         const T *hop = op + (cur * g.hpb + hl) * bt * L;
@@ -821,7 +822,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     if (SPLIT && !cl) X::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
-                    if (!defer) {
+                    if constexpr (!DEFER) {
                         store_out(t, b, ul, h, s, c);
                     } else {
                         kept_h = h, kept_c = c;
@@ -923,7 +924,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
              * round trip more, so first a wait of poll_delay cycles (flashrnn_fused_poll_delay) */
             __syncthreads();
             const unsigned c0 = (unsigned)clock();
-            if (defer && spreader && b0 + sn < B) store_out(t, b0 + sn, gu + (sp & 15), kept_h, kept_s, kept_c);
+            if constexpr (DEFER)
+                if (spreader && b0 + sn < B) store_out(t, b0 + sn, gu + (sp & 15), kept_h, kept_s, kept_c);
             while ((unsigned)clock() - c0 < (unsigned)a.poll_delay) {}
             tagged_to_smem(share, op + nxt * bt * L, L, xw + (int64_t)((t + 1) & 1) * B * D + hg * dh, D, dh,
                            b0, bt, B, (unsigned)(t + 1));
