@@ -104,8 +104,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
                          "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
     const char *pd = logt_cfg_knob(cfg, "poll_delay", "auto");
     long pdv = strcmp(pd, "auto") ? strtol(pd, &end, 10) : 0;
-    if ((strcmp(pd, "auto") && (*end || !*pd || pdv < 0 || pdv > 100000))
-        || (strcmp(pd, "auto") && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+    if (strcmp(pd, "auto") && (*end || !*pd || pdv < 0 || pdv > 100000 || cfg->device != LOGT_CUDA
+                               || strcmp(k, "fused")))
         return LOGT_FAIL(LOGT_EINVAL, "%s: poll_delay = '%s': the cycles a block of the fused cuda "
                          "forward waits, its cells done, before it first polls the h of a head "
                          "split through global memory, 0 to 100000, or auto or unset for the "
