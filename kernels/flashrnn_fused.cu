@@ -1651,7 +1651,9 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
 extern "C" logt_status flashrnn_fused_forward(logt_ctx *ctx, const flashrnn_fused_args *a,
                                               const flashrnn_tiling *t)
 {
-    return launch(ctx, a, t, FLASHRNN_FORWARD);
+    flashrnn_fused_args ar = *a;   /* the kernel spins poll_delay cycles: never a negative (auto) */
+    ar.poll_delay = flashrnn_fused_poll_delay(a);
+    return launch(ctx, &ar, t, FLASHRNN_FORWARD);
 }
 
 extern "C" logt_status flashrnn_fused_backward(logt_ctx *ctx, const flashrnn_fused_args *a,

@@ -74,8 +74,8 @@ typedef struct flashrnn_fused_args {
     flashrnn_grid_share grid_share;     /* AUTO: the backward's shared where it can be  */
     flashrnn_warp_gates warp_gates;     /* AUTO: the kernel's rule                      */
     int poll_delay;            /* head_sync = grid, forward: the cycles a block waits, its   */
-                               /* cells done, before its first poll of h (< 0: auto,          */
-                               /* flashrnn_fused_poll_delay)                                  */
+                               /* cells done, before its first poll of h (< 0: auto: the      */
+                               /* launch takes flashrnn_fused_poll_delay's)                   */
     void *xchg;                /* head_sync = grid (tilings with blocks_per_head > 1): the   */
                                /* forward's tagged words, flashrnn_fused_xchg_bytes(args)    */
     unsigned *sync;            /* and the backward's zeroed counters, one per (head group,  */

@@ -185,7 +185,6 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->grid_share = (flashrnn_grid_share)m->grid_share;
     a->warp_gates = (flashrnn_warp_gates)m->warp_gates;
     a->poll_delay = m->poll_delay;
-    a->poll_delay = flashrnn_fused_poll_delay(a);
     return LOGT_OK;
 }
 
@@ -209,7 +208,7 @@ static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flas
         char share[24] = "";   /* backward: the clusters sharing the reload; forward: the wait before a poll */
         if (t->share > 1) snprintf(share, sizeof share, " share=%d", t->share);
         else if (i == FLASHRNN_FORWARD && t->grid_sync && !t->cluster && t->blocks_per_head > 1)
-            snprintf(share, sizeof share, " poll=%d", a->poll_delay);
+            snprintf(share, sizeof share, " poll=%d", flashrnn_fused_poll_delay(a));
         if (sc->planned_B[i] != a->B)
             snprintf(line[i], sizeof line[i], "not planned yet");
         else
