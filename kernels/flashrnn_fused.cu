@@ -1315,15 +1315,22 @@ static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_pe
 
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
 
+/* Whether the forward's exchange is in TaggedUnit's 16-bit words: TagOf's choice, on the host,
+ * from the same cell trait (the instantiated cells: LstmCell for G = 4, GruCell for G = 3). */
+static bool unit_words(const flashrnn_fused_args *a)
+{
+    return a->dtype == LOGT_BF16 && (a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
+}
+
 extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)
 {
     if (a->poll_delay >= 0) return a->poll_delay;
-    return a->dtype == LOGT_BF16 && a->G == 4 ? FLASHRNN_POLL_DELAY_LSTM_BF16 : FLASHRNN_POLL_DELAY_AUTO;
+    return unit_words(a) ? FLASHRNN_POLL_DELAY_LSTM_BF16 : FLASHRNN_POLL_DELAY_AUTO;
 }
 
 extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 {
-    const size_t word = a->dtype != LOGT_BF16 ? 8 : a->G == 4 ? 2 : 4;   /* Tagged<float>, TaggedUnit (lstm), Tagged<bf16> */
+    const size_t word = a->dtype != LOGT_BF16 ? 8 : unit_words(a) ? 2 : 4;   /* Tagged<float>, TaggedUnit, Tagged<bf16> */
     return (size_t)2 * a->B * a->H * a->dh * word;
 }
 
