@@ -4,7 +4,7 @@
 #   make test       install what is missing, build, run every test
 #   make bench      the lstm-vs-cudnn experiment (GPU)
 #   make datasets   fetch the digits and charlm files out of Debian packages into datasets/data/
-#   make dev        workbenches in kernels/dev/, models/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
+#   make dev        workbenches in kernels/dev/, models/deer/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
 #                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 #                   (BUNDLE_DEV=0: logt and logt-tests only, ~2 MB less, for size-limited copies)
@@ -24,8 +24,8 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP $(PKG_CFLAGS)
 LDLIBS   := -lm -lpthread
 
-LIB_C  := $(wildcard core/*.c kernels/*.c models/*.c train/*.c datasets/*.c)
-LIB_CU := $(wildcard core/*.cu kernels/*.cu models/*.cu train/*.cu)
+LIB_C  := $(wildcard core/*.c kernels/*.c models/*.c models/*/*.c train/*.c datasets/*.c)
+LIB_CU := $(wildcard core/*.cu kernels/*.cu models/*.cu models/*/*.cu train/*.cu)
 RUN_C  := $(filter-out runner/main.c,$(wildcard runner/*.c))
 TEST_C := $(wildcard tests/*.c)
 
@@ -95,9 +95,9 @@ $(B)/bin/gemm-small-dev: kernels/dev/gemm_small.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@ -lcublasLt -lcublas
 
-# workbenches that call the library: the sequence-parallel scan's, and a model's (models/dev/)
+# workbenches that call the library: the sequence-parallel scan's, and a model's (models/deer/dev/)
 $(B)/bin/scan-multi-dev: kernels/dev/scan_multi.cu $(B)/liblogt.a
-$(B)/bin/deer-multi-dev: models/dev/deer_multi.cu $(B)/liblogt.a
+$(B)/bin/deer-multi-dev: models/deer/dev/deer_multi.cu $(B)/liblogt.a
 $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev:
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< $(B)/liblogt.a -o $@ -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' $(PKG_LIBS) $(LDLIBS)

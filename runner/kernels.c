@@ -14,7 +14,7 @@
 #endif
 
 #include "../kernels/scan.h"
-#include "../models/sru.h"
+#include "../models/sru/sru.h"
 #include "util.h"
 
 #define BOTH ((1u << LOGT_CPU) | (1u << LOGT_CUDA))

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../models/deer.h"
+#include "../models/deer/deer.h"
 #include "../models/model.h"
 #include "check.h"
 #include "gradcheck.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../core/cuda.h"
-#include "../models/deer.h"
+#include "../models/deer/deer.h"
 #include "../models/model.h"
 #include "check.h"
 #include "gpu.h"

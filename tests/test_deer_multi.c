@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../models/deer.h"
-#include "../models/deer_multi.h"
+#include "../models/deer/deer.h"
+#include "../models/deer/deer_multi.h"
 #include "../models/model.h"
 #include "check.h"
 #include "gpu.h"

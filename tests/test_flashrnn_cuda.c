@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/flashrnn_fused.h"
+#include "../models/flashrnn/fused.h"
 #include "../models/model.h"
 #include "check.h"
 #include "gpu.h"

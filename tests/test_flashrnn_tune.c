@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../kernels/flashrnn_tune.h"
+#include "../models/flashrnn/tune.h"
 
 /* FlashRNN's figure: D = 768, B = 16, these head dims. */
 static const int DH[] = {16, 32, 64, 128, 256, 768};

@@ -11,7 +11,7 @@
 
 #include "../core/rng.h"
 #include "../models/model.h"
-#include "../models/sru.h"
+#include "../models/sru/sru.h"
 #include "check.h"
 #include "gpu.h"
 #include "gradcheck.h"

@@ -1,0 +1,672 @@
+/* deer.c — the deer model (method, modes and knobs in deer.h): its ops and the float64 CPU
+ * reference. Written to be read and to judge the parallel versions against: each Newton
+ * iteration is "evaluate every step, then solve one linear recurrence", in that order, but
+ * the recurrence is solved here by the plain loop (deer_mscan_chunked shows the associative
+ * form a parallel scan uses, and the tests hold the two equal).
+ */
+#include "deer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../kernels/dense_cpu.h"
+#include "deer_cell.h"
+
+static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fail", "lambda",
+                                    "warm",   "solver",  "newton_kernel", "r_scale", "forget_init",
+                                    NULL};
+static const char *const solver_names[] = {"newton", "launch", "fused"};
+static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
+static const char *const mode_names[] = {"full", "quasi", "damped"};
+static const char *const cell_names[] = {"gru", "tanh", "lstm"};
+
+const char *deer_mode_name(deer_mode mode)
+{
+    return mode >= DEER_FULL && mode <= DEER_DAMPED ? mode_names[mode] : "?";
+}
+
+static int ngates(deer_cell cell) { return cell == DEER_LSTM ? 4 : cell == DEER_GRU ? 3 : 1; }
+
+/* ---- configuration ------------------------------------------------------------------- */
+
+typedef struct opts {
+    deer_cell cell;
+    deer_mode mode;
+    double tol, lambda, r_scale;
+    int max_iter, fallback, warm, solver, newton_kernel;
+} opts;
+
+static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const char *dflt,
+                             double lo, double hi, const char *what, double *out)
+{
+    const char *v = logt_cfg_knob(cfg, key, dflt);
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !(d >= lo && d <= hi))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s", cfg->model, key, v, what);
+    *out = d;
+    return LOGT_OK;
+}
+
+static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
+{
+    if (cfg->device == LOGT_CUDA) {
+        if (cfg->dtype != LOGT_F32)
+            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda computes in f32, not %s: set dtype = f32",
+                             cfg->model, logt_dtype_name(cfg->dtype));
+    } else {
+        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    }
+    if (!cfg->cell[0] || !strcmp(cfg->cell, "gru")) o->cell = DEER_GRU;
+    else if (!strcmp(cfg->cell, "tanh")) o->cell = DEER_TANH;
+    else if (!strcmp(cfg->cell, "lstm")) o->cell = DEER_LSTM;
+    else
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are gru (the default, "
+                         "also when cell is empty), lstm and tanh", cfg->model, cfg->cell);
+    if (cfg->hidden_size < 1 || cfg->input_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: input size %d and hidden size %d must be at least 1",
+                         cfg->model, cfg->input_size, cfg->hidden_size);
+    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
+        return LOGT_FAIL(LOGT_EINVAL, "%s has one head: head dim %d must be 0 or D = %d",
+                         cfg->model, cfg->head_dim, cfg->hidden_size);
+    const char *mode = logt_cfg_knob(cfg, "mode", "full");
+    int found = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(mode, mode_names[i])) found = i;
+    if (found < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: mode = '%s': choose full (Newton, D×D Jacobians), "
+                         "quasi (their diagonal) or damped (quasi with an ELK damping term)",
+                         cfg->model, mode);
+    o->mode = (deer_mode)found;
+    double mi;
+    LOGT_TRY(parse_num(cfg, "tol", cfg->device == LOGT_CUDA ? "1e-5" : "1e-10", 0, 1e300,
+                       "a tolerance >= 0 on max |h_t - f(h_{t-1})|", &o->tol));
+    LOGT_TRY(parse_num(cfg, "max_iter", "200", 1, 1e6, "1 to 1000000 Newton iterations", &mi));
+    LOGT_TRY(parse_num(cfg, "lambda", "1", 0, 1e12, "the initial damping, >= 0", &o->lambda));
+    LOGT_TRY(parse_num(cfg, "r_scale", "1", 1e-6, 1e6,
+                       "a factor > 0 on R's initialisation bound (1: flashrnn's 1/sqrt(D))", &o->r_scale));
+    o->max_iter = (int)mi;
+    if (mi != o->max_iter)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: max_iter must be a whole number", cfg->model);
+    const char *of = logt_cfg_knob(cfg, "on_fail", "error");
+    if (strcmp(of, "error") && strcmp(of, "sequential"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: on_fail = '%s': error (report and fail) or sequential "
+                         "(report and solve step by step)", cfg->model, of);
+    o->fallback = !strcmp(of, "sequential");
+    const char *w = logt_cfg_knob(cfg, "warm", "off");
+    if (strcmp(w, "off") && strcmp(w, "on"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
+                         "solution when the shape matches) or off (zeros)", cfg->model, w);
+    o->warm = !strcmp(w, "on");
+    const char *sv = logt_cfg_knob(cfg, "solver", "newton");
+    o->solver = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(sv, solver_names[i])) o->solver = i;
+    if (o->solver < 0 || (o->solver && cfg->device != LOGT_CUDA))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: solver = '%s': newton (the default), or on cuda the "
+                         "sequential baselines launch (one kernel launch per step) and fused (one "
+                         "persistent kernel, the state in shared memory)", cfg->model, sv);
+    const char *nk = logt_cfg_knob(cfg, "newton_kernel", "auto");
+    o->newton_kernel = -1;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(nk, newton_kernel_names[i])) o->newton_kernel = i;
+    if (o->newton_kernel < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: newton_kernel = '%s': auto (the default), persistent "
+                         "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
+                         "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
+    if (cfg->device == LOGT_CUDA && o->solver == 0) {
+        if (o->mode == DEER_FULL && (deer_state_size(o->cell, cfg->hidden_size) > 64 ||
+                                     ngates(o->cell) * cfg->hidden_size > 256))
+            return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: mode = full on cuda is built for states of "
+                             "at most 64 (and G·D <= 256), not %lld (cell %s, D = %d): use "
+                             "mode = quasi, or the cpu", cfg->model,
+                             (long long)deer_state_size(o->cell, cfg->hidden_size),
+                             cell_names[o->cell], cfg->hidden_size);
+    }
+    return LOGT_OK;
+}
+
+static logt_status deer_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    opts o;
+    LOGT_TRY(check_cfg(cfg, &o));
+    const int64_t D = cfg->hidden_size, I = cfg->input_size, G = ngates(o.cell);
+    const double k = 1.0 / sqrt((double)D);   /* the fan-ins of flashrnn with one head */
+    logt_layout_add(out, "W", k, 2, G * D, I, 0);
+    logt_layout_add(out, "R", k * o.r_scale, 3, 1, D, G * D);
+    logt_layout_add(out, "b", k, 1, G * D, 0, 0);
+    if (o.cell == DEER_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
+    if (o.cell != DEER_TANH)   /* as flashrnn: lstm's f (i gets -f, chrono), gru's z */
+        logt_layout_memory_gate(out, "b", D, D, o.cell == DEER_LSTM ? 0 : -1);
+    return LOGT_OK;
+}
+
+static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
+{
+    opts o;
+    LOGT_TRY(check_cfg(cfg, &o));
+    deer_model *m = calloc(1, sizeof *m);
+    if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
+    m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm, m->solver = o.solver;
+    m->newton_kernel = o.newton_kernel;
+    if (cfg->device == LOGT_CUDA && o.solver)
+        snprintf(m->base.impl, sizeof m->base.impl, "cuda f32 %s cell, sequential baseline: %s",
+                 cell_names[o.cell], o.solver == 1 ? "one kernel launch per step"
+                                                   : "one persistent kernel, state in shared memory");
+    else
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "%s, %s cell, Newton mode %s, tol %g, at most %d iterations",
+                 cfg->device == LOGT_CUDA ? "cuda f32" : "cpu f64 reference",
+                 cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
+    *out = &m->base;
+    return LOGT_OK;
+}
+
+/* ---- the cells and their Jacobians ------------------------------------------------------ */
+
+int64_t deer_state_size(deer_cell cell, int64_t D) { return cell == DEER_LSTM ? 2 * D : D; }
+
+void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                    const double *sp, double *f, double *J, double *jd, double *work)
+{
+    deer_cell_eval_hd(cell, D, R, bn, xa, sp, f, J, jd, work);
+}
+
+void deer_cell_vjp(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                   const double *sp, const double *lam, double *u, double *dxa, double *dra, double *work)
+{
+    const int64_t G = ngates(cell), S = deer_state_size(cell, D);
+    const double *hp = sp;
+    double *f = work + G * D;
+    deer_cell_eval(cell, D, R, bn, xa, sp, f, NULL, NULL, work);   /* work: hp R (+bn) */
+    for (int64_t j = 0; j < S; j++) u[j] = 0.0;
+    if (cell == DEER_TANH) {
+        for (int64_t j = 0; j < D; j++) dxa[j] = dra[j] = lam[j] * (1.0 - f[j] * f[j]);
+    } else if (cell == DEER_LSTM) {
+        for (int64_t j = 0; j < D; j++) {
+            double a[4] = {xa[j] + work[j], xa[D + j] + work[D + j], xa[2 * D + j] + work[2 * D + j],
+                           xa[3 * D + j] + work[3 * D + j]};
+            double hh, da[4];
+            const double c = lstm_cell_forward(a, 1, sp[D + j], &hh);
+            u[D + j] = lstm_cell_backward(a, 1, sp[D + j], c, lam[j], lam[D + j], da);
+            for (int g = 0; g < 4; g++) dxa[g * D + j] = dra[g * D + j] = da[g];
+        }
+    } else {
+        double q[4];
+        for (int64_t j = 0; j < D; j++) {
+            const double xj[3] = {xa[j], xa[D + j], xa[2 * D + j]};
+            const double rj[3] = {work[j], work[D + j], work[2 * D + j]};
+            double gx[3], gr[3];
+            gru_cell_forward(xj, rj, hp[j], 1, q);
+            u[j] += gru_cell_backward(q, 1, hp[j], lam[j], gx, gr);   /* through z */
+            for (int g = 0; g < 3; g++) dxa[g * D + j] = gx[g], dra[g * D + j] = gr[g];
+        }
+    }
+    for (int64_t mm = 0; mm < D; mm++) {   /* through R: R dra */
+        double acc = 0.0;
+        for (int64_t c = 0; c < G * D; c++) acc += R[mm * G * D + c] * dra[c];
+        u[mm] += acc;
+    }
+}
+
+/* ---- linear recurrences with matrices ------------------------------------------------------ */
+
+void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
+                       double *h)
+{
+    for (int64_t t = 0; t < T; t++) {
+        const double *hp = t ? h + (t - 1) * D : h0;
+        for (int64_t j = 0; j < D; j++) {
+            double s = b[t * D + j];
+            if (hp)
+                for (int64_t mm = 0; mm < D; mm++) s += A[(t * D + j) * D + mm] * hp[mm];
+            h[t * D + j] = s;
+        }
+    }
+}
+
+/* y = P x + q for P [D][D] (y may not alias x). */
+static void affine(int64_t D, const double *P, const double *q, const double *x, double *y)
+{
+    for (int64_t j = 0; j < D; j++) {
+        double s = q ? q[j] : 0.0;
+        if (x)
+            for (int64_t mm = 0; mm < D; mm++) s += P[j * D + mm] * x[mm];
+        y[j] = s;
+    }
+}
+
+logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
+                               const double *h0, int64_t chunk, double *h)
+{
+    if (T < 1 || D < 1 || chunk < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "deer_mscan_chunked: T = %lld, D = %lld, chunk = %lld must "
+                         "all be at least 1", (long long)T, (long long)D, (long long)chunk);
+    const int64_t nc = (T + chunk - 1) / chunk;
+    /* per chunk c the composed map h_end = P_c h_start + q_c, the associative combination
+     * (A2, b2) ∘ (A1, b1) = (A2 A1, A2 b1 + b2) applied along the chunk */
+    double *P = malloc((size_t)(nc * D * D) * sizeof *P), *q = malloc((size_t)(nc * D) * sizeof *q);
+    double *tmpP = malloc((size_t)(D * D) * sizeof *tmpP), *tmpq = malloc((size_t)D * sizeof *tmpq);
+    double *carry = malloc((size_t)((nc + 1) * D) * sizeof *carry);
+    if (!P || !q || !tmpP || !tmpq || !carry) {
+        free(P), free(q), free(tmpP), free(tmpq), free(carry);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    for (int64_t c = 0; c < nc; c++) {   /* independent across chunks: the parallel part */
+        double *Pc = P + c * D * D, *qc = q + c * D;
+        for (int64_t i = 0; i < D * D; i++) Pc[i] = (i / D == i % D);
+        for (int64_t j = 0; j < D; j++) qc[j] = 0.0;
+        for (int64_t t = c * chunk; t < T && t < (c + 1) * chunk; t++) {
+            const double *At = A + t * D * D;
+            for (int64_t j = 0; j < D; j++)
+                for (int64_t k = 0; k < D; k++) {
+                    double s = 0.0;
+                    for (int64_t mm = 0; mm < D; mm++) s += At[j * D + mm] * Pc[mm * D + k];
+                    tmpP[j * D + k] = s;
+                }
+            memcpy(Pc, tmpP, (size_t)(D * D) * sizeof *Pc);
+            affine(D, At, b + t * D, qc, tmpq);
+            memcpy(qc, tmpq, (size_t)D * sizeof *qc);
+        }
+    }
+    /* the carries: the state entering each chunk (log-depth in a parallel scan; a loop here) */
+    for (int64_t j = 0; j < D; j++) carry[j] = h0 ? h0[j] : 0.0;
+    for (int64_t c = 0; c < nc; c++) affine(D, P + c * D * D, q + c * D, carry + c * D, carry + (c + 1) * D);
+    /* every step from its chunk's carry: independent across chunks again */
+    for (int64_t c = 0; c < nc; c++) {
+        const int64_t t0 = c * chunk, n = T - t0 < chunk ? T - t0 : chunk;
+        deer_mscan_serial(n, D, A + t0 * D * D, b + t0 * D, carry + c * D, h + t0 * D);
+    }
+    free(P), free(q), free(tmpP), free(tmpq), free(carry);
+    return LOGT_OK;
+}
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+double deer_full_bytes(int64_t T, int64_t B, int64_t D)
+{
+    return (double)T * (double)B * (double)D * (double)D * sizeof(double);
+}
+
+logt_status deer_check_memory(deer_mode mode, int64_t T, int64_t B, int64_t D, double avail)
+{
+    if (mode != DEER_FULL) return LOGT_OK;
+    const double need = deer_full_bytes(T, B, D);
+    if (need <= avail) return LOGT_OK;
+    const double fit_T = floor(avail / deer_full_bytes(1, B, D));
+    return LOGT_FAIL(LOGT_ENOMEM,
+                     "deer mode = full needs %.3g GiB for the T·B·D² Jacobians (T = %lld, B = %lld, "
+                     "D = %lld) and %.3g GiB may be used here: use mode = quasi or damped (O(T·B·D), "
+                     "%.3g GiB), or T <= %.0f",
+                     need / 1073741824.0, (long long)T, (long long)B, (long long)D,
+                     avail / 1073741824.0, (double)T * B * D * 8 * 4 / 1073741824.0, fit_T);
+}
+
+/* Half the machine's memory: what the Jacobians of one call may take. */
+static double memory_for_jacobians(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? 0.5 * (double)pages * (double)size : 1e9;
+}
+
+/* ---- forward ------------------------------------------------------------------------------- */
+
+/* The damped step for one channel: minimise Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − g_t)²
+ * with h_{-1} = h0: a tridiagonal system, solved by the Thomas algorithm. a, b, g, out are
+ * strided by `s`; cp, dp: T doubles of scratch. */
+static void damped_channel(int64_t T, int64_t s, const double *a, const double *b, const double *g,
+                           double h0, double lambda, double *cp, double *dp, double *out)
+{
+    for (int64_t t = 0; t < T; t++) {
+        const double an = t + 1 < T ? a[(t + 1) * s] : 0.0, bn = t + 1 < T ? b[(t + 1) * s] : 0.0;
+        const double diag = 1.0 + lambda + an * an, sub = t ? -a[t * s] : 0.0, sup = -an;
+        double rhs = b[t * s] + lambda * g[t * s] - an * bn;
+        if (t == 0) rhs += a[0] * h0;
+        const double den = diag - (t ? sub * cp[t - 1] : 0.0);
+        cp[t] = sup / den;
+        dp[t] = (rhs - (t ? sub * dp[t - 1] : 0.0)) / den;
+    }
+    out[(T - 1) * s] = dp[T - 1];
+    for (int64_t t = T - 2; t >= 0; t--) out[t * s] = dp[t] - cp[t] * out[(t + 1) * s];
+}
+
+/* The same system (stride 1) in the associative form a parallel scan uses, chunk steps at a
+ * time. Thomas's forward sweep c'_t = u_t / (d_t − l_t c'_{t-1}) is a Möbius map of c'_{t-1}:
+ * [c'_t; 1] ∝ M_t [c'_{t-1}; 1] with M_t = [[0, u_t], [−l_t, d_t]], so a chunk composes its
+ * M_t (2×2 products, each normalised by its largest entry: only the ratio matters), the
+ * carries c' pass between chunks, and each chunk reruns from its carry. With every den_t
+ * known, r'_t = (rhs_t − l_t r'_{t-1}) / den_t and h_t = r'_t − c'_t h_{t+1} are linear
+ * recurrences: deer_mscan_chunked with D = 1, the second on the reversed sequence. */
+logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, const double *g,
+                                double h0, double lambda, int64_t chunk, double *out)
+{
+    if (T < 1 || chunk < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "deer_damped_chunked: T = %lld, chunk = %lld must both be at "
+                         "least 1", (long long)T, (long long)chunk);
+    const int64_t nc = (T + chunk - 1) / chunk;
+    double *l = malloc((size_t)(6 * T + 4 * nc + 1) * sizeof(double));
+    if (!l) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    double *d = l + T, *u = d + T, *rhs = u + T, *cp = rhs + T, *al = cp + T, *Pc = al + T;
+    for (int64_t t = 0; t < T; t++) {   /* the rows of damped_channel's system */
+        const double an = t + 1 < T ? a[t + 1] : 0.0, bn = t + 1 < T ? b[t + 1] : 0.0;
+        l[t] = t ? -a[t] : 0.0, d[t] = 1.0 + lambda + an * an, u[t] = -an;
+        rhs[t] = b[t] + lambda * g[t] - an * bn + (t == 0 ? a[0] * h0 : 0.0);
+    }
+    /* the chunks' Möbius maps (independent: the parallel part), normalised products */
+    for (int64_t c = 0; c < nc; c++) {
+        double m00 = 1.0, m01 = 0.0, m10 = 0.0, m11 = 1.0;
+        for (int64_t t = c * chunk; t < T && t < (c + 1) * chunk; t++) {
+            const double n00 = u[t] * m10, n01 = u[t] * m11;   /* [[0, u], [−l, d]] · M */
+            const double n10 = -l[t] * m00 + d[t] * m10, n11 = -l[t] * m01 + d[t] * m11;
+            const double big = fmax(fmax(fabs(n00), fabs(n01)), fmax(fabs(n10), fabs(n11)));
+            m00 = n00 / big, m01 = n01 / big, m10 = n10 / big, m11 = n11 / big;
+        }
+        Pc[4 * c] = m00, Pc[4 * c + 1] = m01, Pc[4 * c + 2] = m10, Pc[4 * c + 3] = m11;
+    }
+    /* carries: c' before each chunk, from c'_{-1} = 0; then each chunk rerun from its carry */
+    double carry = 0.0;
+    for (int64_t c = 0; c < nc; c++) {
+        double x = carry;
+        for (int64_t t = c * chunk; t < T && t < (c + 1) * chunk; t++) {
+            const double den = d[t] - l[t] * x;
+            cp[t] = x = u[t] / den;
+            al[t] = den;   /* kept for r' */
+        }
+        const double *M = Pc + 4 * c;   /* the same carry by the chunk's composed map */
+        carry = (M[0] * carry + M[1]) / (M[2] * carry + M[3]);
+    }
+    /* r'_t = (−l_t / den_t) r'_{t-1} + rhs_t / den_t, then h_t = −c'_t h_{t+1} + r'_t reversed */
+    double *A1 = malloc((size_t)(4 * T) * sizeof(double));
+    if (!A1) {
+        free(l);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    double *B1 = A1 + T, *rp = B1 + T, *hr = rp + T;
+    for (int64_t t = 0; t < T; t++) A1[t] = -l[t] / al[t], B1[t] = rhs[t] / al[t];
+    logt_status s = deer_mscan_chunked(T, 1, A1, B1, NULL, chunk, rp);
+    for (int64_t t = 0; s == LOGT_OK && t < T; t++)   /* reversed: step k is time T-1-k */
+        A1[t] = t ? -cp[T - 1 - t] : 0.0, B1[t] = rp[T - 1 - t];
+    if (s == LOGT_OK) s = deer_mscan_chunked(T, 1, A1, B1, NULL, chunk, hr);
+    for (int64_t t = 0; s == LOGT_OK && t < T; t++) out[t] = hr[T - 1 - t];
+    free(A1), free(l);
+    return s;
+}
+
+/* One channel's damped step by Thomas (damped_channel) on contiguous arrays: the reference
+ * deer_damped_chunked is held to. */
+logt_status deer_damped_thomas(int64_t T, const double *a, const double *b, const double *g,
+                               double h0, double lambda, double *out)
+{
+    if (T < 1) return LOGT_FAIL(LOGT_EINVAL, "deer_damped_thomas: T = %lld must be at least 1", (long long)T);
+    double *cp = malloc((size_t)(2 * T) * sizeof(double));
+    if (!cp) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    damped_channel(T, 1, a, b, g, h0, lambda, cp, cp + T, out);
+    free(cp);
+    return LOGT_OK;
+}
+
+/* The plain loop: s_t = f(s_{t-1}, x_t), s_{-1} = s0 [B][S]. */
+static void sequential(const deer_model *m, int64_t T, int64_t B, int64_t D, const double *R,
+                       const double *bn, const double *WX, const double *s0, double *St,
+                       double *work)
+{
+    const int64_t G = ngates(m->cell), S = deer_state_size(m->cell, D);
+    for (int64_t n = 0; n < T * B; n++)
+        deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, n >= B ? St + (n - B) * S : s0 + (n % B) * S,
+                       St + n * S, NULL, NULL, work);
+}
+
+/* s_{-1} of every sequence: [h0; c0] (lstm) or h0, zeros where not given. */
+static void initial_state(const deer_model *m, int64_t B, int64_t D, double *s0)
+{
+    const int64_t S = deer_state_size(m->cell, D);
+    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < D; j++) {
+            s0[b * S + j] = h0 ? h0[b * D + j] : 0.0;
+            if (S > D) s0[b * S + D + j] = c0 ? c0[b * D + j] : 0.0;
+        }
+}
+
+logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
+    const int full = m->mode == DEER_FULL;
+    LOGT_TRY(deer_check_memory(m->mode, T, B, S, memory_for_jacobians()));
+    LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->st, LOGT_CPU, LOGT_F64, T, B, S));
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
+    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;
+    const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
+    double *WX = m->wx.data, *St = m->st.data;   /* St: the iterate, then the solution */
+    dense_set_rows_cpu(N, G * D, bias, WX);
+    dense_add_cpu(N, G * D, I, W, x->data, WX);
+
+    double *F = malloc((size_t)(N * S) * sizeof *F), *NX = malloc((size_t)(N * S) * sizeof *NX);
+    double *Jm = malloc((size_t)(full ? N * S * S : N * S) * sizeof *Jm);
+    double *work = malloc((size_t)(G * D + B * S + 2 * T) * sizeof *work);
+    if (!F || !NX || !Jm || !work) {
+        free(F), free(NX), free(Jm), free(work);
+        return LOGT_FAIL(LOGT_ENOMEM, "deer: out of host memory for T = %lld, B = %lld, D = %lld",
+                         (long long)T, (long long)B, (long long)D);
+    }
+    double *s0 = work + G * D, *cp = s0 + B * S, *dp = cp + T;
+    initial_state(m, B, D, s0);
+
+    /* the first guess: the previous solution (warm = on, same shape) or zeros */
+    if (m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B)
+        memcpy(St, m->prev.data, (size_t)(N * S) * sizeof *St);
+    else
+        memset(St, 0, (size_t)(N * S) * sizeof *St);
+
+    m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
+    m->solved = 0;
+    double lambda = m->lambda, last = INFINITY;
+    logt_status s = LOGT_OK;
+    for (int k = 0;; k++) {
+        /* 1. every step at once: F_t = f(s_{t-1}), J_t, and the residual of the guess */
+        double res = 0.0;
+        for (int64_t n = 0; n < N; n++) {
+            const double *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
+            deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, sp, F + n * S,
+                           full ? Jm + n * S * S : NULL, full ? NULL : Jm + n * S, work);
+            for (int64_t j = 0; j < S; j++) {
+                const double d = fabs(St[n * S + j] - F[n * S + j]);
+                res = d > res || isnan(d) ? d : res;
+            }
+        }
+        if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = res;
+        m->iterations = k;
+        if (res <= m->tol) {
+            m->converged = 1;
+            break;
+        }
+        if (!isfinite(res)) m->nonfinite++;
+        if (!isfinite(res) || k == m->max_iter) {
+            s = LOGT_FAIL(LOGT_ENUMERIC,
+                          "deer (%s, mode %s) did not converge: residual max|s_t - f(s_{t-1})| = "
+                          "%.3g after %d iterations (tol %g)%s. HINT: mode = damped, a larger "
+                          "max_iter, or on_fail = sequential",
+                          cell_names[m->cell], mode_names[m->mode], res, k, m->tol,
+                          isfinite(res) ? "" : "; the iterate is not finite");
+            break;
+        }
+        /* 2. the linearised recurrence s'_t = F_t + J_t (s'_{t-1} − s_{t-1}) into NX */
+        if (m->mode == DEER_DAMPED) {
+            if (k > 0) lambda = res > last ? lambda * 4.0 : lambda * 0.5;   /* the first step uses the knob's */
+            for (int64_t b = 0; b < B; b++)
+                for (int64_t j = 0; j < S; j++) {
+                    /* b_t = F_t − a_t s_{t-1}, into NX as scratch, then solved in place */
+                    for (int64_t t = 0; t < T; t++) {
+                        const int64_t n = t * B + b;
+                        const double sp = t ? St[(n - B) * S + j] : s0[b * S + j];
+                        NX[n * S + j] = F[n * S + j] - Jm[n * S + j] * sp;
+                    }
+                    damped_channel(T, B * S, Jm + b * S + j, NX + b * S + j, St + b * S + j,
+                                   s0[b * S + j], lambda, cp, dp, NX + b * S + j);
+                }
+        } else {
+            for (int64_t n = 0; n < N; n++) {
+                const double *pn = n >= B ? NX + (n - B) * S : NULL, *po = n >= B ? St + (n - B) * S : NULL;
+                for (int64_t j = 0; j < S; j++) {
+                    double v = F[n * S + j];
+                    if (pn) {   /* at t = 0, s_{-1} is s0 in both: the step is F_0 */
+                        if (full)
+                            for (int64_t mm = 0; mm < S; mm++)
+                                v += Jm[(n * S + j) * S + mm] * (pn[mm] - po[mm]);
+                        else
+                            v += Jm[n * S + j] * (pn[j] - po[j]);
+                    }
+                    NX[n * S + j] = v;
+                }
+            }
+        }
+        last = res;
+        memcpy(St, NX, (size_t)(N * S) * sizeof *St);
+    }
+    if (s != LOGT_OK && m->fallback) {
+        sequential(m, T, B, D, R, bn, WX, s0, St, work);
+        m->fell_back = 1;
+        s = LOGT_OK;
+    }
+    for (int64_t n = 0; n < N; n++)   /* h: the first D of each state */
+        memcpy((double *)h->data + n * D, St + n * S, (size_t)D * sizeof(double));
+    m->solved = s == LOGT_OK;
+    if (s == LOGT_OK && m->warm) {
+        s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, S);
+        if (s == LOGT_OK) memcpy(m->prev.data, St, (size_t)(N * S) * sizeof *St);
+    }
+    m->base.trace = m->residual, m->base.ntrace = m->nres;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+    snprintf(m->base.detail, sizeof m->base.detail,
+             "mode=%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual first=%.3g "
+             "last=%.3g", mode_names[m->mode], m->iterations, m->converged, m->fell_back,
+             m->nonfinite, m->nres ? m->residual[0] : NAN, m->nres ? m->residual[m->nres - 1] : NAN);
+    free(F), free(NX), free(Jm), free(work);
+    return s;
+}
+
+/* ---- backward: the adjoint ------------------------------------------------------------------ */
+
+logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
+    const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
+    double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
+    double *dR = logt_model_param(&m->base, &m->base.dw, "R").data;
+    double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
+    double *dbn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.dw, "bn").data : NULL;
+    const double *St = m->st.data, *WX = m->wx.data, *dH = dh->data;
+    if (!m->solved)
+        return LOGT_FAIL(LOGT_EINVAL, "deer backward: the last forward did not give a solution "
+                         "(it failed): run a forward that succeeds first");
+
+    memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
+    memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
+    memset(db, 0, (size_t)(G * D) * sizeof *db);
+    if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    double *dXA = malloc((size_t)(N * G * D) * sizeof *dXA);
+    double *carry = calloc((size_t)(B * S), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
+    double *lam = malloc((size_t)S * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
+    double *s0 = malloc((size_t)(B * S) * sizeof *s0), *work = malloc((size_t)(G * D + S) * sizeof *work);
+    if (!dXA || !carry || !lam || !dra || !s0 || !work) {
+        free(dXA), free(carry), free(lam), free(dra), free(s0), free(work);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    initial_state(m, B, D, s0);
+
+    /* λ_t = dL/ds_t + J_{t+1}^T λ_{t+1}, from t = T-1 down (dL/ds_t: dh on the h part);
+     * each step's vector-Jacobian product gives its parameter gradients and J_t^T λ_t */
+    for (int64_t t = T - 1; t >= 0; t--)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t n = t * B + b;
+            const double *hp = t ? St + (n - B) * S : s0 + b * S;
+            double *dxa = dXA + n * G * D, *cb = carry + b * S;
+            for (int64_t j = 0; j < S; j++) lam[j] = (j < D ? dH[n * D + j] : 0.0) + cb[j];
+            deer_cell_vjp(m->cell, D, R, bn, WX + n * G * D, hp, lam, cb, dxa, dra, work);
+            for (int64_t mm = 0; mm < D; mm++)   /* dR += hp ⊗ dra */
+                for (int64_t c = 0; c < G * D; c++) dR[mm * G * D + c] += hp[mm] * dra[c];
+            if (dbn)
+                for (int64_t j = 0; j < D; j++) dbn[j] += dra[2 * D + j];
+        }
+    dense_add_dw_cpu(N, G * D, I, dXA, x->data, dW, db);
+    if (dx) {
+        memset(dx->data, 0, (size_t)(N * I) * sizeof(double));
+        dense_add_dx_cpu(N, G * D, I, W, dXA, dx->data);
+    }
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < D; j++) {
+            if (m->base.dh0.data) ((double *)m->base.dh0.data)[b * D + j] = carry[b * S + j];
+            if (S > D && m->base.dc0.data) ((double *)m->base.dc0.data)[b * D + j] = carry[b * S + D + j];
+        }
+    free(dXA), free(carry), free(lam), free(dra), free(s0), free(work);
+    return LOGT_OK;
+}
+
+/* ---- ops ------------------------------------------------------------------------------------ */
+
+static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
+{
+    deer_model *m = (deer_model *)base;
+    if (m->base.c0.data && m->cell != DEER_LSTM)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
+                         base->cfg.model, cell_names[m->cell]);
+    m->solved = 0;   /* a forward that fails before solving leaves nothing for backward */
+    m->x = *x, m->h = *h;
+    m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return deer_forward_cuda(m, x, h, ctx);
+#endif
+    (void)ctx;
+    return deer_forward_cpu(m, x, h);
+}
+
+static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return deer_backward_cuda((deer_model *)base, dh, dx, ctx);
+#endif
+    (void)ctx;
+    return deer_backward_cpu((deer_model *)base, dh, dx);
+}
+
+static void deer_destroy(logt_model *base)
+{
+    deer_model *m = (deer_model *)base;
+    logt_tensor_free(&m->wx);
+    logt_tensor_free(&m->prev);
+    logt_tensor_free(&m->st);
+#ifdef LOGT_HAVE_CUDA
+    deer_free_cuda(m);
+#endif
+    free(m);
+}
+
+const logt_model_ops logt_deer_ops = {
+    .name = "deer",
+    .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
+               "method (mode = full | quasi | damped); cpu f64 reference; cuda every mode, "
+               "adjoint backward",
+#ifdef LOGT_HAVE_CUDA
+    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
+#else
+    .devices = (1u << LOGT_CPU),
+#endif
+    .nstate = 2,   /* h0, and c0 for the lstm cell */
+    .knobs = knobs,
+    .layout = deer_layout,
+    .create = deer_create,
+    .forward = deer_forward,
+    .backward = deer_backward,
+    .destroy = deer_destroy,
+};

@@ -1,0 +1,155 @@
+/* deer.h — nonlinear recurrences solved over the whole sequence by Newton's method (DEER,
+ * Lim et al., ICLR 2024; quasi-DEER and the damped ELK step, Gonzalez et al., NeurIPS 2024).
+ *
+ * The cell h_t = f(h_{t-1}, x_t) is not evaluated step after step. Starting from a guess
+ * H^0 of every h_t (zeros, or the previous call's solution with warm = on), iteration k
+ * evaluates f and its Jacobian J_t = ∂f/∂h at every step at once (analytic Jacobians),
+ *     F_t = f(H^k_{t-1}, x_t),   residual_k = max_t |H^k_t − F_t|,
+ * stops when residual_k <= tol, and otherwise solves the linearised recurrence
+ *     H^{k+1}_t = J_t H^{k+1}_{t-1} + (F_t − J_t H^k_{t-1}),   H_{-1} = h0,
+ * a linear recurrence in (J_t, r_t) pairs that a parallel scan solves in O(log T) depth.
+ *
+ * Modes (knob mode):
+ *   full     J_t as D×D matrices: Newton's method, quadratic convergence; T·B·D² memory,
+ *            estimated before allocating and refused when it would not fit.
+ *   quasi    diag(J_t) only: O(T·B·D) memory, the element-wise scan (kernels/scan.h);
+ *            linear convergence, no better than the sequential loop's T steps in the worst
+ *            case, but each iteration is cheap.
+ *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
+ *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
+ *            (on the cpu by the Thomas algorithm; on cuda in the associative form of
+ *            deer_damped_chunked below: a scan of 2×2 maps, then two linear scans).
+ *            λ starts at the knob lambda and halves after an iteration that lowers the
+ *            residual, quadruples after one that raises it: stable where Newton diverges.
+ * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
+ * finite, the report says so (iterations, residual per iteration, non-finite count) and,
+ * per the knob on_fail, the call fails (error, the default) or the sequential loop gives
+ * the answer (sequential).
+ *
+ * Backward by the adjoint: with the converged H, the gradient is the reversed linear
+ * recurrence λ_t = dL/dh_t + J_{t+1}^T λ_{t+1} with the exact Jacobians (in every mode, so
+ * the gradients are BPTT's), then each step's parameter gradients from λ_t by the cell's
+ * vector-Jacobian product, all steps independent. The CPU reference walks the reversed
+ * recurrence step by step, computing J_{t+1}^T λ_{t+1} on the fly (O(D²) memory).
+ *
+ * Cells (cfg.cell), each with the parameter layout of flashrnn with one head, so the two
+ * models' parameters can be exchanged: gru (the default; PyTorch's variant, W [3D][I],
+ * R [1][D][3D], b [3D], bn [D]), lstm (W [4D][I], R [1][D][4D], b [4D]; its state is
+ * s = [h; c], 2D wide, and the Newton iteration and its Jacobians are over s; h0 and c0)
+ * and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D], b [D]).
+ *
+ * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
+ * warm (off | on), r_scale (1: a factor on R's initialisation bound, for experiments on
+ * strongly coupled, less contractive recurrences). The residual and tol are over the whole state (h and, lstm, c).
+ *
+ * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
+ * backward) and cuda (deer_cuda.cu, f32 states): mode = quasi, mode = full (states up to
+ * 64: the Jacobians and a chunked matrix scan in float64), the adjoint backward in both (the
+ * reversed recurrence in λ by iterating a VJP of every step and a reversed element-wise
+ * scan), and mode = damped (deer_cuda_damped.cu: the tridiagonal step as a chunked scan of
+ * 2×2 maps and two kernels/scan calls, in fp32). Knob newton_kernel: persistent (the whole
+ * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4; quasi),
+ * launches (an evaluation kernel and a kernels/scan call, or the damped step, per
+ * iteration, any state), auto (the default: persistent where it applies). Knob solver =
+ * launch | fused gives the two sequential baselines (one kernel launch per step; one
+ * persistent kernel). tol defaults to 1e-5 on cuda (f32). Over a sequence split in time
+ * across GPUs (mode = quasi, forward and backward): deer_multi.h.
+ */
+#ifndef LOGT_DEER_H
+#define LOGT_DEER_H
+
+#include "../model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum deer_cell { DEER_GRU, DEER_TANH, DEER_LSTM } deer_cell;
+typedef enum deer_mode { DEER_FULL, DEER_QUASI, DEER_DAMPED } deer_mode;
+
+#define DEER_MAX_REPORT 1024   /* residuals kept per call */
+
+typedef struct deer_model {
+    logt_model base;
+    deer_cell cell;
+    deer_mode mode;
+    double tol, lambda;
+    int max_iter, fallback, warm;
+    int solver;              /* cuda: 0 newton, 1 launch, 2 fused (the sequential baselines) */
+    int newton_kernel;       /* cuda: 0 auto, 1 persistent, 2 launches                     */
+    void *cuda;              /* deer_cuda.cu's buffers                                    */
+    logt_tensor x, h;        /* views of forward's input and output                      */
+    logt_tensor wx;          /* [T][B][G·D] W x + b                                      */
+    logt_tensor st;          /* [T][B][S] the state of every step (S = 2D lstm: [h; c])  */
+    logt_tensor prev;        /* [T][B][S] the last solution (warm = on)                  */
+    /* the last forward's report */
+    int iterations;          /* Newton iterations made (evaluations - 1)                 */
+    int converged;           /* 1: residual <= tol                                       */
+    int solved;              /* 1: st holds the last forward's answer (backward needs it) */
+    int fell_back;           /* 1: the sequential loop gave the answer                   */
+    int nonfinite;           /* iterates with a NaN or Inf                               */
+    int nres;
+    double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
+} deer_model;
+
+/* "full", "quasi" or "damped". */
+const char *deer_mode_name(deer_mode mode);
+
+/* The state's width: D, or 2D for the lstm ([h; c]). */
+int64_t deer_state_size(deer_cell cell, int64_t D);
+
+/* f(sp, x_t) for one sequence element: xa = W x_t + b [G·D], sp = s_{t-1} [S]. Writes f [S];
+ * when J is not NULL the Jacobian J[j·S + m] = ∂f_j/∂sp_m, when jd is not NULL its diagonal.
+ * work: G·D doubles. R, bn as in the layout (bn NULL but for the gru). */
+void deer_cell_eval(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                    const double *sp, double *f, double *J, double *jd, double *work);
+
+/* The vector-Jacobian product of f at (xa, sp), xa = W x_t + b [G·D], sp = s_{t-1} [S], with
+ * lam = dL/ds_t [S]: u = J^T lam = dL/ds_{t-1} [S] (overwritten), dxa = dL/d(W x_t + b) and
+ * dra = dL/d(h_{t-1} R) [G·D] (the gru's bn gradient is dra's n part). work: G·D + S doubles. */
+void deer_cell_vjp(deer_cell cell, int64_t D, const double *R, const double *bn, const double *xa,
+                   const double *sp, const double *lam, double *u, double *dxa, double *dra, double *work);
+
+/* Bytes of the Jacobians of mode = full: T·B·D² doubles. */
+double deer_full_bytes(int64_t T, int64_t B, int64_t D);
+/* LOGT_OK when mode's memory fits in avail bytes, else an error naming the need, the
+ * limit and what would fit. */
+logt_status deer_check_memory(deer_mode mode, int64_t T, int64_t B, int64_t D, double avail);
+
+/* The linear recurrence h_t = A_t h_{t-1} + b_t, A_t [D][D] (T of them), h_{-1} = h0 (NULL:
+ * zeros), written to h [T][D]: step by step, and by the associative (A, b) composition a
+ * parallel scan uses, in chunks of `chunk` steps (each chunk's composed map, the carries
+ * between chunks, then every step from its chunk's carry). Equal up to rounding. */
+void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
+                       double *h);
+logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
+                               const double *h0, int64_t chunk, double *h);
+
+/* One channel's damped step (mode = damped): minimise Σ_t (h_t − a_t h_{t-1} − b_t)²
+ * + λ Σ_t (h_t − g_t)² with h_{-1} = h0, a tridiagonal system, into out [T]: by the Thomas
+ * algorithm (what deer_forward_cpu does), and in the associative form the GPU's solve takes
+ * (deer_cuda_damped.cu: Thomas's forward sweep as a scan of normalised 2×2 Möbius maps, then
+ * two linear scans), in chunks of `chunk` steps. Equal up to rounding. */
+logt_status deer_damped_thomas(int64_t T, const double *a, const double *b, const double *g,
+                               double h0, double lambda, double *out);
+logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, const double *g,
+                                double h0, double lambda, int64_t chunk, double *out);
+
+logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
+logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
+
+#ifdef LOGT_HAVE_CUDA
+logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+/* One damped step on the GPU, as deer_damped_thomas for each of C channels: a, b, g, out
+ * are device [T][C] f32 arrays, s0 a device [C] array (NULL: zeros); out overlaps none of
+ * them. Runs on ctx->stream and synchronises it (its buffers are its own): for tests. */
+logt_status deer_damped_step_cuda(logt_ctx *ctx, int64_t T, int64_t C, double lambda, const float *a,
+                                  const float *b, const float *g, const float *s0, float *out);
+void deer_free_cuda(deer_model *m);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,800 @@
+/* deer_cuda.cu — the deer model's forward on CUDA (method in deer.h; the reference is deer.c),
+ * f32, and the two sequential baselines every DEER speed number is compared with.
+ *
+ * Newton (solver = newton, mode = quasi; full for a state of 1). W x_t comes from one GEMM
+ * over all steps (strict fp32), unless G·D·I <= 256: then the kernels work it out themselves
+ * (no GEMM launch, no WX pass; the baselines always read the GEMM's WX). Iteration k
+ * evaluates F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1} and the residual
+ * max |S_t − F_t| at every step, and, above tol, scans S' = scan(a, b) from s0. Two routes
+ * (knob newton_kernel; auto takes the first where it applies):
+ *   persistent  the whole solve in one cooperative kernel (states S <= 4, instantiated per
+ *               cell and S): thread per (sequence, run of L steps), block per (group of
+ *               sequences, chunk of time). Per iteration one walk over the thread's steps
+ *               applies the last iteration's (a, b) to get S_t and evaluates the cell there
+ *               (a, b, S written in place), composing the run's (a, b) on the way; a
+ *               Hillis–Steele scan over the block's runs in shared memory; grid sync; every
+ *               block reads the residual and stops or not, all alike; a warp per channel
+ *               scans the blocks' aggregates into carries; grid sync. Two grid syncs and no
+ *               host round trip per iteration; the residuals come back once, at the end.
+ *   launches    per iteration an evaluation kernel (thread per (t, b), all its units; block
+ *               maximum of the residual, one atomic per block) and kernels/scan over C = B·S
+ *               channels; the residual comes to the host after every evaluation (a small
+ *               copy and a stream synchronisation: the price of stopping on time).
+ * Bounds, GRU, B = 16, D = 1, I = 4, T = 100000 (N = T·B = 1.6M): an iteration of the
+ * persistent route reads x (26 MB), a, b and writes a, b, S (6.4 MB each): 58 MB, ~13 µs
+ * at 4.3 TB/s if nothing stayed in the 50 MB L2, less as most of it does; two grid syncs,
+ * a few µs; DEER needs 3 iterations there (4 evaluations): ~40-60 µs in all. The launches
+ * route adds per iteration ~4 launches and a host round trip, ~30 µs (measured: 0.15 ms
+ * for 4 iterations at T = 1000, where memory is nothing).
+ * Baselines: solver = launch, one kernel per step (thread per sequence, all of its units:
+ *   what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
+ *   block per sequence, thread per unit, the state in shared memory, a barrier per step.
+ * Backward by the adjoint (deer_cuda_backward.cu): the reversed linear recurrence in
+ * λ solved by iterating a VJP of every step and a reversed scan, then GEMMs.
+ * mode = full with a state wider than 1: the whole Jacobians and a chunked matrix scan, in
+ * float64 (below). Not built here: mode = damped. What the two files share: deer_cuda.cuh.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cooperative_groups.h>
+
+#include "../../core/cuda.h"
+#include "../../core/cuda_check.cuh"
+#include "../../core/reduce.cuh"
+#include "../../kernels/gemm.h"
+#include "../../kernels/scan.h"
+#include "deer.h"
+#include "deer_cell.h"
+#include "deer_cuda.cuh"
+
+/* ---- Newton ------------------------------------------------------------------------------ */
+
+/* Thread per (t, b): a_t, b_t of the linearised step, and the residual of the iterate. */
+__global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
+                                 const float *X, const float *W, const float *R, const float *bias,
+                                 const float *bn, const float *s0, const float *St, float *A, float *Bv,
+                                 unsigned *res)
+{
+    __shared__ float sh[BLOCK / 32];
+    const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float worst = 0.0f;
+    if (n < N) {
+        const int G = gates_of(cell);
+        float row[ROW_MAX];
+        const float *sp = row_local(n >= B ? St + (n - B) * S : s0 + (n % B) * S, S, row);
+        float *f = Bv + n * S, *jd = A + n * S;   /* f first, then b = f − a·s_{t-1} in place */
+        float buf[XMAX];
+        const float *xa = xa_of(WX, X, W, n, G * D, I, buf);
+        for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, f, jd);
+        for (int j = 0; j < S; j++) {
+            worst = worse(worst, fabsf(St[n * S + j] - f[j]));
+            f[j] -= jd[j] * sp[j];
+        }
+    }
+    block_max_into(worst, sh, res);
+}
+
+/* The persistent route: the whole Newton solve in one cooperative launch (see the top). */
+#define PB 256          /* threads per block                                          */
+#define PS_MAX 4        /* the widest state instantiated                               */
+
+typedef struct newton_args {
+    int64_t T;
+    int B, I, Bb, lanes, nq, L, max_iter;   /* Bb sequences × lanes runs of L steps a block */
+    float tol;
+    const float *WX, *X, *W, *R, *bias, *bn, *s0;
+    const float *init; /* the first guess [N][S] (warm = on), NULL: zeros               */
+    float *St, *A, *Bv;
+    float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
+    float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
+    unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
+} newton_args;
+
+/* (a, b) of the later map after (a, b) of the earlier: s -> a2 (a1 s + b1) + b2. */
+__device__ __forceinline__ float2 after(float2 earlier, float2 later)
+{
+    return make_float2(later.x * earlier.x, later.x * earlier.y + later.y);
+}
+
+template <deer_cell CELL, int S>
+__global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args p)
+{
+    constexpr int D = CELL == DEER_LSTM ? S / 2 : S;
+    constexpr int GD = (CELL == DEER_LSTM ? 4 : CELL == DEER_GRU ? 3 : 1) * D;
+    __shared__ float2 sh[PB * S];
+    __shared__ float shmax[PB / 32];
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const int tid = threadIdx.x, bl = tid % p.Bb, lane = tid / p.Bb, nch = p.Bb * S;
+    const int g = blockIdx.x / p.nq, q = blockIdx.x % p.nq, b = g * p.Bb + bl;
+    const int64_t t0 = ((int64_t)q * p.lanes + lane) * p.L;
+    const bool live = lane < p.lanes && b < p.B && t0 < p.T;
+    const int64_t t1 = live ? (t0 + p.L < p.T ? t0 + p.L : p.T) : t0;
+    float2 pre[S];   /* the composed (a, b) of the block's runs before this one */
+    float sp[S];     /* the iterate at t0 − 1: S_0 is zero but for s_{-1} = s0  */
+    for (int j = 0; j < S; j++)
+        sp[j] = !live ? 0.0f : t0 == 0 ? p.s0[b * S + j]
+                             : p.init ? p.init[((t0 - 1) * p.B + b) * S + j] : 0.0f;
+    for (int k = 0;; k++) {
+        float2 run[S];
+        float worst = 0.0f;
+        for (int j = 0; j < S; j++) run[j] = make_float2(1.0f, 0.0f);
+        for (int64_t t = t0; t < t1; t++) {
+            const int64_t n = t * p.B + b;
+            float s[S], f[S], jd[S], xa[GD];   /* xa: W x_t, in registers */
+            for (int j = 0; j < S; j++)
+                s[j] = k ? p.A[n * S + j] * sp[j] + p.Bv[n * S + j] : p.init ? p.init[n * S + j] : 0.0f;
+            for (int c = 0; c < GD; c++) {
+                float v = 0.0f;
+                if (p.WX) v = p.WX[n * GD + c];
+                else
+                    for (int i = 0; i < p.I; i++) v += p.W[c * p.I + i] * p.X[n * p.I + i];
+                xa[c] = v;
+            }
+            for (int j = 0; j < D; j++) cell_unit(CELL, D, p.R, p.bias, p.bn, xa, sp, j, f, jd);
+            for (int j = 0; j < S; j++) {
+                worst = worse(worst, fabsf(s[j] - f[j]));
+                const float2 e = make_float2(jd[j], f[j] - jd[j] * sp[j]);
+                p.A[n * S + j] = e.x, p.Bv[n * S + j] = e.y, p.St[n * S + j] = s[j];
+                run[j] = after(run[j], e);
+            }
+            for (int j = 0; j < S; j++) sp[j] = s[j];
+        }
+        /* the block's runs, composed in time order: Hillis–Steele over lanes */
+        for (int j = 0; j < S; j++) sh[tid * S + j] = run[j];
+        block_max_into(worst, shmax, p.res + k);
+        __syncthreads();
+        for (int d = 1; d < p.lanes; d <<= 1) {
+            const bool has = lane >= d && lane < p.lanes;
+            float2 e[S];
+            for (int j = 0; j < S; j++) e[j] = has ? sh[(tid - d * p.Bb) * S + j] : make_float2(1.0f, 0.0f);
+            __syncthreads();
+            if (has)
+                for (int j = 0; j < S; j++) sh[tid * S + j] = after(e[j], sh[tid * S + j]);
+            __syncthreads();
+        }
+        for (int j = 0; j < S; j++) {
+            pre[j] = lane > 0 && lane < p.lanes ? sh[(tid - p.Bb) * S + j] : make_float2(1.0f, 0.0f);
+            if (lane == p.lanes - 1) p.agg[(int64_t)blockIdx.x * nch + bl * S + j] = sh[tid * S + j];
+        }
+        grid.sync();
+        const float r = __uint_as_float(__ldcg(p.res + k));
+        if (r <= p.tol || !isfinite(r) || k == p.max_iter) {   /* every thread reads the same r */
+            if (blockIdx.x == 0 && tid == 0)
+                p.res[p.max_iter + 1] = (unsigned)k, p.res[p.max_iter + 2] = r <= p.tol;
+            return;
+        }
+        /* carries: a warp per channel, each lane a piece of the chunks, then a warp scan */
+        const int wl = tid & 31, nwarps = gridDim.x * (PB / 32), groups = gridDim.x / p.nq;
+        for (int c = (blockIdx.x * PB + tid) / 32; c < groups * nch; c += nwarps) {
+            const int cg_ = c / nch, cc = c % nch, cb = cg_ * p.Bb + cc / S;
+            const int per = (p.nq + 31) / 32, q0 = wl * per < p.nq ? wl * per : p.nq;
+            const int q1 = q0 + per < p.nq ? q0 + per : p.nq;
+            const float2 *ag = p.agg + (int64_t)cg_ * p.nq * nch + cc;
+            float2 e = make_float2(1.0f, 0.0f);
+            for (int qq = q0; qq < q1; qq++) e = after(e, __ldcg(ag + (int64_t)qq * nch));
+            for (int d = 1; d < 32; d <<= 1) {
+                const float2 o = make_float2(__shfl_up_sync(0xffffffffu, e.x, d),
+                                             __shfl_up_sync(0xffffffffu, e.y, d));
+                if (wl >= d) e = after(o, e);
+            }
+            float2 ex = make_float2(__shfl_up_sync(0xffffffffu, e.x, 1), __shfl_up_sync(0xffffffffu, e.y, 1));
+            if (wl == 0) ex = make_float2(1.0f, 0.0f);
+            float st = cb < p.B ? p.s0[cb * S + cc % S] : 0.0f;
+            st = ex.x * st + ex.y;
+            for (int qq = q0; qq < q1; qq++) {
+                p.carry[((int64_t)cg_ * p.nq + qq) * nch + cc] = st;
+                const float2 a = __ldcg(ag + (int64_t)qq * nch);
+                st = a.x * st + a.y;
+            }
+        }
+        grid.sync();
+        for (int j = 0; j < S; j++) {
+            const float cin = __ldcg(p.carry + (int64_t)blockIdx.x * nch + bl * S + j);
+            sp[j] = pre[j].x * cin + pre[j].y;
+        }
+    }
+}
+
+/* ---- the sequential baselines ---------------------------------------------------------------- */
+
+/* solver = launch: step t, thread per sequence b, all of its units. */
+__global__ void deer_step_kernel(deer_cell cell, int B, int D, int S, const float *WXt, const float *R,
+                                 const float *bias, const float *bn, const float *sp, float *st)
+{
+    const int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B) return;
+    const int G = gates_of(cell);
+    for (int j = 0; j < D; j++)
+        cell_unit(cell, D, R, bias, bn, WXt + (int64_t)b * G * D, sp + (int64_t)b * S, j, st + (int64_t)b * S, NULL);
+}
+
+/* solver = fused: block per sequence, thread per unit, s_{t-1} in shared memory. */
+__global__ void deer_fused_kernel(deer_cell cell, int64_t T, int B, int D, int S, const float *WX,
+                                  const float *R, const float *bias, const float *bn, const float *s0,
+                                  float *St)
+{
+    extern __shared__ float sh[];   /* [2][S] */
+    const int b = blockIdx.x, j = threadIdx.x;
+    const int G = gates_of(cell);
+    float *cur = sh, *nxt = sh + S;
+    for (int k = j; k < S; k += blockDim.x) cur[k] = s0[(int64_t)b * S + k];
+    __syncthreads();
+    for (int64_t t = 0; t < T; t++) {
+        const int64_t n = t * B + b;
+        if (j < D) cell_unit(cell, D, R, bias, bn, WX + n * G * D, cur, j, nxt, NULL);
+        __syncthreads();
+        for (int k = j; k < S; k += blockDim.x) St[n * S + k] = nxt[k];
+        float *tmp = cur;
+        cur = nxt, nxt = tmp;
+        __syncthreads();
+    }
+}
+
+__global__ void deer_state_kernel(int64_t n, int D, int S, const float *h0, const float *c0, float *s0)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n * S;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = i / S, k = i % S;
+        const float *src = k < D ? h0 : c0;
+        s0[i] = src ? src[b * D + (k < D ? k : k - D)] : 0.0f;
+    }
+}
+
+__global__ void deer_h_of_state_kernel(int64_t N, int D, int S, const float *St, float *h)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < N * D;
+         i += (int64_t)gridDim.x * blockDim.x)
+        h[i] = St[(i / D) * S + i % D];
+}
+
+/* ---- mode = full: Newton with the whole Jacobians, float64 ------------------------------
+ * Per iteration: deer_full_eval_kernel, thread per (t, b): F_t and J_t [S][S] by deer_cell.h
+ * on the device, b_t = F_t − J_t s_{t-1}, the residual; then the matrix scan
+ * y_t = J_t y_{t-1} + b_t of each sequence in three passes over chunks of L steps:
+ *   A  block per (chunk, sequence): the chunk's map, M = J_last ··· J_first and v (the chunk
+ *      run from 0), M in shared memory, the products spread over the block's threads;
+ *   B  block per sequence: the carries between chunks, one chunk after another (S² each);
+ *   C  block per (chunk, sequence): the chunk rerun from its carry, y written as the iterate.
+ * Work T·B·S³ per iteration (pass A), memory T·B·S² doubles (checked against free memory). */
+#define FULL_SMAX 64    /* the widest state (pass A keeps 2 S² doubles in shared memory) */
+#define FULL_WORK 256   /* the most gate values G·D (the cell's scratch, per thread)   */
+
+__global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
+                                      const float *WX, const float *X, const float *W,
+                                      const double *Rd, const double *bnd, const float *bias,
+                                      const float *s0, const float *St, double *J, double *rhs,
+                                      unsigned *res)
+{
+    __shared__ float sh[BLOCK / 32];
+    const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    float worst = 0.0f;
+    if (n < N) {
+        const int GD = gates_of(cell) * D;
+        double xa[FULL_WORK], sp[FULL_SMAX], f[FULL_SMAX], work[FULL_WORK];
+        for (int c = 0; c < GD; c++) {
+            double v = 0.0;
+            if (WX) v = WX[n * GD + c];
+            else
+                for (int i = 0; i < I; i++) v += (double)W[c * I + i] * X[n * I + i];
+            xa[c] = v + bias[c];
+        }
+        const float *spf = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
+        for (int j = 0; j < S; j++) sp[j] = spf[j];
+        double *Jn = J + n * S * S;
+        deer_cell_eval_hd(cell, D, Rd, bnd, xa, sp, f, Jn, NULL, work);
+        for (int i = 0; i < S; i++) {
+            double acc = f[i];
+            for (int mm = 0; mm < S; mm++) acc -= Jn[i * S + mm] * sp[mm];
+            rhs[n * S + i] = acc;
+            worst = worse(worst, fabsf(St[n * S + i] - (float)f[i]));
+        }
+    }
+    block_max_into(worst, sh, res);
+}
+
+/* Pass A: chunk blockIdx.y of sequence blockIdx.x. Shared memory: 2 S² + 2 S doubles. */
+__global__ void deer_full_chunk_kernel(int64_t T, int B, int S, int64_t L, const double *J,
+                                       const double *rhs, double *Mc, double *vc)
+{
+    extern __shared__ double smem[];
+    const int c = blockIdx.y, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
+    const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
+    double *M = smem, *M2 = M + S * S, *v = M2 + S * S, *v2 = v + S;
+    for (int e = tid; e < S * S; e += bd) M[e] = e / S == e % S ? 1.0 : 0.0;
+    for (int i = tid; i < S; i += bd) v[i] = 0.0;
+    __syncthreads();
+    for (int64_t t = t0; t < t1; t++) {
+        const double *Jt = J + (t * B + b) * S * S, *bt = rhs + (t * B + b) * S;
+        for (int e = tid; e < S * S; e += bd) {
+            const int i = e / S, k = e % S;
+            double acc = 0.0;
+            for (int mm = 0; mm < S; mm++) acc += Jt[i * S + mm] * M[mm * S + k];
+            M2[e] = acc;
+        }
+        for (int i = tid; i < S; i += bd) {
+            double acc = bt[i];
+            for (int mm = 0; mm < S; mm++) acc += Jt[i * S + mm] * v[mm];
+            v2[i] = acc;
+        }
+        __syncthreads();   /* every read of M, v before any write of the next step */
+        double *tm = M, *tv = v;
+        M = M2, M2 = tm, v = v2, v2 = tv;
+    }
+    const int64_t q = (int64_t)c * B + b;
+    for (int e = tid; e < S * S; e += bd) Mc[q * S * S + e] = M[e];
+    for (int i = tid; i < S; i += bd) vc[q * S + i] = v[i];
+}
+
+/* Pass B: sequence blockIdx.x, thread i < S: carry[c] = the state before chunk c. */
+__global__ void deer_full_carry_kernel(int P, int B, int S, const double *Mc, const double *vc,
+                                       const float *s0, double *carry)
+{
+    __shared__ double xs[2][FULL_SMAX];
+    const int b = blockIdx.x, i = threadIdx.x;
+    double *x = xs[0], *x2 = xs[1];
+    if (i < S) x[i] = s0[b * S + i];
+    __syncthreads();
+    for (int c = 0; c < P; c++) {
+        const int64_t q = (int64_t)c * B + b;
+        if (i < S) {
+            carry[q * S + i] = x[i];
+            double acc = vc[q * S + i];
+            for (int mm = 0; mm < S; mm++) acc += Mc[(q * S + i) * S + mm] * x[mm];
+            x2[i] = acc;
+        }
+        __syncthreads();
+        double *t = x;
+        x = x2, x2 = t;
+    }
+}
+
+/* Pass C: chunk blockIdx.y of sequence blockIdx.x rerun from its carry into the iterate Sy. */
+__global__ void deer_full_apply_kernel(int64_t T, int B, int S, int64_t L, const double *J,
+                                       const double *rhs, const double *carry, float *Sy)
+{
+    __shared__ double ys[2][FULL_SMAX];
+    const int c = blockIdx.y, b = blockIdx.x, i = threadIdx.x;
+    const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
+    double *y = ys[0], *y2 = ys[1];
+    if (i < S) y[i] = carry[((int64_t)c * B + b) * S + i];
+    __syncthreads();
+    for (int64_t t = t0; t < t1; t++) {
+        const int64_t n = t * B + b;
+        if (i < S) {
+            double acc = rhs[n * S + i];
+            for (int mm = 0; mm < S; mm++) acc += J[(n * S + i) * S + mm] * y[mm];
+            y2[i] = acc;
+            Sy[n * S + i] = (float)acc;
+        }
+        __syncthreads();
+        double *tt = y;
+        y = y2, y2 = tt;
+    }
+}
+
+/* ---- host ---------------------------------------------------------------------------------- */
+
+static logt_status scratch_of(deer_model *m, deer_cuda_scratch **out)
+{
+    if (!m->cuda) {
+        m->cuda = calloc(1, sizeof(deer_cuda_scratch));
+        if (!m->cuda) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    *out = (deer_cuda_scratch *)m->cuda;
+    return LOGT_OK;
+}
+
+/* WX [N][GD] = X [N][I] · W^T, strict fp32, into sc->wx. */
+static logt_status project(logt_ctx *ctx, deer_cuda_scratch *sc, int64_t N, int64_t GD, int64_t I,
+                           const float *X, const float *W)
+{
+    LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * GD, NULL));
+    return logt_gemm_ex(ctx, 0, 1, N, GD, I, 1.0f, LOGT_F32, X, I, 0, W, I, 0, 0.0f,
+                        (float *)sc->wx.data, GD, 0, 1, 0);
+}
+
+/* ---- Newton's two routes -------------------------------------------------------------- */
+
+typedef void (*persistent_kernel)(newton_args);
+
+static persistent_kernel persistent_of(deer_cell cell, int64_t S)
+{
+    static const persistent_kernel gru[] = {deer_newton_persistent_kernel<DEER_GRU, 1>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 2>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 3>,
+                                            deer_newton_persistent_kernel<DEER_GRU, 4>};
+    static const persistent_kernel tanh_[] = {deer_newton_persistent_kernel<DEER_TANH, 1>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 2>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 3>,
+                                              deer_newton_persistent_kernel<DEER_TANH, 4>};
+    static const persistent_kernel lstm[] = {deer_newton_persistent_kernel<DEER_LSTM, 2>,
+                                             deer_newton_persistent_kernel<DEER_LSTM, 4>};
+    if (S < 1 || S > PS_MAX) return NULL;
+    if (cell == DEER_GRU) return gru[S - 1];
+    if (cell == DEER_TANH) return tanh_[S - 1];
+    return S % 2 ? NULL : lstm[S / 2 - 1];
+}
+
+/* The persistent route's grid: Bb sequences × lanes runs a block, the blocks of a group of
+ * Bb sequences one chunk of time each, as many blocks as the GPU holds at once (a
+ * cooperative launch needs them all resident). Fails, saying why, when it does not apply. */
+typedef struct persistent_plan {
+    persistent_kernel kernel;
+    int Bb, lanes, nq, L, grid;
+} persistent_plan;
+
+static logt_status plan_persistent(deer_cell cell, int64_t T, int64_t B, int64_t S, persistent_plan *pl)
+{
+    pl->kernel = persistent_of(cell, S);
+    if (!pl->kernel)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: newton_kernel = persistent is built for "
+                         "states of 1 to %d (lstm: 2 or 4), not %lld: use newton_kernel = launches "
+                         "(or auto)", PS_MAX, (long long)S);
+    int per_sm = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)pl->kernel, PB, 0);
+    if (e != cudaSuccess)
+        return LOGT_FAIL(LOGT_ECUDA, "deer on cuda: the persistent kernel's occupancy: %s",
+                         cudaGetErrorString(e));
+    const int64_t cap = (int64_t)per_sm * logt_cuda_sm_count();
+    pl->Bb = (int)(B < 32 ? B : 32);
+    pl->lanes = PB / pl->Bb;
+    const int64_t groups = (B + pl->Bb - 1) / pl->Bb;
+    if (groups > cap)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: newton_kernel = persistent holds at most "
+                         "%lld sequences (%lld resident blocks of %d), not B = %lld: use "
+                         "newton_kernel = launches (or auto)", (long long)(cap * pl->Bb),
+                         (long long)cap, pl->Bb, (long long)B);
+    const int64_t nq0 = cap / groups, L = (T + nq0 * pl->lanes - 1) / (nq0 * pl->lanes);
+    if (L > INT32_MAX) return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: T = %lld is too long", (long long)T);
+    pl->L = (int)L;
+    pl->nq = (int)((T + L * pl->lanes - 1) / (L * pl->lanes));
+    pl->grid = (int)(groups * pl->nq);
+    return LOGT_OK;
+}
+
+/* Newton, one cooperative launch: Sx is left holding the last iterate; the report in m. */
+static logt_status newton_persistent(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
+                                     const persistent_plan *pl, newton_args a)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int64_t S = deer_state_size(m->cell, m->base.cfg.hidden_size), nch = (int64_t)pl->Bb * S;
+    LOGT_TRY(logt_tensor_reserve(&sc->agg, LOGT_CUDA, LOGT_F32, 2 * pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->carry, LOGT_CUDA, LOGT_F32, pl->grid * nch, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, (int64_t)m->max_iter + 3, NULL));
+    unsigned *res = (unsigned *)sc->res.data;
+    CUDA_TRY(cudaMemsetAsync(res, 0, ((size_t)m->max_iter + 3) * sizeof(unsigned), st));
+    a.Bb = pl->Bb, a.lanes = pl->lanes, a.nq = pl->nq, a.L = pl->L, a.max_iter = m->max_iter;
+    a.tol = (float)m->tol;
+    a.agg = (float2 *)sc->agg.data, a.carry = (float *)sc->carry.data, a.res = res;
+    void *args[] = {&a};
+    CUDA_TRY(cudaLaunchCooperativeKernel((const void *)pl->kernel, dim3(pl->grid), dim3(PB), args, 0, st));
+    /* one copy back: the status words after the residuals, so copy the residuals kept and then
+     * the two words (a second small copy when max_iter is beyond what the report keeps) */
+    const int keep = m->max_iter + 1 < DEER_MAX_REPORT ? m->max_iter + 1 : DEER_MAX_REPORT;
+    unsigned words[DEER_MAX_REPORT + 2];
+    if (keep == m->max_iter + 1) {
+        CUDA_TRY(cudaMemcpyAsync(words, res, (size_t)(keep + 2) * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+    } else {
+        CUDA_TRY(cudaMemcpyAsync(words, res, (size_t)keep * sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaMemcpyAsync(words + keep, res + m->max_iter + 1, 2 * sizeof(unsigned),
+                                 cudaMemcpyDeviceToHost, st));
+    }
+    CUDA_TRY(cudaStreamSynchronize(st));
+    m->iterations = (int)words[keep], m->converged = (int)words[keep + 1];
+    for (int k = 0; k <= m->iterations && k < keep; k++) {
+        float r;
+        memcpy(&r, &words[k], sizeof r);
+        m->residual[m->nres++] = r;
+        if (!isfinite(r)) m->nonfinite++;
+    }
+    return LOGT_OK;
+}
+
+/* The first iterate: the given guess (warm = on), else zeros. */
+static logt_status first_guess(cudaStream_t st, const float *init, float *Sx, int64_t n)
+{
+    if (init) CUDA_TRY(cudaMemcpyAsync(Sx, init, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else CUDA_TRY(cudaMemsetAsync(Sx, 0, (size_t)n * sizeof(float), st));
+    return LOGT_OK;
+}
+
+/* After evaluation k: read its residual (one small copy and a synchronisation) into the
+ * report (and *residual unless NULL); 1 when Newton stops there (converged, not finite, or
+ * max_iter reached). */
+static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done,
+                                    float *residual)
+{
+    float r;
+    LOGT_TRY(logt_cuda_read_max(ctx->stream, res, &r));
+    if (residual) *residual = r;
+    if (m->nres < DEER_MAX_REPORT) m->residual[m->nres++] = r;
+    m->iterations = k;
+    if (!isfinite(r)) m->nonfinite++;
+    if (r <= m->tol) m->converged = 1;
+    *done = r <= m->tol || !isfinite(r) || k == m->max_iter;
+    return LOGT_OK;
+}
+
+/* Newton, an evaluation kernel and a scan per iteration (mode = damped: the damped step of
+ * deer_cuda_damped.cu instead of the scan, λ adapted as on the cpu), the residual checked on
+ * the host; *Sx is left pointing at the last iterate (sc->s or sc->s2); the report in m. */
+static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
+                                   const newton_args *a, float **Sx)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int64_t T = a->T, B = a->B, D = m->base.cfg.hidden_size, S = deer_state_size(m->cell, D), N = T * B;
+    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
+    float *Sy = (float *)sc->s2.data;
+    unsigned *res = (unsigned *)sc->res.data;
+    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
+    double lambda = m->lambda;
+    float last = INFINITY;
+    for (int k = 0;; k++) {
+        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
+        deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
+            m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, a->R, a->bias, a->bn,
+            a->s0, *Sx, a->A, a->Bv, res);
+        LAUNCH_TRY();
+        int done;
+        float r;
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, &r));
+        if (done) return LOGT_OK;
+        if (m->mode == DEER_DAMPED) {   /* the first step uses the knob's λ */
+            if (k > 0) lambda = r > last ? lambda * 4.0 : lambda * 0.5;
+            last = r;
+            LOGT_TRY(deer_damped_cuda(ctx, sc, T, B * S, (float)lambda, a->A, a->Bv, *Sx, a->s0, Sy));
+        } else {
+            LOGT_TRY(scan_cuda(ctx, 0, T, B * S, LOGT_F32, a->A, a->Bv, a->s0, Sy));
+        }
+        float *tmp = *Sx;
+        *Sx = Sy, Sy = tmp;
+    }
+}
+
+/* mode = full with a state wider than 1: eval, then the three passes of the matrix scan, per
+ * iteration, the residual checked on the host; *Sx ends at the last iterate (s or s2). */
+static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
+                               const newton_args *a, float **Sx)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int64_t T = a->T, B = a->B, D = m->base.cfg.hidden_size, S = deer_state_size(m->cell, D);
+    const int64_t N = T * B, G = gates_of(m->cell);
+    int64_t P = (2 * logt_cuda_sm_count() + B - 1) / B;
+    P = P < 1 ? 1 : P > T ? T : P;
+    const int64_t L = (T + P - 1) / P;
+    P = (T + L - 1) / L;
+    /* memory: J and b, the chunks' maps, carries; refused before allocating when it would
+     * not fit in what the device has free */
+    const double need = 8.0 * ((double)N * S * S + (double)N * S + (double)P * B * (S * S + 2 * S));
+    size_t free_b = 0, total_b = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    const double have = (double)free_b + (double)(logt_tensor_bytes(&sc->J) + logt_tensor_bytes(&sc->rhs) +
+                                                  logt_tensor_bytes(&sc->mc) + logt_tensor_bytes(&sc->vc) +
+                                                  logt_tensor_bytes(&sc->cc));
+    if (need > 0.9 * have)
+        return LOGT_FAIL(LOGT_ENOMEM, "deer on cuda, mode = full: T·B·S² Jacobians in float64 need "
+                         "%.2f GiB (T = %lld, B = %lld, state %lld) and the GPU has %.2f GiB free. "
+                         "HINT: mode = quasi (O(T·B·S) memory), or a shorter T or smaller B",
+                         need / 1073741824.0, (long long)T, (long long)B, (long long)S,
+                         have / 1073741824.0);
+    LOGT_TRY(logt_tensor_reserve(&sc->J, LOGT_CUDA, LOGT_F64, N * S * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->rhs, LOGT_CUDA, LOGT_F64, N * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->mc, LOGT_CUDA, LOGT_F64, P * B * S * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->vc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->cc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_F64, D * G * D, NULL));
+    LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_F64, a->R, LOGT_F32, D * G * D));
+    if (a->bn) {
+        LOGT_TRY(logt_tensor_reserve(&sc->bnd, LOGT_CUDA, LOGT_F64, D, NULL));
+        LOGT_TRY(logt_cuda_convert(sc->bnd.data, LOGT_F64, a->bn, LOGT_F32, D));
+    }
+    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
+    double *J = (double *)sc->J.data, *rhs = (double *)sc->rhs.data, *Mc = (double *)sc->mc.data;
+    double *vc = (double *)sc->vc.data, *cc = (double *)sc->cc.data;
+    const double *Rd = (const double *)sc->rd.data, *bnd = a->bn ? (const double *)sc->bnd.data : NULL;
+    float *Sy = (float *)sc->s2.data;
+    unsigned *res = (unsigned *)sc->res.data;
+    const size_t smem = (size_t)(2 * S * S + 2 * S) * sizeof(double);
+    CUDA_TRY(cudaFuncSetAttribute(deer_full_chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
+    for (int k = 0;; k++) {
+        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
+        deer_full_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
+            m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, Rd, bnd, a->bias, a->s0,
+            *Sx, J, rhs, res);
+        LAUNCH_TRY();
+        int done;
+        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, NULL));
+        if (done) return LOGT_OK;
+        deer_full_chunk_kernel<<<dim3((unsigned)B, (unsigned)P), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
+                                                                                rhs, Mc, vc);
+        LAUNCH_TRY();
+        deer_full_carry_kernel<<<(unsigned)B, FULL_SMAX, 0, st>>>((int)P, (int)B, (int)S, Mc, vc, a->s0, cc);
+        LAUNCH_TRY();
+        deer_full_apply_kernel<<<dim3((unsigned)B, (unsigned)P), FULL_SMAX, 0, st>>>(T, (int)B, (int)S, L, J,
+                                                                                 rhs, cc, Sy);
+        LAUNCH_TRY();
+        float *tmp = *Sx;
+        *Sx = Sy, Sy = tmp;
+    }
+}
+
+/* Peak device memory of the forward's own buffers (the scan's workspace aside), MiB. */
+static double scratch_mib(const deer_cuda_scratch *sc)
+{
+    const logt_tensor *all[] = {&sc->wx,  &sc->s,  &sc->s2, &sc->a,   &sc->b,  &sc->s0, &sc->res,
+                                &sc->agg, &sc->carry, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc,
+                                &sc->rd, &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc};
+    double bytes = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
+    return bytes / (1024.0 * 1024.0);
+}
+
+extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h,
+                                         logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "deer"));
+    if (x->device != LOGT_CUDA || x->dtype != LOGT_F32 || h->device != LOGT_CUDA || h->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EINVAL, "deer on cuda takes x and h as cuda f32 tensors");
+    deer_cuda_scratch *sc = NULL;
+    LOGT_TRY(scratch_of(m, &sc));
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int G = gates_of(m->cell);
+    const int64_t S = deer_state_size(m->cell, D), N = T * B;
+    if (B > INT32_MAX / 2 || S > 4096)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: B = %lld, D = %lld is too large",
+                         (long long)B, (long long)D);
+    if (D > 1024 && (m->solver == 2 || (m->solver == 0 && m->fallback)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: the fused sequential kernel has a thread "
+                         "per unit, so at most D = 1024, not %lld: use solver = launch, or "
+                         "on_fail = error", (long long)D);
+    /* the route first: a forced persistent route that does not apply fails before any work */
+    persistent_plan plan;
+    memset(&plan, 0, sizeof plan);
+    int persistent = 0;
+    const int full = m->solver == 0 && m->mode == DEER_FULL && S > 1;   /* the matrix scan */
+    const int damped = m->solver == 0 && m->mode == DEER_DAMPED;        /* launches only */
+    if (damped && m->newton_kernel == 1)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: mode = damped runs on the launches route "
+                         "(an evaluation kernel and the damped step per iteration), not newton_kernel "
+                         "= persistent: use newton_kernel = launches (or auto)");
+    if (m->solver == 0 && m->newton_kernel != 2 && !full && !damped) {
+        logt_status s = plan_persistent(m->cell, T, B, S, &plan);
+        if (s != LOGT_OK && m->newton_kernel == 1) return s;
+        persistent = s == LOGT_OK;
+        if (!persistent) {   /* auto: the launches route instead, nothing left of the attempt */
+            logt_errclear();
+            (void)cudaGetLastError();
+        }
+    }
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
+    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
+    const float *X = (const float *)x->data, *Wt = param(m, "W");
+    /* Newton on a small G·D·I works out W x in its kernel (no GEMM launch, no WX pass); the
+     * sequential baselines always read the GEMM's WX: their best */
+    const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX;
+    if (!in_kernel) LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
+    deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>(
+        B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
+        (float *)sc->s0.data);
+    LAUNCH_TRY();
+    const float *WX = in_kernel ? NULL : (const float *)sc->wx.data, *s0 = (const float *)sc->s0.data;
+    float *Sx = (float *)sc->s.data;
+    m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
+    m->solved = 0;
+
+    int sequential = m->solver, warm = 0;
+    if (m->solver == 0) {   /* Newton */
+        if (!full) {   /* the element-wise routes' gates and inputs (full keeps J and b in f64) */
+            LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
+            LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        }
+        if (!persistent || full) LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        newton_args a;
+        memset(&a, 0, sizeof a);
+        a.T = T, a.B = (int)B, a.I = (int)I;
+        a.WX = WX, a.X = X, a.W = Wt, a.R = R, a.bias = bias, a.bn = bn, a.s0 = s0;
+        a.St = Sx, a.A = (float *)sc->a.data, a.Bv = (float *)sc->b.data;
+        /* warm = on: the first guess is the last solution of the same shape */
+        warm = m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B;
+        a.init = warm ? (const float *)m->prev.data : NULL;
+        if (full) LOGT_TRY(newton_full(m, ctx, sc, &a, &Sx));
+        else if (persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &plan, a));
+        else LOGT_TRY(newton_launches(m, ctx, sc, &a, &Sx));
+        /* the solution may have ended in s2: keep the buffers' roles straight for next time */
+        if (Sx != (float *)sc->s.data) {
+            logt_tensor t = sc->s;
+            sc->s = sc->s2, sc->s2 = t;
+        }
+        if (!m->converged) {
+            const double r = m->nres ? m->residual[m->nres - 1] : NAN;
+            if (!m->fallback)
+                return LOGT_FAIL(LOGT_ENUMERIC,
+                                 "deer on cuda (mode %s) did not converge: residual %.3g after %d "
+                                 "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
+                                 "on_fail = sequential",
+                                 deer_mode_name(m->mode), r, m->iterations, m->tol,
+                                 isfinite(r) ? "" : "; the iterate is not finite");
+            sequential = 2, m->fell_back = 1;
+        }
+    }
+    if (sequential && !WX) {   /* Newton's fall-back after W x in the kernel: the GEMM now */
+        LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
+        WX = (const float *)sc->wx.data;
+    }
+    if (sequential == 1) {
+        for (int64_t t = 0; t < T; t++) {
+            deer_step_kernel<<<(unsigned)((B + 127) / 128), 128, 0, st>>>(
+                m->cell, (int)B, (int)D, (int)S, WX + t * B * G * D, R, bias, bn,
+                t ? Sx + (t - 1) * B * S : s0, Sx + t * B * S);
+            LAUNCH_TRY();
+        }
+    } else if (sequential == 2) {
+        const int threads = (int)((D + 31) / 32 * 32);
+        deer_fused_kernel<<<(unsigned)B, threads, 2 * S * sizeof(float), st>>>(
+            m->cell, T, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx);
+        LAUNCH_TRY();
+    }
+    if (S == D) {
+        CUDA_TRY(cudaMemcpyAsync(h->data, Sx, (size_t)(N * D) * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    } else {
+        deer_h_of_state_kernel<<<logt_cuda_grid(N * D, BLOCK), BLOCK, 0, st>>>(N, (int)D, (int)S, Sx,
+                                                                                (float *)h->data);
+        LAUNCH_TRY();
+    }
+    m->solved = 1, sc->wx_valid = WX != NULL;
+    if (m->warm) {   /* the next call's first guess */
+        LOGT_TRY(logt_tensor_ensure3(&m->prev, LOGT_CUDA, LOGT_F32, T, B, S));
+        CUDA_TRY(cudaMemcpyAsync(m->prev.data, Sx, (size_t)(N * S) * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, st));
+    }
+    m->base.trace = m->residual, m->base.ntrace = m->nres;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+    if (m->solver)
+        snprintf(m->base.detail, sizeof m->base.detail, "sequential baseline %s; buffers %.1f MiB",
+                 m->solver == 1 ? "launch" : "fused", scratch_mib(sc));
+    else if (full)
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=full kernel=matrix-scan%s iterations=%d converged=%d fell_back=%d "
+                 "nonfinite=%d residual first=%.3g last=%.3g; buffers %.1f MiB", warm ? " warm" : "",
+                 m->iterations, m->converged, m->fell_back, m->nonfinite,
+                 m->nres ? m->residual[0] : NAN, m->nres ? m->residual[m->nres - 1] : NAN,
+                 scratch_mib(sc));
+    else if (persistent)
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
+                 "steps a block)%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
+                 "first=%.3g last=%.3g; buffers %.1f MiB",
+                 deer_mode_name(m->mode), plan.grid, plan.nq,
+                 (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L,
+                 warm ? " warm" : "", m->iterations,
+                 m->converged, m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
+                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
+    else
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=%s kernel=launches%s iterations=%d converged=%d fell_back=%d nonfinite=%d "
+                 "residual first=%.3g last=%.3g; buffers %.1f MiB",
+                 deer_mode_name(m->mode), warm ? " warm" : "", m->iterations, m->converged,
+                 m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
+                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
+    return LOGT_OK;
+}
+
+extern "C" void deer_free_cuda(deer_model *m)
+{
+    deer_cuda_scratch *sc = (deer_cuda_scratch *)m->cuda;
+    if (!sc) return;
+    logt_tensor *all[] = {&sc->wx, &sc->s,   &sc->s2, &sc->a,   &sc->b,   &sc->s0, &sc->res,
+                          &sc->agg, &sc->carry, &sc->lam, &sc->lam2, &sc->u, &sc->dxa, &sc->dra,
+                          &sc->ones, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc, &sc->rd,
+                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc, &sc->cf};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+    free(sc);
+    m->cuda = NULL;
+}

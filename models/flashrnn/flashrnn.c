@@ -1,0 +1,411 @@
+/* flashrnn.c — the flashrnn model (equations and parameter layout in flashrnn.h): its ops,
+ * and the float64 CPU reference of its lstm and gru cells.
+ *
+ * The reference has the shape of the fused kernels it will judge: first the input
+ * projection of every step at once (W x + b, one product, kernels/dense_cpu.h), then one
+ * loop over time in which each head multiplies its own h_{t-1} [dh] by its own R [dh][G·dh]
+ * and the pointwise cell follows. The cells are small functions of one unit, apart from the
+ * loop: the lstm's is lstm_cell.h (shared with the `lstm` model), the gru's gru_cell.h (shared with `deer`).
+ * Backward (BPTT) is the mirror image; the input weights' gradients and dx are again one
+ * product each over all steps. Cost O(T·B·G·D·(I + dh)); no attempt at speed.
+ */
+#include "flashrnn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/dense_cpu.h"
+#include "fused.h"
+#include "../cells/gru_cell.h"
+#include "../cells/lstm_cell.h"
+
+static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "poll_delay", "forget_init", NULL};
+
+static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
+
+/* The fused kernel's choice knobs. A value's index is what the model keeps (flashrnn.h);
+ * index 0, the default, leaves the choice to the tuner or the kernel. */
+typedef struct { const char *name, *opts[5], *help; } choice_knob;
+static const choice_knob CHOICES[] = {
+    {"cell_split", {"0", "1", "2", NULL},
+     "1 (one warp runs a unit group's cell) or 2 (two warps, 8 units each), 0 or unset for the "
+     "tuner's choice"},
+    {"head_sync", {"auto", "grid", "cluster", NULL},
+     "how the blocks of a head split over several blocks meet every step, grid (through global "
+     "memory) or cluster (one thread-block cluster, sm_90 and later), auto or unset for the "
+     "tuner's choice"},
+    {"cluster_store", {"auto", "cell", "copy", NULL},
+     "with head_sync = cluster, cell (the cell stores each value into every block of the "
+     "cluster) or copy (each block copies its part to the others after a block barrier), auto "
+     "or unset for the kernel's rule"},
+    {"cell_spread", {"auto", "off", "on", NULL},
+     "where warps_k > 1, off (one warp adds the partial sums and runs a unit group's cell) or "
+     "on (the group's first 4 warps, one position a thread; groups of 4 or more warps), auto "
+     "or unset for the kernel's rule"},
+    {"grid_share", {"auto", "off", "on", NULL},
+     "with head_sync = grid, the backward: on (the head's blocks in thread-block clusters "
+     "that share the step's reload from L2, multicast by the copy engine; needs warps_k > 1 "
+     "and cell_split = 1) or off (every block reloads all of it), auto or unset for on where "
+     "it can be"},
+    {"grad_overlap", {"auto", "off", NULL},
+     "off (the weights' gradients after the fused backward) or auto or unset (beside it, in "
+     "chunks of steps, where its blocks count their steps in global memory and share their "
+     "reload: head_sync = grid, grid_share, T >= 64)"},
+    {"proj_overlap", {"auto", "off", "late", NULL},
+     "off (the forward's input projection whole, before the fused kernel) or auto or unset "
+     "(its first chunk of steps before the kernel, the rest beside it on a second stream, "
+     "where the kernel leaves SMs free, those can make a step's W x about as fast as the "
+     "kernel a step, and T splits into chunks of 16 steps or more); late, for tests, as auto "
+     "but each chunk made only once the kernel asks for it"},
+    {"warp_gates", {"auto", "all", "2", "1", NULL},
+     "all (each warp's products cover every gate of its units over a k slice of dh / warps_k), "
+     "2 or 1 (that many gates over a slice 2 or 4 times as long: fewer partial sums; the "
+     "forward of an lstm in bf16 whose head is split through global memory into blocks of 16 "
+     "units and 8 batch rows, the dense head of 768), auto or unset for the kernel's rule"},
+};
+enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
+       CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP, CHOICE_WARP_GATES };
+
+/* The index of cfg's value of knob c among its options, or -1. */
+static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
+{
+    const char *v = logt_cfg_knob(cfg, c->name, c->opts[0]);
+    for (int i = 0; c->opts[i]; i++)
+        if (!strcmp(v, c->opts[i])) return i;
+    return -1;
+}
+
+/* ---- configuration ------------------------------------------------------------------- */
+
+/* Check cfg; give its cell, heads H and head dim dh. */
+static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int64_t *H,
+                             int64_t *dh)
+{
+    if (cfg->device == LOGT_CUDA) {
+        if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
+            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda takes bf16 or f32 activations, not %s: "
+                             "set dtype = bf16 or f32", cfg->model, logt_dtype_name(cfg->dtype));
+    } else {
+        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
+    }
+    const char *k = logt_cfg_knob(cfg, "kernel", "fused");
+    if (strcmp(k, "fused") && strcmp(k, "alternating"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
+                         "kernel per pass) or alternating (a GEMM and a pointwise kernel per "
+                         "step)", cfg->model, k);
+    const char *wk = logt_cfg_knob(cfg, "warps_k", "0");
+    char *end;
+    long w = strtol(wk, &end, 10);
+    if (*end || w < 0 || w > 64 || (w && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: warps_k = '%s': it fixes the fused cuda kernel's warps "
+                         "per unit group, 1 to 64 dividing dh / 16 (0 or unset: the tuner "
+                         "chooses); only with the cuda backend and kernel = fused", cfg->model, wk);
+    const char *pd = logt_cfg_knob(cfg, "poll_delay", "auto");
+    long pdv = strcmp(pd, "auto") ? strtol(pd, &end, 10) : 0;
+    if (strcmp(pd, "auto") && (*end || !*pd || pdv < 0 || pdv > 100000 || cfg->device != LOGT_CUDA
+                               || strcmp(k, "fused")))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: poll_delay = '%s': the cycles a block of the fused cuda "
+                         "forward waits, its cells done, before it first polls the h of a head "
+                         "split through global memory, 0 to 100000, or auto or unset for the "
+                         "kernel's (%d for the lstm in bf16, else %d); only with the cuda backend and "
+                         "kernel = fused", cfg->model, pd, FLASHRNN_POLL_DELAY_LSTM_BF16,
+                         FLASHRNN_POLL_DELAY_AUTO);
+    for (size_t c = 0; c < sizeof CHOICES / sizeof CHOICES[0]; c++) {
+        const int i = choice_of(cfg, &CHOICES[c]);
+        if (i < 0 || (i && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
+            return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s; only with the cuda backend and "
+                             "kernel = fused", cfg->model, CHOICES[c].name,
+                             logt_cfg_knob(cfg, CHOICES[c].name, CHOICES[c].opts[0]), CHOICES[c].help);
+    }
+    if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
+                         "cpu reference has one loop: leave kernel unset", cfg->model, k);
+    if (!cfg->cell[0] || !strcmp(cfg->cell, "lstm")) *cell = FLASHRNN_LSTM;
+    else if (!strcmp(cfg->cell, "gru")) *cell = FLASHRNN_GRU;
+    else
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are lstm (the "
+                         "default, also when cell is empty) and gru", cfg->model, cfg->cell);
+    const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
+    if (cfg->device == LOGT_CUDA && D > 0 && d > 0 && D % d == 0 && d % 16)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED,
+                         "%s on cuda: head dim dh = %d is not a multiple of 16 (the tensor-core "
+                         "tile): choose dh in 16, 32, 48, 64, ... dividing D = %d, or the cpu "
+                         "backend", cfg->model, d, D);
+    if (D < 1) return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", D);
+    if (d < 1 || D % d) {
+        char divs[256] = "";
+        size_t used = 0;
+        for (int k = 1; k <= D && used < sizeof divs - 16; k++)
+            if (D % k == 0)
+                used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", k);
+        return LOGT_FAIL(LOGT_EINVAL,
+                         "%s: head dim dh = %d does not divide the hidden size D = %d: choose one "
+                         "of %s (or 0 for one head of dh = D)", cfg->model, d, D, divs);
+    }
+    *H = D / d, *dh = d;
+    return LOGT_OK;
+}
+
+logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out)
+{
+    flashrnn_cell cell;
+    int64_t H, dh;
+    LOGT_TRY(check_cfg(cfg, &cell, &H, &dh));
+    const int64_t D = cfg->hidden_size, I = cfg->input_size, G = ngates(cell);
+    double k = 1.0 / sqrt((double)D), kr = 1.0 / sqrt((double)dh);   /* fan-ins: flashrnn.h */
+    logt_layout_add(out, "W", k, 2, G * D, I, 0);
+    logt_layout_add(out, "R", kr, 3, H, dh, G * dh);
+    logt_layout_add(out, "b", k, 1, G * D, 0, 0);
+    if (cell == FLASHRNN_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
+    /* the gate that keeps the state: lstm [i f g o] f (i gets -f, chrono); gru [r z n] z */
+    logt_layout_memory_gate(out, "b", D, D, cell == FLASHRNN_LSTM ? 0 : -1);
+    return LOGT_OK;
+}
+
+static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
+{
+    flashrnn_cell cell;
+    int64_t H, dh;
+    LOGT_TRY(check_cfg(cfg, &cell, &H, &dh));
+    flashrnn_model *m = calloc(1, sizeof *m);
+    if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    m->cell = cell, m->H = H, m->dh = dh;
+    m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
+    m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
+    m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
+    m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
+    m->cluster_store = choice_of(cfg, &CHOICES[CHOICE_CLUSTER_STORE]);
+    m->cell_spread = choice_of(cfg, &CHOICES[CHOICE_CELL_SPREAD]);
+    m->grid_share = choice_of(cfg, &CHOICES[CHOICE_GRID_SHARE]);
+    m->grad_overlap = choice_of(cfg, &CHOICES[CHOICE_GRAD_OVERLAP]);
+    m->proj_overlap = choice_of(cfg, &CHOICES[CHOICE_PROJ_OVERLAP]);
+    m->warp_gates = choice_of(cfg, &CHOICES[CHOICE_WARP_GATES]);
+    const char *pd = logt_cfg_knob(cfg, "poll_delay", "auto");
+    m->poll_delay = strcmp(pd, "auto") ? atoi(pd) : -1;
+    if (cfg->device == LOGT_CUDA)
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),
+                 cfg->dtype == LOGT_BF16 ? "(bf16 tensor cores)" : "(tf32 tensor cores)",
+                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 (long long)dh, m->alternating ? "alternating GEMM + pointwise per step"
+                                               : "fused persistent kernel per pass");
+    else
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cpu f64 reference, %s cell, %lld head%s of dh = %lld",
+                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 (long long)dh);
+    *out = &m->base;
+    return LOGT_OK;
+}
+
+/* ---- the block-diagonal recurrent product ---------------------------------------------- */
+
+/* rh[q·D + k·dh + j] = Σ_m hp[k·dh + m] R[k][m][q·dh + j]: every head's h_{t-1} times its own
+ * R, written into the gate-major [G][D] order of W x (rh is G·D long, overwritten). */
+static void heads_forward(int64_t H, int64_t dh, int G, const double *R, const double *hp,
+                          double *rh)
+{
+    const int64_t D = H * dh;
+    memset(rh, 0, (size_t)(G * D) * sizeof *rh);
+    for (int64_t k = 0; k < H; k++)
+        for (int64_t m = 0; m < dh; m++) {
+            const double hm = hp[k * dh + m], *Rrow = R + (k * dh + m) * G * dh;
+            for (int q = 0; q < G; q++)
+                for (int64_t j = 0; j < dh; j++) rh[q * D + k * dh + j] += hm * Rrow[q * dh + j];
+        }
+}
+
+/* Backward of heads_forward given drh = dL/drh [G·D]: dR += hp ⊗ drh per head (unless hp is
+ * NULL, i.e. zeros), and dhp[k·dh + m] += Σ_{q,j} R[k][m][q·dh + j] drh[q·D + k·dh + j]. */
+static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const double *hp,
+                           const double *drh, double *dR, double *dhp)
+{
+    const int64_t D = H * dh;
+    for (int64_t k = 0; k < H; k++)
+        for (int64_t m = 0; m < dh; m++) {
+            const double *Rrow = R + (k * dh + m) * G * dh;
+            double *dRrow = dR + (k * dh + m) * G * dh, s = 0.0;
+            for (int q = 0; q < G; q++)
+                for (int64_t j = 0; j < dh; j++) {
+                    double d = drh[q * D + k * dh + j];
+                    if (hp) dRrow[q * dh + j] += hp[k * dh + m] * d;
+                    s += Rrow[q * dh + j] * d;
+                }
+            dhp[k * dh + m] += s;
+        }
+}
+
+/* ---- forward and backward ---------------------------------------------------------------- */
+
+logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_tensor *h)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int G = ngates(m->cell);
+    const int lstm = m->cell == FLASHRNN_LSTM;
+    if (!lstm && m->base.c0.data)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell gru has no cell state c0: set only h0",
+                         m->base.cfg.model);
+    LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, T, B, 4 * D));
+    if (lstm) LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;     /* [G·D][I]        */
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;     /* [H][dh][G·dh]   */
+    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;  /* [G·D]           */
+    const double *bn = logt_model_param(&m->base, &m->base.w, "bn").data;   /* gru: [D]        */
+    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    double *Hs = h->data, *C = m->c.data, *Q = m->gates.data, *WX = m->wx.data;
+    double *rh = malloc((size_t)(G * D) * sizeof *rh);   /* R h_{t-1} of one (t, b) */
+    if (!rh) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+
+    /* 1. the input projection of every step at once: WX = W x + b */
+    dense_set_rows_cpu(T * B, G * D, bias, WX);
+    dense_add_cpu(T * B, G * D, I, W, x->data, WX);
+
+    /* 2. the recurrence: per step, every head's h_{t-1} R, then the pointwise cell */
+    for (int64_t t = 0; t < T; t++)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t n = t * B + b;   /* row of (t, b) */
+            const double *hp = t ? Hs + (n - B) * D : h0 ? h0 + b * D : NULL;
+            const double *cp = t ? C + (n - B) * D : c0 ? c0 + b * D : NULL;
+            const double *xa = WX + n * G * D;
+            double *q = Q + n * 4 * D, *ht = Hs + n * D;
+            if (hp) heads_forward(m->H, m->dh, G, R, hp, rh);
+            else memset(rh, 0, (size_t)(G * D) * sizeof *rh);
+            if (lstm) {
+                for (int64_t r = 0; r < 4 * D; r++) q[r] = xa[r] + rh[r];
+                for (int64_t j = 0; j < D; j++)
+                    C[n * D + j] = lstm_cell_forward(q + j, D, cp ? cp[j] : 0.0, &ht[j]);
+            } else {
+                for (int64_t j = 0; j < D; j++) rh[2 * D + j] += bn[j];
+                for (int64_t j = 0; j < D; j++)
+                    ht[j] = gru_cell_forward(xa + j, rh + j, hp ? hp[j] : 0.0, D, q + j);
+            }
+        }
+    free(rh);
+    return LOGT_OK;
+}
+
+logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt_tensor *dx)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int G = ngates(m->cell);
+    const int lstm = m->cell == FLASHRNN_LSTM;
+    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
+    double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
+    double *dR = logt_model_param(&m->base, &m->base.dw, "R").data;
+    double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
+    double *dbn = logt_model_param(&m->base, &m->base.dw, "bn").data;   /* gru only */
+    const double *Hs = m->h.data, *C = m->c.data, *Q = m->gates.data, *dH = dh->data;
+    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+
+    memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
+    memset(dR, 0, (size_t)(G * D * m->dh) * sizeof *dR);
+    memset(db, 0, (size_t)(G * D) * sizeof *db);
+    if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    /* dXA: dL/d(W x + b) of every step, [T][B][G·D]; dh_next, dc_next: what reaches step t
+     * from step t+1, [B][D] each; dra: dL/d(R h_{t-1}) of one (t, b), [G·D]. */
+    double *dXA = malloc((size_t)(T * B * G * D) * sizeof *dXA);
+    double *dh_next = calloc((size_t)(B * D), sizeof *dh_next);
+    double *dc_next = calloc((size_t)(B * D), sizeof *dc_next);
+    double *dht = malloc((size_t)D * sizeof *dht);
+    double *dra = malloc((size_t)(G * D) * sizeof *dra);
+    if (!dXA || !dh_next || !dc_next || !dht || !dra) {
+        free(dXA), free(dh_next), free(dc_next), free(dht), free(dra);
+        return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+
+    /* 1. back through time: the cell, then the heads' R */
+    for (int64_t t = T - 1; t >= 0; t--)
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t n = t * B + b;
+            const double *hp = t ? Hs + (n - B) * D : h0 ? h0 + b * D : NULL;
+            const double *cp = t ? C + (n - B) * D : c0 ? c0 + b * D : NULL;
+            const double *q = Q + n * 4 * D;
+            double *dxa = dXA + n * G * D, *dhn = dh_next + b * D, *dcn = dc_next + b * D;
+            for (int64_t j = 0; j < D; j++) dht[j] = dH[n * D + j] + dhn[j];
+            if (lstm) {   /* dcn becomes dc_next for step t-1; W x and R h get the same dL/da */
+                for (int64_t j = 0; j < D; j++) {
+                    dcn[j] = lstm_cell_backward(q + j, D, cp ? cp[j] : 0.0, C[n * D + j], dht[j],
+                                                dcn[j], dxa + j);
+                    dhn[j] = 0.0;
+                }
+                memcpy(dra, dxa, (size_t)(4 * D) * sizeof *dra);
+            } else {
+                for (int64_t j = 0; j < D; j++)
+                    dhn[j] = gru_cell_backward(q + j, D, hp ? hp[j] : 0.0, dht[j], dxa + j, dra + j);
+                for (int64_t j = 0; j < D; j++) dbn[j] += dra[2 * D + j];
+            }
+            heads_backward(m->H, m->dh, G, R, hp, dra, dR, dhn);   /* dhn: dL/dh_{t-1} */
+        }
+
+    /* 2. the input projection's gradients, every step at once */
+    dense_add_dw_cpu(T * B, G * D, I, dXA, x->data, dW, db);
+    if (dx) {
+        memset(dx->data, 0, (size_t)(T * B * I) * sizeof(double));
+        dense_add_dx_cpu(T * B, G * D, I, W, dXA, dx->data);
+    }
+    if (m->base.dh0.data) memcpy(m->base.dh0.data, dh_next, (size_t)(B * D) * sizeof(double));
+    if (lstm && m->base.dc0.data) memcpy(m->base.dc0.data, dc_next, (size_t)(B * D) * sizeof(double));
+    free(dXA), free(dh_next), free(dc_next), free(dht), free(dra);
+    return LOGT_OK;
+}
+
+/* ---- ops ------------------------------------------------------------------------------- */
+
+static logt_status flashrnn_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
+                                    logt_ctx *ctx)
+{
+    flashrnn_model *m = (flashrnn_model *)base;
+    m->x = *x;
+    m->h = *h;
+    m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return flashrnn_forward_cuda(m, x, h, ctx);
+#endif
+    (void)ctx;
+    return flashrnn_forward_cpu(m, x, h);
+}
+
+static logt_status flashrnn_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx,
+                                     logt_ctx *ctx)
+{
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) return flashrnn_backward_cuda((flashrnn_model *)base, dh, dx, ctx);
+#endif
+    (void)ctx;
+    return flashrnn_backward_cpu((flashrnn_model *)base, dh, dx);
+}
+
+static void flashrnn_destroy(logt_model *base)
+{
+    flashrnn_model *m = (flashrnn_model *)base;
+    logt_tensor_free(&m->wx);
+    logt_tensor_free(&m->gates);
+    logt_tensor_free(&m->c);
+#ifdef LOGT_HAVE_CUDA
+    flashrnn_free_cuda(m);
+#endif
+    free(m);
+}
+
+const logt_model_ops logt_flashrnn_ops = {
+    .name = "flashrnn",
+    .summary = "head-wise LSTM or GRU (block-diagonal R, cell = lstm | gru); cpu f64 reference, "
+               "cuda fused persistent kernels or alternating GEMM + pointwise",
+#ifdef LOGT_HAVE_CUDA
+    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
+#else
+    .devices = (1u << LOGT_CPU),
+#endif
+    .nstate = 2,   /* h0 and c0 for the lstm cell; the gru cell refuses a c0 */
+    .knobs = knobs,
+    .layout = logt_flashrnn_layout,
+    .create = flashrnn_create,
+    .forward = flashrnn_forward,
+    .backward = flashrnn_backward,
+    .destroy = flashrnn_destroy,
+};

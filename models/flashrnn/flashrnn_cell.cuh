@@ -1,0 +1,96 @@
+/* flashrnn_cell.cuh — the pointwise math of flashrnn's cells, one unit at one step, in fp32 on
+ * the device: the same equations as the float64 references (lstm_cell.h, and the gru cell of
+ * flashrnn.c), shared by the fused persistent kernels (kernels/flashrnn_fused.cu) and the
+ * alternating path's pointwise kernels (models/flashrnn_cuda.cu). Nothing here knows how
+ * the matrix products around it are done.
+ *
+ * Conventions, per unit: `a[q]` the pre-activation of gate q from the input side (W x + b),
+ * `r[q]` the recurrent side (R h_{t-1}); the saved gates `s[4]` are what backward reads:
+ *   lstm  s = [i f g o] activated                      state c (fp32)
+ *   gru   s = [r z n rn], rn = R_n h_{t-1} + bn        state h_{t-1} (read back from h)
+ */
+#ifndef LOGT_FLASHRNN_CELL_CUH
+#define LOGT_FLASHRNN_CELL_CUH
+
+#include "../../core/elem.cuh"
+
+/* The activations on the hardware's fast paths: tanh.approx (one MUFU instruction, relative
+ * error < 2^-10.9) for tanh, and σ(a) = (1 + tanh(a / 2)) / 2 on it (absolute error < 2^-11.9):
+ * far below bf16's 2^-8, and about what the TF32 products of the fp32 path already cost
+ * (2^-11 per operand). They sit on every step's critical path: σ by ex2 and a division was two
+ * dependent MUFU instructions (dense lstm bf16 forward, A/B in three device calls: 2.30-2.35 ms
+ * with those, 2.24-2.30 with this; results/flashrnn-split-versions-h200.txt). */
+__device__ __forceinline__ float fast_tanh(float a)
+{
+    float r;
+    asm("tanh.approx.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
+}
+__device__ __forceinline__ float fast_sigmoid(float a) { return fmaf(0.5f, fast_tanh(0.5f * a), 0.5f); }
+
+struct LstmCell {
+    static constexpr int G = 4;   /* gates [i f g o]; 4 saved values per unit */
+    /* |h_t| = |o·tanh(c_t)| <= 1 whatever the inputs and initial state (NaN aside), with the
+     * approximations too (tanh.approx lies in [-1, 1]): flashrnn_fused.cu's narrow exchange */
+    static constexpr bool H_UNIT = true;
+
+    /* a[q] + r[q] are the pre-activations; c: c_{t-1} in, c_t out; returns h_t. */
+    static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,
+                                                    float hp, float &c, float *s)
+    {
+        (void)bn, (void)hp;
+        float i = fast_sigmoid(a[0] + r[0]), f = fast_sigmoid(a[1] + r[1]);
+        float g = fast_tanh(a[2] + r[2]), o = fast_sigmoid(a[3] + r[3]);
+        s[0] = i, s[1] = f, s[2] = g, s[3] = o;
+        c = f * c + i * g;
+        return o * fast_tanh(c);
+    }
+
+    /* dh: all of dL/dh_t; dc: dL/dc_t from step t+1 in, dL/dc_{t-1} out; c, cp: c_t, c_{t-1}.
+     * Writes dL/d(W x) to dxa and dL/d(R h) to dra (equal for the lstm); returns the part of
+     * dL/dh_{t-1} that does not go through R (none for the lstm). */
+    static __device__ __forceinline__ float backward(const float *s, float c, float cp, float hp,
+                                                     float dh, float &dc, float *dxa, float *dra)
+    {
+        (void)hp;
+        float i = s[0], f = s[1], g = s[2], o = s[3], tc = fast_tanh(c);
+        float d = dc + dh * o * (1.0f - tc * tc);
+        dxa[0] = dra[0] = d * g * i * (1.0f - i);
+        dxa[1] = dra[1] = d * cp * f * (1.0f - f);
+        dxa[2] = dra[2] = d * i * (1.0f - g * g);
+        dxa[3] = dra[3] = dh * tc * o * (1.0f - o);
+        dc = d * f;
+        return 0.0f;
+    }
+};
+
+struct GruCell {
+    static constexpr int G = 3;   /* gates [r z n]; saved: r z n and rn = R_n h + bn */
+    static constexpr bool H_UNIT = false;   /* h_t keeps a part of h0, which may be any size */
+
+    /* bn: the recurrent bias of n; hp: h_{t-1}; c unused. Returns h_t. */
+    static __device__ __forceinline__ float forward(const float *a, const float *r, float bn,
+                                                    float hp, float &c, float *s)
+    {
+        (void)c;
+        float rg = fast_sigmoid(a[0] + r[0]), z = fast_sigmoid(a[1] + r[1]);
+        float rn = r[2] + bn, n = fast_tanh(a[2] + rg * rn);
+        s[0] = rg, s[1] = z, s[2] = n, s[3] = rn;
+        return (1.0f - z) * n + z * hp;
+    }
+
+    static __device__ __forceinline__ float backward(const float *s, float c, float cp, float hp,
+                                                     float dh, float &dc, float *dxa, float *dra)
+    {
+        (void)c, (void)cp, (void)dc;
+        float rg = s[0], z = s[1], n = s[2], rn = s[3];
+        float dan = dh * (1.0f - z) * (1.0f - n * n);
+        dxa[0] = dra[0] = dan * rn * rg * (1.0f - rg);
+        dxa[1] = dra[1] = dh * (hp - n) * z * (1.0f - z);
+        dxa[2] = dan;
+        dra[2] = dan * rg;
+        return dh * z;
+    }
+};
+
+#endif

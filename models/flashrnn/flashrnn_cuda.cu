@@ -1,0 +1,695 @@
+/* flashrnn_cuda.cu — the flashrnn model on CUDA (equations and layout in flashrnn.h; the CPU
+ * reference is flashrnn.c). Activations x, h of dtype bf16 or f32; parameters fp32, with bf16
+ * copies of W and R made at every forward when the dtype is bf16; arithmetic fp32.
+ *
+ * Shapes: T steps, B batch, I input, D = H·dh, G gates, N = T·B rows.
+ *
+ * Forward:
+ *   WX[N][G·D] = X · W^T                       one GEMM over all steps (bf16 or TF32 tensor
+ *                                              cores, fp32 out; b is added by the recurrence);
+ *                                              with the fused kernel, where it leaves SMs
+ *                                              free, in chunks of steps beside it instead
+ *                                              (proj_overlap, forward_overlapped below)
+ *   kernel = fused (default)                   one persistent launch for all T steps
+ *                                              (kernels/flashrnn_fused.cu), tiling from the
+ *                                              tuner, recorded in the model's `detail`
+ *   kernel = alternating                       per step: one strided-batched GEMM over the H
+ *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
+ *                                              FlashRNN's "alternating" baseline
+ *   Both save, per step, the gates S [N][4·D] and (lstm) c [N][D] in fp32 for backward.
+ * Backward:
+ *   the recurrence (fused: one launch; alternating: per step one pointwise kernel and one
+ *   strided-batched GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for
+ *   the gru, dRA = dL/d(R h) [N][G·D], both stored in the activations' dtype; then over all
+ *   steps at once:
+ *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      2·G strided-batched GEMMs (batch over heads;
+ *                                              Hprev is h0, then h shifted by a step: no copy)
+ *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
+ *   with operands of the dtype: bf16 tensor cores, or fp32 on TF32; fp32 results. (bf16:
+ *   dXA is rounded to bf16 before these products, as a bf16 training step does.)
+ *   Where the fused backward's blocks count their steps in global memory (a head split over
+ *   blocks meeting through it: head_sync = grid) and share their reload (grid_share), these
+ *   products run beside the recurrence, in chunks of steps (grad_overlap, below): a second
+ *   stream waits for each chunk's steps to be counted and multiplies them on the SMs the
+ *   persistent kernel leaves free.
+ * Precision: the fp32 dtype runs every product on TF32 (10-bit mantissa) tensor cores, the
+ * recurrent ones included: "fp32" here is fp32 storage and accumulation, TF32 multiplies.
+ */
+#include <cublas_v2.h>
+#include <cuda.h>   /* the driver's stream wait (types only: the entry point comes from the runtime) */
+#include <cuda_bf16.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/cuda.h"
+#include "../../core/cuda_check.cuh"
+#include "fused.h"
+#include "../../kernels/gemm.h"
+#include "flashrnn.h"
+#include "flashrnn_cell.cuh"
+
+typedef __nv_bfloat16 bf16;
+
+typedef struct flashrnn_cuda_scratch {
+    logt_tensor wd, rd;       /* bf16 copies of W and R (dtype bf16)                        */
+    logt_tensor wx;           /* [N][G·D] W x, f32                                          */
+    logt_tensor s, c;         /* [N][4·D] saved gates, [N][D] c (lstm), f32                 */
+    logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
+    logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
+    logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
+    logt_tensor ones;         /* [N] ones, dtype                                             */
+    logt_tensor xchg;         /* split heads' tagged exchange words (as f32 elements; flashrnn_fused_xchg_bytes) */
+    logt_tensor sync;         /* split heads' backward counters (unsigned; any 4-byte dtype holds them) */
+    logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
+    logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
+    void *side, *ev_fork, *ev_join;   /* grad_overlap, proj_overlap: the second stream and its two events */
+    logt_tensor proj;         /* proj_overlap: [0] W x chunks counted, [1] the kernel runs (unsigned) */
+    int64_t primed_rows;      /* proj_overlap: the chunk GEMM the second stream has run once:   */
+    int primed_sms;           /* its rows and its SM target                                     */
+    int planned_B[2];         /* tile[pass] is for this B (0: not planned yet)               */
+    flashrnn_tiling tile[2];  /* forward, backward: each planned when its pass first runs    */
+} flashrnn_cuda_scratch;
+
+#define BLOCK 256
+
+static int ngates(const flashrnn_model *m) { return m->cell == FLASHRNN_LSTM ? 4 : 3; }
+
+static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
+{
+    return (float *)logt_model_param(&m->base, flat, name).data;
+}
+
+static logt_status scratch_of(flashrnn_model *m, flashrnn_cuda_scratch **out)
+{
+    if (!m->cuda) {
+        m->cuda = calloc(1, sizeof(flashrnn_cuda_scratch));
+        if (!m->cuda) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    }
+    *out = (flashrnn_cuda_scratch *)m->cuda;
+    return LOGT_OK;
+}
+
+static logt_status check_act(const flashrnn_model *m, const logt_tensor *t, const char *what)
+{
+    if (t->device != LOGT_CUDA || t->dtype != m->base.cfg.dtype)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn on cuda takes %s as a cuda %s tensor, not %s %s",
+                         what, logt_dtype_name(m->base.cfg.dtype), logt_device_name(t->device),
+                         logt_dtype_name(t->dtype));
+    return LOGT_OK;
+}
+
+/* ---- the alternating path's pointwise kernels: thread per (b, j), j < D ------------------- */
+
+/* rh [H][B][G·dh] = h_{t-1} R per head; writes h_t, the saved gates and c_t. */
+template <class Cell, typename T>
+__global__ void alt_forward_step(int B, int H, int dh, const float *__restrict__ wx,
+                                 const float *__restrict__ rh, const float *__restrict__ bias,
+                                 const float *__restrict__ bn, const T *__restrict__ hp,
+                                 const float *__restrict__ cpf, const T *__restrict__ c0,
+                                 T *__restrict__ h, float *__restrict__ s, float *__restrict__ c)
+{
+    constexpr int G = Cell::G;
+    const int D = H * dh;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
+         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
+    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
+    float av[G], rv[G], sv[4];
+    for (int q = 0; q < G; q++) {
+        av[q] = wx[(int64_t)b * G * D + q * D + j] + bias[q * D + j];
+        rv[q] = rh[((int64_t)k * B + b) * G * dh + q * dh + jj];
+    }
+    float cc = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
+    float hv = Cell::forward(av, rv, bn ? bn[j] : 0.0f, ld(hp + i), cc, sv);
+    st(h + i, hv);
+    for (int q = 0; q < 4; q++) s[(int64_t)b * 4 * D + q * D + j] = sv[q];
+    if (G == 4) c[i] = cc;
+    }
+}
+
+/* dhr: what reaches h_t through R from step t+1 in; the part of dL/dh_{t-1} that does not go
+ * through R out (the GEMM adds the rest). Writes dxa_t (and dra_t), the packed pk [H][B][G·dh]. */
+template <class Cell, typename T>
+__global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH,
+                                  const float *__restrict__ s, const float *__restrict__ c,
+                                  const float *__restrict__ cpf, const T *__restrict__ c0,
+                                  const T *__restrict__ hp, float *__restrict__ dhr,
+                                  float *__restrict__ dcr, T *__restrict__ dxa,
+                                  T *__restrict__ dra, T *__restrict__ pk)
+{
+    constexpr int G = Cell::G;
+    const int D = H * dh;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
+         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
+    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
+    float sv[4], dx[G], dr[G];
+    for (int q = 0; q < 4; q++) sv[q] = s[(int64_t)b * 4 * D + q * D + j];
+    float dc = G == 4 ? dcr[i] : 0.0f;
+    float cc = G == 4 ? c[i] : 0.0f, cp = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
+    dhr[i] = Cell::backward(sv, cc, cp, ld(hp + i), ld(dH + i) + dhr[i], dc, dx, dr);
+    if (G == 4) dcr[i] = dc;
+    for (int q = 0; q < G; q++) {
+        st(dxa + (int64_t)b * G * D + q * D + j, dx[q]);
+        if (G == 3) st(dra + (int64_t)b * G * D + q * D + j, dr[q]);
+        st(pk + ((int64_t)k * B + b) * G * dh + q * dh + jj, dr[q]);
+    }
+    }
+}
+
+/* ---- shared pieces -------------------------------------------------------------------------- */
+
+static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t T, int64_t B,
+                           flashrnn_fused_args *a)
+{
+    const int G = ngates(m);
+    const logt_dtype dt = m->base.cfg.dtype;
+    const int64_t D = m->base.cfg.hidden_size, N = T * B;
+    if (T > INT32_MAX / 4 || N * 4 * D > ((int64_t)1 << 40))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn on cuda: T = %lld, B = %lld is too large",
+                         (long long)T, (long long)B);
+    int fresh = 0;   /* the zeros are only ever read: clear them when they are allocated */
+    LOGT_TRY(logt_tensor_reserve(&sc->zeros, LOGT_CUDA, dt, B * D, &fresh));
+    if (fresh) LOGT_TRY(logt_cuda_memset0(sc->zeros.data, (size_t)(B * D) * logt_dtype_size(dt)));
+    memset(a, 0, sizeof *a);
+    a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
+    a->bias = param(m, &m->base.w, "b");
+    a->bn = G == 3 ? param(m, &m->base.w, "bn") : NULL;
+    a->R = dt == LOGT_BF16 ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
+    a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
+    a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
+    a->warps_k = m->warps_k;
+    a->cell_split = m->cell_split;
+    a->head_sync = (flashrnn_head_sync)m->head_sync;
+    a->cluster_store = (flashrnn_cluster_store)m->cluster_store;
+    a->cell_spread = (flashrnn_cell_spread)m->cell_spread;
+    a->grid_share = (flashrnn_grid_share)m->grid_share;
+    a->warp_gates = (flashrnn_warp_gates)m->warp_gates;
+    a->poll_delay = m->poll_delay;
+    return LOGT_OK;
+}
+
+/* Tilings of both passes for this B, from the tuner, cached. */
+static logt_status plan(flashrnn_model *m, flashrnn_cuda_scratch *sc, const flashrnn_fused_args *a,
+                        flashrnn_pass pass)
+{
+    LOGT_TRY(logt_tensor_reserve(&sc->xchg, LOGT_CUDA, LOGT_F32,
+                                 (int64_t)(flashrnn_fused_xchg_bytes(a) / sizeof(float)), NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->sync, LOGT_CUDA, LOGT_F32, (int64_t)a->H * ((a->B + 7) / 8),
+                                 NULL));
+    if (sc->planned_B[pass] == a->B) return LOGT_OK;
+    LOGT_TRY(flashrnn_fused_plan(a, pass, &sc->tile[pass]));
+    sc->planned_B[pass] = a->B;
+    char line[2][160];   /* each pass's tiling (a pass not planned yet says so) */
+    for (int i = 0; i < 2; i++) {
+        const flashrnn_tiling *t = &sc->tile[i];
+        char gates[24] = "";   /* a warp's gates, where fewer than all */
+        const int wg = sc->planned_B[i] == a->B ? flashrnn_fused_warp_gates(a, t, (flashrnn_pass)i) : a->G;
+        if (wg < a->G) snprintf(gates, sizeof gates, " gates=%d", wg);
+        char share[24] = "";   /* backward: the clusters sharing the reload; forward: the wait before a poll */
+        if (t->share > 1) snprintf(share, sizeof share, " share=%d", t->share);
+        else if (i == FLASHRNN_FORWARD && t->grid_sync && !t->cluster && t->blocks_per_head > 1)
+            snprintf(share, sizeof share, " poll=%d", flashrnn_fused_poll_delay(a));
+        if (sc->planned_B[i] != a->B)
+            snprintf(line[i], sizeof line[i], "not planned yet");
+        else
+            snprintf(line[i], sizeof line[i],
+                     "hpb=%d bph=%d bt=%d wk=%d split=%d%s%s sync=%s%s threads=%d grid=%d regs=%d smem=%lld",
+                     t->heads_per_block, t->blocks_per_head, t->batch_tile, t->warps_k,
+                     t->cell_split, flashrnn_fused_cell_spread(a, t) ? " spread" : "",
+                     gates,
+                     !t->cluster ? (t->grid_sync ? "grid" : "none")
+                     : flashrnn_fused_cluster_copy(a, t, (flashrnn_pass)i) ? "cluster/copy" : "cluster/cell",
+                     share, t->threads, t->grid, t->regs_per_thread, (long long)t->smem_per_block);
+    }
+    snprintf(m->base.detail, sizeof m->base.detail, "fused tiling forward: %s; backward: %s; %.150s",
+             line[0], line[1], sc->tile[pass].why);
+    return LOGT_OK;
+}
+
+/* ---- the second stream ------------------------------------------------------------------ */
+
+/* cuStreamWaitValue32 (a stream waits, holding no SM, until a word in device memory reaches a
+ * value), from the driver through the runtime; NULL where it cannot be had. */
+typedef CUresult (*wait_value_fn)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
+static void *driver_entry(const char *name)
+{
+    void *p = NULL;
+    cudaDriverEntryPointQueryResult q;
+    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) == cudaSuccess
+        && q == cudaDriverEntryPointSuccess)
+        return p;
+    (void)cudaGetLastError();
+    return NULL;
+}
+static wait_value_fn stream_wait_value(void)
+{
+    static int tried;
+    static wait_value_fn fn;
+    if (!tried) tried = 1, fn = (wait_value_fn)driver_entry("cuStreamWaitValue32");
+    return fn;
+}
+/* cuStreamWriteValue32: the stream writes a word once its work before it is done (by default
+ * after a memory barrier: what that work wrote is visible to whoever reads the word) */
+static wait_value_fn stream_write_value(void)
+{
+    static int tried;
+    static wait_value_fn fn;
+    if (!tried) tried = 1, fn = (wait_value_fn)driver_entry("cuStreamWriteValue32");
+    return fn;
+}
+
+/* The second stream and its fork and join events, made once. */
+static logt_status side_stream(flashrnn_cuda_scratch *sc)
+{
+    if (sc->side) return LOGT_OK;
+    cudaStream_t s2;
+    cudaEvent_t e1, e2;
+    CUDA_TRY(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    sc->side = s2;
+    CUDA_TRY(cudaEventCreateWithFlags(&e1, cudaEventDisableTiming));
+    sc->ev_fork = e1;
+    CUDA_TRY(cudaEventCreateWithFlags(&e2, cudaEventDisableTiming));
+    sc->ev_join = e2;
+    return LOGT_OK;
+}
+
+/* The input projection beside the forward (proj_overlap): W x in nch chunks of T / nch steps,
+ * where the fused kernel leaves at least PROJ_FREE_SMS SMs without a block of its own (the
+ * chunks' GEMMs run there while the kernel waits on nothing it holds), T / nch >= 16 steps
+ * with nch <= 16, and every chunk's operands sit at the same alignment as the first's (the
+ * same cuBLAS kernel for each: nothing the library does at a first call can come after the
+ * launch). *nch = 1: the projection whole, before the kernel. Measured at D = 768, B = 16,
+ * T = 1024, bf16 (16 chunks of 64 steps, ms, off against auto in one call): dense lstm
+ * forward 2.62 / 2.58 against 2.42 / 2.42, fwd+bwd 6.06 / 6.13 against 5.93 / 5.99; dh = 64
+ * lstm forward 1.34 / 1.38 against 1.23 / 1.25 (results/flashrnn-split-versions-h200.txt).
+ * An earlier form (not kept) hung at its first dense forward, cause not established (likely:
+ * something the library did at its first call on the second stream, after the launch, waited
+ * for the kernel, which waited for it); this one primes the second stream before any kernel
+ * waits on it, and the kernel's wait ends in a trap after 10 s. */
+#define PROJ_FREE_SMS 8
+/* Also only where the chunks' GEMMs can keep ahead of the steps on those SMs: at most
+ * PROJ_FLOP_PER_SM flops of W x a step for each free SM (bf16; half that on TF32), a step
+ * being at least ~1 µs. Measured (flashrnn-batch at 1a704af, which overlapped at every B,
+ * dh = 64, lstm bf16, 36 free SMs, ms forward, against e92967e's run with the projection
+ * whole): B = 32 (151 MFLOP a step) 1.15 against 1.34; B = 64 (302) 2.39 against 1.56, the
+ * kernel waiting for its chunks. */
+#define PROJ_FLOP_PER_SM 4.5e6
+static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t, const logt_tensor *x,
+                               int *nch, int *free_sms)
+{
+    *nch = 1;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2];
+    const int64_t GD = (int64_t)ngates(m) * m->base.cfg.hidden_size;
+    const size_t es = logt_dtype_size(m->base.cfg.dtype);
+    if (m->proj_overlap == 1 || !stream_wait_value() || !stream_write_value()) return LOGT_OK;
+    int dev = 0, sms = 0;
+    CUDA_TRY(cudaGetDevice(&dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (t->grid + PROJ_FREE_SMS > sms) return LOGT_OK;
+    *free_sms = sms - t->grid;
+    const double step_flop = 2.0 * (double)B * (double)I * (double)GD;
+    if (step_flop > PROJ_FLOP_PER_SM * *free_sms * (m->base.cfg.dtype == LOGT_BF16 ? 1.0 : 0.5)) return LOGT_OK;
+    for (int n = 16; n >= 2; n--) {
+        const int64_t c = T / n;
+        if (T % n == 0 && c >= 16 && c * B * I * (int64_t)es % 256 == 0 && c * B * GD * 4 % 256 == 0) {
+            *nch = n;
+            return LOGT_OK;
+        }
+    }
+    return LOGT_OK;
+}
+
+/* The forward with its input projection in nch chunks (proj_chunks): chunk 0 on the context's
+ * stream, then the kernel; on the second stream, once the kernel runs (its block 0 sets
+ * proj[1]), each further chunk's GEMM and then its count in proj[0], which the kernel's
+ * prefetch waits for before it copies that chunk's first step. The second stream's GEMMs are
+ * told to fit the free_sms SMs the kernel leaves (cublasSetSmCountTarget): a library kernel
+ * sized for the whole GPU whose blocks wait for each other (a split of the K loop over all
+ * SMs) could otherwise wait for SMs that the kernel, waiting for it, never frees (a gru f32
+ * forward at dh = 16 did, until the kernel's time-out). The first time a chunk's shape is
+ * seen the second stream runs chunk 0 alone, so told, and the host waits for it, so that
+ * anything the library does on a first call (load its kernel, set up a workspace) is done
+ * before a kernel waits on that stream. The main stream then waits for the second. late
+ * (proj_overlap = late, for the tests): each chunk's GEMM waits until the kernel asks for that
+ * chunk (block 0 sets proj[1] to k + 1), so that the kernel waits for every chunk, the case
+ * in which a kernel that did not wait would read W x before it is made. */
+static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, flashrnn_fused_args *a,
+                                      const logt_tensor *x, const void *Wop, int nch, int free_sms, int late)
+{
+    const int64_t T = a->T, B = a->B, I = x->shape[2], GD = (int64_t)a->G * a->H * a->dh, C = T / nch;
+    const logt_dtype dt = a->dtype;
+    const size_t es = logt_dtype_size(dt);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(side_stream(sc));
+    cudaStream_t s2 = (cudaStream_t)sc->side;
+    LOGT_TRY(logt_tensor_reserve(&sc->proj, LOGT_CUDA, LOGT_F32, 2, NULL));
+    unsigned *w = (unsigned *)sc->proj.data;
+    logt_ctx side = *ctx;
+    side.stream = s2;
+    cublasHandle_t hb = (cublasHandle_t)ctx->cublas;
+    auto chunk = [&](logt_ctx *c, int64_t k) {
+        return logt_gemm_ex(c, 0, 1, C * B, GD, I, 1.0f, dt, (const char *)x->data + k * C * B * I * es, I, 0,
+                            Wop, I, 0, 0.0f, (float *)a->wx + k * C * B * GD, GD, 0, 1, 1);
+    };
+    auto on_side = [&](bool yes) {
+        return cublasSetStream(hb, yes ? s2 : st) == CUBLAS_STATUS_SUCCESS
+                       && cublasSetSmCountTarget(hb, yes ? free_sms : 0) == CUBLAS_STATUS_SUCCESS
+                   ? LOGT_OK
+                   : LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cublasSetStream or cublasSetSmCountTarget failed");
+    };
+    if (sc->primed_rows != C * B || sc->primed_sms != free_sms) {
+        CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
+        CUDA_TRY(cudaStreamWaitEvent(s2, (cudaEvent_t)sc->ev_fork, 0));
+        LOGT_TRY(on_side(true));
+        logt_status s = chunk(&side, 0);
+        LOGT_TRY(on_side(false));
+        LOGT_TRY(s);
+        CUDA_TRY(cudaStreamSynchronize(s2));
+        sc->primed_rows = C * B, sc->primed_sms = free_sms;
+    }
+    CUDA_TRY(cudaMemsetAsync(w, 0, 2 * sizeof(unsigned), st));
+    LOGT_TRY(chunk(ctx, 0));
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
+    a->wx_chunk = (int)C, a->wx_sync = w;
+    LOGT_TRY(flashrnn_fused_forward(ctx, a, &sc->tile[0]));
+    /* from here the kernel waits on the second stream: every way out of this function leaves
+     * proj[0] counting all chunks, so that it ends (with a failure, its numbers are wrong) */
+    CUDA_TRY(cudaStreamWaitEvent(s2, (cudaEvent_t)sc->ev_fork, 0));
+    logt_status s = LOGT_OK;
+    if (stream_wait_value()((CUstream)s2, (CUdeviceptr)(w + 1), 1, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+        s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWaitValue32 failed");
+    if (s == LOGT_OK) s = on_side(true);
+    for (int64_t k = 1; k < nch && s == LOGT_OK; k++) {
+        if (late && stream_wait_value()((CUstream)s2, (CUdeviceptr)(w + 1), (cuuint32_t)(k + 1),
+                                        CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+            s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWaitValue32 failed");
+        if (s == LOGT_OK) s = chunk(&side, k);
+        if (s == LOGT_OK && stream_write_value()((CUstream)s2, (CUdeviceptr)w, (cuuint32_t)k, 0) != CUDA_SUCCESS)
+            s = LOGT_FAIL(LOGT_ECUDA, "flashrnn forward: cuStreamWriteValue32 failed");
+    }
+    if (s != LOGT_OK) {   /* release the kernel: every chunk counted, after what did get queued */
+        (void)cudaMemsetAsync(w, 0xff, sizeof(unsigned), s2);
+        (void)on_side(false);
+        return s;
+    }
+    LOGT_TRY(on_side(false));
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_join, s2));
+    CUDA_TRY(cudaStreamWaitEvent(st, (cudaEvent_t)sc->ev_join, 0));
+    return LOGT_OK;
+}
+
+/* ---- forward -------------------------------------------------------------------------------- */
+
+template <class Cell, typename T>
+static logt_status alt_forward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
+{
+    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(logt_tensor_reserve(&sc->rh, LOGT_CUDA, LOGT_F32, (int64_t)H * B * G * dh, NULL));
+    for (int t = 0; t < a->T; t++) {
+        const int64_t o = (int64_t)t * B;
+        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, B, (int64_t)G * dh, dh, 1.0f, a->dtype, hp, D, dh, a->R,
+                              (int64_t)G * dh, (int64_t)dh * G * dh, 0.0f, (float *)sc->rh.data,
+                              (int64_t)G * dh, (int64_t)B * G * dh, H, 1));
+        alt_forward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
+            B, H, dh, a->wx + o * G * D, (const float *)sc->rh.data, a->bias, a->bn, hp,
+            t ? a->c + (o - B) * D : NULL, (const T *)a->c0, (T *)a->h + o * D, a->s + o * 4 * D,
+            G == 4 ? a->c + o * D : NULL);
+        LAUNCH_TRY();
+    }
+    return LOGT_OK;
+}
+
+extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tensor *x,
+                                             logt_tensor *h, logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_act(m, x, "x"));
+    LOGT_TRY(check_act(m, h, "h"));
+    flashrnn_cuda_scratch *sc = NULL;
+    LOGT_TRY(scratch_of(m, &sc));
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh;
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (m->cell == FLASHRNN_GRU && m->base.c0.data)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell gru has no cell state c0: set only h0",
+                         m->base.cfg.model);
+    const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
+    if (dt == LOGT_BF16) {
+        LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, LOGT_BF16, G * D * I, NULL));
+        LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_BF16, H * dh * G * dh, NULL));
+        LOGT_TRY(logt_cuda_convert(sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
+        LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
+    }
+    LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * 4 * D, NULL));
+    if (G == 4) LOGT_TRY(logt_tensor_reserve(&sc->c, LOGT_CUDA, LOGT_F32, N * D, NULL));
+    flashrnn_fused_args a;
+    LOGT_TRY(prepare(m, sc, T, B, &a));
+    a.wx = (const float *)sc->wx.data, a.h = h->data, a.s = (float *)sc->s.data;
+    a.c = G == 4 ? (float *)sc->c.data : NULL;
+    const void *Wop = dt == LOGT_BF16 ? sc->wd.data : (const void *)W;
+    if (!m->alternating) {   /* fused: the projection may run beside the kernel (proj_overlap) */
+        LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
+        a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
+        int nch = 1, free_sms = 0;
+        LOGT_TRY(proj_chunks(m, &sc->tile[0], x, &nch, &free_sms));
+        if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch, free_sms, m->proj_overlap == 2);
+    }
+
+    /* 1. the input projection of every step: WX = X W^T */
+    LOGT_TRY(logt_gemm_ex(ctx, 0, 1, N, G * D, I, 1.0f, dt, x->data, I, 0, Wop, I, 0, 0.0f,
+                          (float *)sc->wx.data, G * D, 0, 1, 1));
+    /* 2. the recurrence */
+    if (m->alternating) {
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "alternating: per step one cuBLAS strided-batched GEMM over %lld heads "
+                 "([%lld x %lld] x [%lld x %lld]) and one pointwise kernel",
+                 (long long)H, (long long)B, (long long)dh, (long long)dh, (long long)(G * dh));
+        if (G == 4)
+            return dt == LOGT_BF16 ? alt_forward<LstmCell, bf16>(sc, ctx, &a)
+                                   : alt_forward<LstmCell, float>(sc, ctx, &a);
+        return dt == LOGT_BF16 ? alt_forward<GruCell, bf16>(sc, ctx, &a)
+                               : alt_forward<GruCell, float>(sc, ctx, &a);
+    }
+    return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
+}
+
+/* ---- backward ------------------------------------------------------------------------------- */
+
+template <class Cell, typename T>
+static logt_status alt_backward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
+{
+    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(logt_tensor_reserve(&sc->pk, LOGT_CUDA, a->dtype, (int64_t)H * B * G * dh, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->dhr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->dcr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
+    CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
+    CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * D * sizeof(float), st));
+    float *dhr = (float *)sc->dhr.data;
+    for (int t = a->T - 1; t >= 0; t--) {
+        const int64_t o = (int64_t)t * B;
+        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
+        alt_backward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
+            B, H, dh, (const T *)a->dH + o * D, a->s + o * 4 * D, G == 4 ? a->c + o * D : NULL,
+            G == 4 && t ? a->c + (o - B) * D : NULL, (const T *)a->c0, hp, dhr,
+            (float *)sc->dcr.data, (T *)a->dxa + o * G * D, G == 3 ? (T *)a->dra + o * G * D : NULL,
+            (T *)sc->pk.data);
+        LAUNCH_TRY();
+        /* dL/dh_{t-1} += dRA_t,k R_k^T, per head */
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, B, dh, (int64_t)G * dh, 1.0f, a->dtype, sc->pk.data,
+                              (int64_t)G * dh, (int64_t)B * G * dh, a->R, (int64_t)G * dh,
+                              (int64_t)dh * G * dh, 1.0f, dhr, D, dh, H, 1));
+    }
+    if (a->dh0) LOGT_TRY(logt_cuda_convert(a->dh0, a->dtype, dhr, LOGT_F32, (int64_t)B * D));
+    if (G == 4 && a->dc0)
+        LOGT_TRY(logt_cuda_convert(a->dc0, a->dtype, sc->dcr.data, LOGT_F32, (int64_t)B * D));
+    return LOGT_OK;
+}
+
+/* The weights' gradients over the steps [t0, t1) (operands of the activations' dtype, fp32
+ * results, added to what is there unless `first`), and dx's rows of those steps into dxf. */
+static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx, const void *h0,
+                              float *dxf, int64_t t0, int64_t t1, int first)
+{
+    const logt_tensor *x = &m->x;
+    const int64_t B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m), H = m->H, hd = m->dh, n0 = t0 * B, n = (t1 - t0) * B;
+    const logt_dtype dt = m->base.cfg.dtype;
+    const size_t es = logt_dtype_size(dt);
+    const char *dxa = (const char *)sc->dxa.data, *dra = G == 3 ? (const char *)sc->dra.data : dxa;
+    const float beta = first ? 0.0f : 1.0f;
+    float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
+    float *db = param(m, &m->base.dw, "b");
+    const void *W = dt == LOGT_BF16 ? sc->wd.data : (const void *)param(m, &m->base.w, "W");
+    /* dR[k][m][q·dh + j] = Σ_n h_{n-1}[k·dh + m] dRA[n][q·D + k·dh + j]: the first step's
+     * h_{-1} is h0, the others' are h's rows shifted by one step (no copy) */
+    for (int64_t q = 0; q < G; q++) {
+        float b = beta;
+        if (t0 == 0) {
+            LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, B, 1.0f, dt, h0, D, hd, dra + q * D * es, G * D,
+                                  hd, b, dR + q * hd, G * hd, hd * G * hd, H, 1));
+            b = 1.0f;
+        }
+        const int64_t s0 = t0 ? t0 : 1;   /* steps from s0 on take h_{s-1} from h */
+        if (t1 > s0)
+            LOGT_TRY(logt_gemm_ex(ctx, 1, 0, hd, hd, (t1 - s0) * B, 1.0f, dt,
+                                  (const char *)m->h.data + (s0 - 1) * B * D * es, D, hd,
+                                  dra + (s0 * B * G * D + q * D) * es, G * D, hd, b, dR + q * hd,
+                                  G * hd, hd * G * hd, H, 1));
+    }
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, I, n, 1.0f, dt, dxa + n0 * G * D * es, G * D, 0,
+                          (const char *)x->data + n0 * I * es, I, 0, beta, dW, I, 0, 1, 1));
+    LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, 1, n, 1.0f, dt, dxa + n0 * G * D * es, G * D, 0,
+                          sc->ones.data, 1, 0, beta, db, 1, 0, 1, 1));
+    if (G == 3)
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, n, 1.0f, dt, dra + (n0 * G * D + 2 * D) * es, G * D, 0,
+                              sc->ones.data, 1, 0, beta, param(m, &m->base.dw, "bn"), 1, 0, 1, 1));
+    if (dxf)
+        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, n, I, G * D, 1.0f, dt, dxa + n0 * G * D * es, G * D, 0, W, I, 0,
+                              0.0f, dxf + n0 * I, I, 0, 1, 1));
+    return LOGT_OK;
+}
+
+/* Chunks of steps whose weight gradients run beside the fused backward (grad_overlap): where
+ * the tiling counts steps in global memory (head_sync = grid) and shares its reload
+ * (grid_share), T has at least 64 steps and the driver's stream wait is there; up to 8, each
+ * at least 32 steps. 1: none (after it). Measured at D = 768, B = 16, T = 1024, bf16,
+ * fwd+bwd, overlap off against on: with the reload shared, dense lstm 6.30 / 6.38 against
+ * 6.18 / 6.24 ms (two runs), gru 5.84 / 5.91 against 5.76 / 5.76; without it, where every
+ * block reloads the whole exchange from L2 each step, the products' traffic slows the
+ * recurrence: dense lstm 6.88 against 7.22, dh = 256 lstm 5.52 against 5.87 (dh = 128, 4
+ * blocks a head: 6.07 against 5.83). */
+static int overlap_chunks(const flashrnn_model *m, const flashrnn_tiling *t, int64_t T)
+{
+    if (m->alternating || m->grad_overlap == 1 || !t->grid_sync || t->share < 2 || T < 64
+        || !stream_wait_value())
+        return 1;
+    const int64_t c = T / 32;
+    return c > 8 ? 8 : (int)c;
+}
+
+/* The fused backward with the gradients' products beside it: the counters zeroed, a fork
+ * event, the kernel; on the second stream, for each chunk of steps from the last down, a
+ * wait until every (head group, batch tile) has counted its steps, then their products; the
+ * main stream then waits for the second. */
+static logt_status backward_overlapped(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx,
+                                       flashrnn_fused_args *a, float *dxf, int nch)
+{
+    const flashrnn_tiling *t = &sc->tile[1];
+    const int64_t T = a->T;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    LOGT_TRY(side_stream(sc));
+    cudaStream_t s2 = (cudaStream_t)sc->side;
+    const int ncounters = t->grid / t->blocks_per_head;
+    /* zeroed here, before the fork, as well as by the launch: the second stream must not read
+     * the last pass's counts */
+    CUDA_TRY(cudaMemsetAsync(a->sync, 0, (size_t)ncounters * sizeof(unsigned), st));
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_fork, st));
+    LOGT_TRY(flashrnn_fused_backward(ctx, a, t));
+    CUDA_TRY(cudaStreamWaitEvent(s2, (cudaEvent_t)sc->ev_fork, 0));
+    logt_ctx side = *ctx;
+    side.stream = s2;
+    cublasHandle_t hb = (cublasHandle_t)ctx->cublas;
+    if (cublasSetStream(hb, s2) != CUBLAS_STATUS_SUCCESS)
+        return LOGT_FAIL(LOGT_ECUDA, "flashrnn backward: cublasSetStream to the second stream failed");
+    logt_status s = LOGT_OK;
+    wait_value_fn wait = stream_wait_value();
+    for (int c = 0; c < nch && s == LOGT_OK; c++) {
+        const int64_t t1 = T - T * c / nch, t0 = T - T * (c + 1) / nch;
+        for (int k = 0; k < ncounters && s == LOGT_OK; k++)
+            if (wait((CUstream)s2, (CUdeviceptr)((unsigned *)a->sync + k),
+                     (cuuint32_t)((int64_t)t->blocks_per_head * (T - t0)), CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS)
+                s = LOGT_FAIL(LOGT_ECUDA, "flashrnn backward: cuStreamWaitValue32 failed");
+        if (s == LOGT_OK) s = grad_gemms(m, sc, &side, a->h0, dxf, t0, t1, c == 0);
+    }
+    if (cublasSetStream(hb, st) != CUBLAS_STATUS_SUCCESS && s == LOGT_OK)
+        s = LOGT_FAIL(LOGT_ECUDA, "flashrnn backward: cublasSetStream back to the context's stream failed");
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)sc->ev_join, s2));
+    CUDA_TRY(cudaStreamWaitEvent(st, (cudaEvent_t)sc->ev_join, 0));
+    return s;
+}
+
+extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tensor *dh,
+                                              logt_tensor *dx, logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_act(m, dh, "dh"));
+    if (dx) LOGT_TRY(check_act(m, dx, "dx"));
+    flashrnn_cuda_scratch *sc = NULL;
+    LOGT_TRY(scratch_of(m, &sc));
+    if (!sc->s.data)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward before forward: run forward first");
+    const logt_tensor *x = &m->x;
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B, G = ngates(m);
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (dh->shape[0] != T || dh->shape[1] != B || dh->shape[2] != D)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward: dh is [%lld][%lld][%lld], forward's h "
+                         "was [%lld][%lld][%lld]", (long long)dh->shape[0], (long long)dh->shape[1],
+                         (long long)dh->shape[2], (long long)T, (long long)B, (long long)D);
+    LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, dt, N * G * D, NULL));
+    if (G == 3) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, dt, N * G * D, NULL));
+    flashrnn_fused_args a;
+    LOGT_TRY(prepare(m, sc, T, B, &a));
+    a.h = m->h.data, a.s = (float *)sc->s.data, a.c = G == 4 ? (float *)sc->c.data : NULL;
+    a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = G == 3 ? sc->dra.data : NULL;
+    a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
+
+    /* 2. (below) the weights' gradients and dx, every step at once, or beside the fused
+     * kernel in chunks of steps (backward_overlapped) */
+    int fresh = 0;
+    LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, dt, N, &fresh));
+    if (fresh) {   /* ones in the dtype, through an fp32 fill of dxf's space */
+        LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I > N ? N * I : N, NULL));
+        LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->dxf.data, N, 1.0f));
+        LOGT_TRY(logt_cuda_convert(sc->ones.data, dt, sc->dxf.data, LOGT_F32, N));
+    }
+    float *dxf = NULL;
+    if (dx) {
+        dxf = (float *)dx->data;
+        if (dt == LOGT_BF16) {
+            LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
+            dxf = (float *)sc->dxf.data;
+        }
+    }
+
+    /* 1. back through time */
+    if (m->alternating) {
+        logt_status s = G == 4 ? (dt == LOGT_BF16 ? alt_backward<LstmCell, bf16>(sc, ctx, &a)
+                                                  : alt_backward<LstmCell, float>(sc, ctx, &a))
+                               : (dt == LOGT_BF16 ? alt_backward<GruCell, bf16>(sc, ctx, &a)
+                                                  : alt_backward<GruCell, float>(sc, ctx, &a));
+        if (s != LOGT_OK) return s;
+    } else {
+        LOGT_TRY(plan(m, sc, &a, FLASHRNN_BACKWARD));
+        a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
+        const int nch = overlap_chunks(m, &sc->tile[1], T);
+        if (nch > 1) {
+            LOGT_TRY(backward_overlapped(m, sc, ctx, &a, dxf, nch));
+            if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
+            return LOGT_OK;
+        }
+        LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
+    }
+    LOGT_TRY(grad_gemms(m, sc, ctx, a.h0, dxf, 0, T, 1));
+    if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
+    return LOGT_OK;
+}
+
+extern "C" void flashrnn_free_cuda(flashrnn_model *m)
+{
+    flashrnn_cuda_scratch *sc = (flashrnn_cuda_scratch *)m->cuda;
+    if (!sc) return;
+    logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
+                          &sc->dra, &sc->dxf, &sc->ones, &sc->xchg, &sc->sync, &sc->proj,
+                          &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+    if (sc->side) (void)cudaStreamDestroy((cudaStream_t)sc->side);
+    if (sc->ev_fork) (void)cudaEventDestroy((cudaEvent_t)sc->ev_fork);
+    if (sc->ev_join) (void)cudaEventDestroy((cudaEvent_t)sc->ev_join);
+    free(sc);
+    m->cuda = NULL;
+}
