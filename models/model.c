@@ -1,8 +1,10 @@
-/* model.c — configuration knobs and parameter layouts shared by every model. */
+/* model.c — what every model shares: its configuration and the one check of it against the
+ * model's declared capabilities, knobs, and parameter layouts. */
 #include "model.h"
 
 #include <stdio.h>
 #include <string.h>
+
 
 void logt_model_cfg_init(logt_model_cfg *cfg, const char *model, logt_device dev, int input_size,
                          int hidden_size)
@@ -18,16 +20,6 @@ void logt_model_cfg_init(logt_model_cfg *cfg, const char *model, logt_device dev
 }
 
 logt_dtype logt_param_dtype(logt_device dev) { return dev == LOGT_CPU ? LOGT_F64 : LOGT_F32; }
-
-logt_status logt_cfg_require_param_dtype(const logt_model_cfg *cfg)
-{
-    logt_dtype want = logt_param_dtype(cfg->device);
-    if (cfg->dtype != want)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
-                         cfg->model, logt_device_name(cfg->device), logt_dtype_name(want),
-                         logt_dtype_name(cfg->dtype), logt_dtype_name(want));
-    return LOGT_OK;
-}
 
 logt_status logt_cfg_set_knob(logt_model_cfg *cfg, const char *key, const char *val)
 {
@@ -92,4 +84,130 @@ logt_tensor logt_model_param(const logt_model *m, const logt_tensor *flat, const
         return none;
     }
     return logt_tensor_view(flat, s->offset, s->ndim, s->shape);
+}
+
+/* ---- the one check of a configuration against the model's capabilities ---------------- */
+
+/* "a, b or c" of the names whose bits are set in `set`, into buf. */
+static const char *name_list(char *buf, size_t n, unsigned set, int count,
+                             const char *(*name)(int))
+{
+    int total = 0, k = 0;
+    for (int i = 0; i < count; i++) total += !!(set & LOGT_BIT(i));
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < n; i++)
+        if (set & LOGT_BIT(i)) {
+            const char *sep = !k ? "" : k == total - 1 ? " or " : ", ";
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", sep, name(i));
+            k++;
+        }
+    return buf;
+}
+static const char *device_name(int d) { return logt_device_name((logt_device)d); }
+static const char *dtype_name(int d) { return logt_dtype_name((logt_dtype)d); }
+
+static logt_status check_device_dtype(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    char list[64];
+    const char *dev = logt_device_name(cfg->device);
+    if (!(ops->devices & LOGT_BIT(cfg->device)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s does not run on the %s backend (it runs on %s)",
+                         ops->name, dev, name_list(list, sizeof list, ops->devices, LOGT_CUDA + 1, device_name));
+    const unsigned dts = ops->dtypes[cfg->device];
+    if (!(dts & LOGT_BIT(cfg->dtype))) {
+        name_list(list, sizeof list, dts, LOGT_BF16 + 1, dtype_name);
+        if (!(dts & (dts - 1)))   /* one dtype */
+            return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
+                             ops->name, dev, list, logt_dtype_name(cfg->dtype), list);
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s takes %s activations, not %s: set dtype = %s",
+                         ops->name, dev, list, logt_dtype_name(cfg->dtype), list);
+    }
+    return LOGT_OK;
+}
+
+static logt_status check_heads(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    const int D = cfg->hidden_size, d = cfg->head_dim;
+    if (d < 0 || (d > 0 && D % d != 0)) {
+        char divs[256];
+        size_t used = 0;
+        for (int k = 1; k <= D && used < sizeof divs - 16; k++)
+            if (D % k == 0) used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", k);
+        return LOGT_FAIL(LOGT_EINVAL, "head dim %d does not divide the hidden size D = %d: choose one of %s%s",
+                         d, D, divs, ops->heads ? " (or 0 for one head of dh = D)" : "");
+    }
+    if (!ops->heads && d != 0 && d != D) {
+        char heads[128] = "";
+        size_t used = 0;
+        for (int i = 0; i < logt_model_count() && used < sizeof heads; i++)
+            if (logt_model_at(i)->heads)
+                used += (size_t)snprintf(heads + used, sizeof heads - used, "%s%s", used ? ", " : "",
+                                         logt_model_at(i)->name);
+        return LOGT_FAIL(LOGT_EINVAL, "%s has one head: head_dim must be 0 or D = %d, not %d "
+                         "(the models with heads: %s)", ops->name, D, d, heads);
+    }
+    return LOGT_OK;
+}
+
+int logt_model_cell(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    if (!ops->cells) return cfg->cell[0] ? -1 : 0;
+    if (!cfg->cell[0]) return 0;
+    for (int i = 0; ops->cells[i]; i++)
+        if (!strcmp(cfg->cell, ops->cells[i])) return i;
+    return -1;
+}
+
+static logt_status check_cell(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    if (logt_model_cell(ops, cfg) >= 0) return LOGT_OK;
+    if (!ops->cells)
+        return LOGT_FAIL(LOGT_EINVAL, "%s has no choice of cell: leave cell empty, not '%s'",
+                         ops->name, cfg->cell);
+    char list[128];
+    size_t used = (size_t)snprintf(list, sizeof list, "%s (the default, also when cell is empty)",
+                                   ops->cells[0]);
+    for (int i = 1; ops->cells[i] && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 ops->cells[i + 1] ? ", " : " and ", ops->cells[i]);
+    return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are %s", ops->name, cfg->cell, list);
+}
+
+static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    for (int i = 0; i < cfg->nknobs; i++) {
+        int ok = 0;
+        for (const char *const *k = ops->knobs; k && *k; k++)
+            if (!strcmp(*k, cfg->knobs[i].key)) ok = 1;
+        if (!ok) {
+            char list[256] = "none";
+            size_t used = 0;
+            for (const char *const *k = ops->knobs; k && *k; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         k == ops->knobs ? "" : ", ", *k);
+            return LOGT_FAIL(LOGT_EINVAL, "model %s has no setting '%s' (it takes: %s)", ops->name,
+                             cfg->knobs[i].key, list);
+        }
+    }
+    return LOGT_OK;
+}
+
+logt_status logt_model_check(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    LOGT_TRY(check_device_dtype(ops, cfg));
+    if (cfg->input_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "input size %d: it must be at least 1", cfg->input_size);
+    if (cfg->hidden_size < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", cfg->hidden_size);
+    LOGT_TRY(check_heads(ops, cfg));
+    LOGT_TRY(check_cell(ops, cfg));
+    return check_knobs(ops, cfg);
+}
+
+logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *cfg, logt_layout *out)
+{
+    LOGT_TRY(logt_model_check(ops, cfg));
+    memset(out, 0, sizeof *out);
+    return ops->layout(cfg, out);
 }

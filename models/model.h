@@ -6,9 +6,11 @@
  * the checkpoint writer and the gradient check treat every model alike.
  *
  * Contract of the ops:
- *   layout   checks the configuration (sizes, dtype, device, knobs) and lists the
- *            parameter slices; a bad configuration is an error naming what is
- *            wrong and what would be right.
+ *   layout   checks what is the model's own in the configuration (its knobs' values,
+ *            its kernels' limits) and lists the parameter slices; a bad configuration
+ *            is an error naming what is wrong and what would be right. What every
+ *            model declares (backends, dtypes, heads, cells, knob names) is checked
+ *            before, once (logt_model_check); ask for a layout with logt_model_layout.
  *   create   makes a layer. Its m->w / m->dw are set by the net afterwards
  *            (views into the net's flat buffers), before the first forward.
  *   forward  writes h (caller-allocated, cfg.dtype on cfg.device) and keeps what
@@ -59,8 +61,6 @@ logt_status logt_cfg_set_knob(logt_model_cfg *cfg, const char *key, const char *
 const char *logt_cfg_knob(const logt_model_cfg *cfg, const char *key, const char *dflt);
 /* The parameter dtype of a device: f64 on cpu, f32 on cuda. */
 logt_dtype logt_param_dtype(logt_device dev);
-/* For models that compute in exactly that dtype: an error naming the dtype to set. */
-logt_status logt_cfg_require_param_dtype(const logt_model_cfg *cfg);
 
 typedef struct logt_slice {
     char name[32];
@@ -95,10 +95,20 @@ void logt_layout_memory_gate(logt_layout *l, const char *name, int64_t keep, int
 
 typedef struct logt_model logt_model;
 
+/* What a model takes is declared in its ops and checked once, for every model, by
+ * logt_model_check: the backends, the activation dtypes on each, whether head_dim may split
+ * D into heads, the cells and the knobs. A model's layout checks only what is its own (the
+ * values of its knobs, limits of its kernels). */
+#define LOGT_BIT(x) (1u << (x))   /* a device's or a dtype's bit in the sets below */
+
 typedef struct logt_model_ops {
     const char *name;
     const char *summary;
-    unsigned devices;              /* bit (1u << LOGT_CPU) | (1u << LOGT_CUDA)          */
+    unsigned devices;              /* LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA)           */
+    unsigned dtypes[LOGT_CUDA + 1];/* per device: LOGT_BIT(dtype) of its activations     */
+    int heads;                     /* 1: head_dim may be any divisor of D; 0: one head   */
+    const char *const *cells;      /* NULL-terminated, the first the default; NULL: the  */
+                                   /* model has no choice of cell (cell must be empty)   */
     int nstate;                    /* 1: h only; 2: h and c (LSTM)                       */
     const char *const *knobs;      /* NULL-terminated names of the knobs it accepts      */
     logt_status (*layout)(const logt_model_cfg *cfg, logt_layout *out);
@@ -123,6 +133,14 @@ struct logt_model {
     char trace_name[32];   /* run's dataset trace_name, ntrace - 1 as its iterations; */
                            /* ntrace 0: none                                          */
 };
+
+/* Check cfg against what ops declares (backend, dtype, sizes, heads, cell, knobs): one
+ * message for each thing that is wrong, naming what would be right. */
+logt_status logt_model_check(const logt_model_ops *ops, const logt_model_cfg *cfg);
+/* logt_model_check, then the model's own layout: the one way to ask for a layout. */
+logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *cfg, logt_layout *out);
+/* The index of cfg->cell in ops->cells (0, the default, when cell is empty); -1 if absent. */
+int logt_model_cell(const logt_model_ops *ops, const logt_model_cfg *cfg);
 
 /* A view of slice `name` of the model's parameters (or gradients). */
 logt_tensor logt_model_param(const logt_model *m, const logt_tensor *flat, const char *name);

@@ -13,48 +13,26 @@
 #include "../core/rng.h"
 #include "model.h"
 
-static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *cfg)
-{
-    for (int i = 0; i < cfg->nknobs; i++) {
-        int ok = 0;
-        for (const char *const *k = ops->knobs; k && *k; k++)
-            if (!strcmp(*k, cfg->knobs[i].key)) ok = 1;
-        if (!ok) {
-            char list[256] = "none";
-            size_t used = 0;
-            for (const char *const *k = ops->knobs; k && *k; k++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                         k == ops->knobs ? "" : ", ", *k);
-            return LOGT_FAIL(LOGT_EINVAL, "model %s has no setting '%s' (it takes: %s)", ops->name,
-                             cfg->knobs[i].key, list);
-        }
-    }
-    return LOGT_OK;
-}
+#ifdef LOGT_HAVE_CUDA
+#define BUILT_DEVICES (LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA))
+#else
+#define BUILT_DEVICES LOGT_BIT(LOGT_CPU)
+#endif
 
+/* What the model declares (logt_model_check), the depth, and a backend this build has (a
+ * layout needs no device; a net does). */
 static logt_status check_cfg(const logt_model_ops *ops, const logt_model_cfg *cfg)
 {
-    if (!(ops->devices & (1u << cfg->device)))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s does not run on the %s backend (it runs on %s)",
-                         ops->name, logt_device_name(cfg->device),
-                         ops->devices == (1u << LOGT_CUDA) ? "cuda only" : "cpu only");
-    if (cfg->input_size < 1)
-        return LOGT_FAIL(LOGT_EINVAL, "input size %d: it must be at least 1", cfg->input_size);
-    if (cfg->hidden_size < 1)
-        return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", cfg->hidden_size);
+    LOGT_TRY(logt_model_check(ops, cfg));
+    if (!(BUILT_DEVICES & LOGT_BIT(cfg->device)))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s on %s: this build of logt has no %s backend "
+                         "(nvcc was not found when it was built): install the CUDA toolkit and "
+                         "rebuild, or use the cpu backend", ops->name, logt_device_name(cfg->device),
+                         logt_device_name(cfg->device));
     if (cfg->layers < 1 || cfg->layers > LOGT_MAX_LAYERS)
         return LOGT_FAIL(LOGT_EINVAL, "layers = %d: it must be between 1 and %d", cfg->layers,
                          LOGT_MAX_LAYERS);
-    if (cfg->head_dim < 0 || (cfg->head_dim > 0 && cfg->hidden_size % cfg->head_dim != 0)) {
-        char divs[256];
-        size_t used = 0;
-        for (int d = 1; d <= cfg->hidden_size && used < sizeof divs - 16; d++)
-            if (cfg->hidden_size % d == 0) used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", d);
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "head dim %d does not divide the hidden size D = %d: choose one of %s",
-                         cfg->head_dim, cfg->hidden_size, divs);
-    }
-    return check_knobs(ops, cfg);
+    return LOGT_OK;
 }
 
 logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out)

@@ -165,7 +165,7 @@ Test(deer_multi, layout_is_deers)
         logt_model_cfg mc = cfg_of(LOGT_CPU, cells[c], "mode=quasi", 5, 7);
         logt_layout l;
         memset(&l, 0, sizeof l);
-        OK(logt_model_find("deer")->layout(&mc, &l));
+        OK(logt_model_layout(logt_model_find("deer"), &mc, &l));
         const deer_multi_layout m = deer_multi_layout_of(cell_of(cells[c]), 5, 7);
         cr_expect_eq(logt_layout_find(&l, "W")->offset, m.W, "%s W", cells[c]);
         cr_expect_eq(logt_layout_find(&l, "R")->offset, m.R, "%s R", cells[c]);

@@ -301,13 +301,13 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     cr_assert(strstr(logt_errmsg(), "head dim 4 does not divide the hidden size D = 6: choose one "
                                     "of 1, 2, 3, 6"), "%s", logt_errmsg());
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
-    cr_assert(strstr(logt_errmsg(), "head dim dh = 4 does not divide the hidden size D = 6: choose "
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "head dim 4 does not divide the hidden size D = 6: choose "
                                     "one of 1, 2, 3, 6 (or 0 for one head of dh = D)"), "%s", logt_errmsg());
     cfg.head_dim = 12;   /* larger than D */
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
-    cr_assert(strstr(logt_errmsg(), "dh = 12 does not divide the hidden size D = 6"), "%s", logt_errmsg());
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "head dim 12 does not divide the hidden size D = 6"), "%s", logt_errmsg());
 
     /* an unknown cell */
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
@@ -320,19 +320,19 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);
     cfg.head_dim = 8;
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EUNSUPPORTED);
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EUNSUPPORTED);
     cr_assert(strstr(logt_errmsg(), "head dim dh = 8 is not a multiple of 16 (the tensor-core "
                                     "tile)"), "%s", logt_errmsg());
     cfg.head_dim = 16;
     cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "fast"), LOGT_OK);
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "flashrnn has no kernel 'fast': use kernel = fused"), "%s",
               logt_errmsg());
     cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", "fused"), LOGT_OK);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "warps_k", "two"), LOGT_OK);
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "warps_k = 'two': it fixes the fused cuda kernel's warps"),
               "%s", logt_errmsg());
     const char *delay[] = {"-5", "fast", "", "100001"};   /* poll_delay: cycles, 0 to 100000, or auto */
@@ -341,13 +341,13 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
     for (int i = 0; i < 4; i++) {
         cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", delay[i]), LOGT_OK);
         memset(&l, 0, sizeof l);
-        cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL, "poll_delay = '%s'", delay[i]);
+        cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL, "poll_delay = '%s'", delay[i]);
         cr_assert(strstr(logt_errmsg(), "poll_delay = '") && strstr(logt_errmsg(), "0 to 100000, or auto"),
                   "%s", logt_errmsg());
     }
     cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", "300"), LOGT_OK);
     memset(&l, 0, sizeof l);
-    cr_assert_eq(ops->layout(&cfg, &l), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_OK, "%s", logt_errmsg());
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "poll_delay", "300"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
@@ -371,7 +371,7 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
         cfg.head_dim = 16;
         cr_assert_eq(logt_cfg_set_knob(&cfg, choice[i][0], choice[i][1]), LOGT_OK);
         memset(&l, 0, sizeof l);
-        cr_assert_eq(ops->layout(&cfg, &l), LOGT_EINVAL);
+        cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EINVAL);
         cr_assert(strstr(logt_errmsg(), choice[i][0]) && strstr(logt_errmsg(), choice[i][1])
                       && strstr(logt_errmsg(), choice[i][2]), "%s", logt_errmsg());
     }

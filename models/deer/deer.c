@@ -21,7 +21,8 @@ static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fa
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
-static const char *const cell_names[] = {"gru", "tanh", "lstm"};
+static const char *const cell_names[] = {"gru", "tanh", "lstm", NULL};   /* deer_cell */
+extern const logt_model_ops logt_deer_ops;
 
 const char *deer_mode_name(deer_mode mode)
 {
@@ -53,25 +54,7 @@ static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const c
 
 static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
 {
-    if (cfg->device == LOGT_CUDA) {
-        if (cfg->dtype != LOGT_F32)
-            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda computes in f32, not %s: set dtype = f32",
-                             cfg->model, logt_dtype_name(cfg->dtype));
-    } else {
-        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
-    }
-    if (!cfg->cell[0] || !strcmp(cfg->cell, "gru")) o->cell = DEER_GRU;
-    else if (!strcmp(cfg->cell, "tanh")) o->cell = DEER_TANH;
-    else if (!strcmp(cfg->cell, "lstm")) o->cell = DEER_LSTM;
-    else
-        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are gru (the default, "
-                         "also when cell is empty), lstm and tanh", cfg->model, cfg->cell);
-    if (cfg->hidden_size < 1 || cfg->input_size < 1)
-        return LOGT_FAIL(LOGT_EINVAL, "%s: input size %d and hidden size %d must be at least 1",
-                         cfg->model, cfg->input_size, cfg->hidden_size);
-    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
-        return LOGT_FAIL(LOGT_EINVAL, "%s has one head: head dim %d must be 0 or D = %d",
-                         cfg->model, cfg->head_dim, cfg->hidden_size);
+    o->cell = (deer_cell)logt_model_cell(&logt_deer_ops, cfg);   /* cell_names' order */
     const char *mode = logt_cfg_knob(cfg, "mode", "full");
     int found = -1;
     for (int i = 0; i < 3; i++)
@@ -657,11 +640,9 @@ const logt_model_ops logt_deer_ops = {
     .summary = "nonlinear RNN (gru, lstm or tanh cell) solved over the sequence by Newton's "
                "method (mode = full | quasi | damped); cpu f64 reference; cuda every mode, "
                "adjoint backward",
-#ifdef LOGT_HAVE_CUDA
-    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
-#else
-    .devices = (1u << LOGT_CPU),
-#endif
+    .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32)},
+    .cells = cell_names,
     .nstate = 2,   /* h0, and c0 for the lstm cell */
     .knobs = knobs,
     .layout = deer_layout,

@@ -21,6 +21,8 @@
 #include "../cells/gru_cell.h"
 #include "../cells/lstm_cell.h"
 
+static const char *const cells[] = {"lstm", "gru", NULL};   /* flashrnn_cell */
+extern const logt_model_ops logt_flashrnn_ops;
 static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "poll_delay", "forget_init", NULL};
 
 static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
@@ -79,17 +81,11 @@ static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
 
 /* ---- configuration ------------------------------------------------------------------- */
 
-/* Check cfg; give its cell, heads H and head dim dh. */
+/* Check what is flashrnn's own in cfg (its knobs, the cuda tile; logt_model_check did the
+ * rest); give its cell, heads H and head dim dh. */
 static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int64_t *H,
                              int64_t *dh)
 {
-    if (cfg->device == LOGT_CUDA) {
-        if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
-            return LOGT_FAIL(LOGT_EINVAL, "%s on cuda takes bf16 or f32 activations, not %s: "
-                             "set dtype = bf16 or f32", cfg->model, logt_dtype_name(cfg->dtype));
-    } else {
-        LOGT_TRY(logt_cfg_require_param_dtype(cfg));
-    }
     const char *k = logt_cfg_knob(cfg, "kernel", "fused");
     if (strcmp(k, "fused") && strcmp(k, "alternating"))
         return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
@@ -122,28 +118,13 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
-    if (!cfg->cell[0] || !strcmp(cfg->cell, "lstm")) *cell = FLASHRNN_LSTM;
-    else if (!strcmp(cfg->cell, "gru")) *cell = FLASHRNN_GRU;
-    else
-        return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are lstm (the "
-                         "default, also when cell is empty) and gru", cfg->model, cfg->cell);
+    *cell = (flashrnn_cell)logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells' order */
     const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
-    if (cfg->device == LOGT_CUDA && D > 0 && d > 0 && D % d == 0 && d % 16)
+    if (cfg->device == LOGT_CUDA && d % 16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
                          "%s on cuda: head dim dh = %d is not a multiple of 16 (the tensor-core "
                          "tile): choose dh in 16, 32, 48, 64, ... dividing D = %d, or the cpu "
                          "backend", cfg->model, d, D);
-    if (D < 1) return LOGT_FAIL(LOGT_EINVAL, "hidden size D = %d: it must be at least 1", D);
-    if (d < 1 || D % d) {
-        char divs[256] = "";
-        size_t used = 0;
-        for (int k = 1; k <= D && used < sizeof divs - 16; k++)
-            if (D % k == 0)
-                used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", k);
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "%s: head dim dh = %d does not divide the hidden size D = %d: choose one "
-                         "of %s (or 0 for one head of dh = D)", cfg->model, d, D, divs);
-    }
     *H = D / d, *dh = d;
     return LOGT_OK;
 }
@@ -396,11 +377,10 @@ const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
     .summary = "head-wise LSTM or GRU (block-diagonal R, cell = lstm | gru); cpu f64 reference, "
                "cuda fused persistent kernels or alternating GEMM + pointwise",
-#ifdef LOGT_HAVE_CUDA
-    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
-#else
-    .devices = (1u << LOGT_CPU),
-#endif
+    .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
+    .heads = 1,
+    .cells = cells,
     .nstate = 2,   /* h0 and c0 for the lstm cell; the gru cell refuses a c0 */
     .knobs = knobs,
     .layout = logt_flashrnn_layout,

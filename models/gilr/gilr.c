@@ -66,17 +66,6 @@ static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const doub
 
 static logt_status check_cfg(const logt_model_cfg *cfg)
 {
-    if (cfg->device == LOGT_CUDA && cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "%s on cuda computes in f32 with f32 or bf16 activations, not %s: "
-                         "set dtype = f32 or bf16",
-                         cfg->model, logt_dtype_name(cfg->dtype));
-    if (cfg->device != LOGT_CUDA) LOGT_TRY(logt_cfg_require_param_dtype(cfg));
-    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
-                         "or D = %d, not %d",
-                         cfg->model, cfg->hidden_size, cfg->head_dim);
     const char *scan = logt_cfg_knob(cfg, "scan", "parallel");
     if (strcmp(scan, "parallel") && strcmp(scan, "serial"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: scan = %s: the valid values are parallel (scan_cuda, the "
@@ -275,11 +264,8 @@ done:
 
 /* ---- ops: the CPU reference here, the CUDA path in gilr_cuda.cu ---------------------------- */
 
-#ifdef LOGT_HAVE_CUDA
-#define GILR_DEVICES ((1u << LOGT_CPU) | (1u << LOGT_CUDA))
-#else
-#define GILR_DEVICES (1u << LOGT_CPU)
-#endif
+#define GILR_DEVICES (LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA))
+#define GILR_DTYPES {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)}
 
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
@@ -365,6 +351,7 @@ const logt_model_ops logt_gilr_ops = {
     .name = "gilr",
     .summary = "GILR: gate and impulse from the input only, the state by a linear scan",
     .devices = GILR_DEVICES,
+    .dtypes = GILR_DTYPES,
     .nstate = 1,
     .knobs = gilr_knobs,
     .layout = logt_gilr_layout,
@@ -378,6 +365,7 @@ const logt_model_ops logt_gilr_lstm_ops = {
     .name = "gilr-lstm",
     .summary = "GILR-LSTM: an LSTM fed a GILR surrogate of its output; two linear scans",
     .devices = GILR_DEVICES,
+    .dtypes = GILR_DTYPES,
     .nstate = 2,
     .knobs = gilr_knobs,
     .layout = logt_gilr_lstm_layout,

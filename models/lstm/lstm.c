@@ -17,12 +17,6 @@
 logt_status logt_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
     int64_t D = cfg->hidden_size, I = cfg->input_size;
-    LOGT_TRY(logt_cfg_require_param_dtype(cfg));
-    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "%s is dense (one head): head_dim must be 0 or D = %d, not %d; "
-                         "use flashrnn for head-wise recurrence",
-                         cfg->model, cfg->hidden_size, cfg->head_dim);
     double k = 1.0 / sqrt((double)D);   /* PyTorch's and cuDNN's customary init */
     logt_layout_add(out, "W", k, 2, 4 * D, I, 0);
     logt_layout_add(out, "R", k, 2, 4 * D, D, 0);
@@ -166,14 +160,14 @@ static void lstm_destroy(logt_model *base)
 
 static const char *const lstm_knobs[] = {"forget_init", NULL};
 
+static const char *const lstm_cells[] = {"lstm", NULL};
+
 const logt_model_ops logt_lstm_ops = {
     .name = "lstm",
     .summary = "sequential LSTM: one input GEMM, then per step a cuBLAS GEMM and a fused pointwise kernel",
-#ifdef LOGT_HAVE_CUDA
-    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
-#else
-    .devices = (1u << LOGT_CPU),
-#endif
+    .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32)},
+    .cells = lstm_cells,
     .nstate = 2,
     .knobs = lstm_knobs,
     .layout = logt_lstm_layout,

@@ -55,20 +55,10 @@ static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo,
 
 static logt_status lstm_cudnn_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
-    if (cfg->device != LOGT_CUDA)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "%s is cuDNN's LSTM and runs on cuda only: use the cuda backend, or "
-                         "model lstm on the cpu",
-                         cfg->model);
-    if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s computes in f32 or bf16, not %s: set dtype = f32",
-                         cfg->model, logt_dtype_name(cfg->dtype));
     lstm_cudnn_algo algo;
     lstm_cudnn_math math;
     LOGT_TRY(parse_knobs(cfg, &algo, &math));
-    logt_model_cfg pc = *cfg;
-    pc.dtype = LOGT_F32;   /* the parameters are f32 whatever the activations */
-    return logt_lstm_layout(&pc, out);
+    return logt_lstm_layout(cfg, out);   /* the same parameters as lstm's, f32 */
 }
 
 static logt_status lstm_cudnn_create(const logt_model_cfg *cfg, logt_model **out)
@@ -129,10 +119,14 @@ static void lstm_cudnn_destroy(logt_model *base)
     free(m);
 }
 
+static const char *const cudnn_cells[] = {"lstm", NULL};
+
 const logt_model_ops logt_lstm_cudnn_ops = {
     .name = "lstm-cudnn",
     .summary = "cuDNN's LSTM (v8 RNN API) on the same parameters as lstm: the reference row",
-    .devices = (1u << LOGT_CUDA),
+    .devices = LOGT_BIT(LOGT_CUDA),
+    .dtypes = {[LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
+    .cells = cudnn_cells,
     .nstate = 2,
     .knobs = knobs,
     .layout = lstm_cudnn_layout,

@@ -87,17 +87,6 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
 
 logt_status logt_sru_layout(const logt_model_cfg *cfg, logt_layout *out)
 {
-    if (cfg->device != LOGT_CUDA) LOGT_TRY(logt_cfg_require_param_dtype(cfg));
-    else if (cfg->dtype != LOGT_F32 && cfg->dtype != LOGT_BF16)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "%s on cuda takes f32 or bf16 activations (fp32 arithmetic), not %s: "
-                         "set dtype = f32 or bf16",
-                         cfg->model, logt_dtype_name(cfg->dtype));
-    if (cfg->head_dim != 0 && cfg->head_dim != cfg->hidden_size)
-        return LOGT_FAIL(LOGT_EINVAL,
-                         "%s has no heads (its recurrence is element-wise): head_dim must be 0 "
-                         "or D = %d, not %d",
-                         cfg->model, cfg->hidden_size, cfg->head_dim);
     sru_opts o;
     LOGT_TRY(sru_parse_knobs(cfg, &o));
     int64_t D = cfg->hidden_size, I = cfg->input_size;
@@ -393,11 +382,8 @@ static void sru_destroy(logt_model *base)
 const logt_model_ops logt_sru_ops = {
     .name = "sru",
     .summary = "SRU: one input product for every gate, then an element-wise recurrence in c",
-#ifdef LOGT_HAVE_CUDA
-    .devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA),
-#else
-    .devices = 1u << LOGT_CPU,
-#endif
+    .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
     .nstate = 1,
     .knobs = knobs,
     .layout = logt_sru_layout,
