@@ -103,7 +103,7 @@ __device__ __forceinline__ float tf32_round(float x)
  * low part to o[lo], its high part to o[hi.o[j]] for each j < hi.n. A row of threads walks one
  * row of x (blockDim.y rows a block), four columns at a time when `vec` (every offset, stride
  * and pointer a multiple of 16 bytes): one division a row, not per element (64-bit divisions
- * per element made the first version move 1.1 TB/s). */
+ * per element made the split compute-bound, far under the copy's speed). */
 struct HiOffsets { int64_t o[LOGT_TF32_SPLIT_MAX_HI]; int n; };
 
 __global__ void tf32_split_kernel(int64_t nrows, int64_t rows, int64_t cols, const float *x, int64_t x_stride,

@@ -15,7 +15,8 @@
  *             16-byte status word per (tile, channel), stamped with the call's number
  *             (logt_ctx_tagged), so that no memset of the words runs before each call.
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
- * three-pass reduce-then-scan as Martin & Cundy did it) and records how each did.
+ * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
+ * experiments/scan-bandwidth/README.md, "Design notes", records how each did.
  */
 #include <atomic>
 
@@ -29,20 +30,13 @@
 #define UNROLL 8
 /* Steps per thread in a look-back tile: VS staged in shared memory, then SCAN_LBS_VR in
  * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
- * of 512 steps and 64 KB of shared memory. bf16 (half the bytes a step): VS = 96, tiles of 1024
- * steps in 96 KB, and h written in 16-byte pieces through shared memory (VST, scan_lbs_out).
- * Measured in experiments/scan-bandwidth (before 25be840's untested whole tiles), bf16
- * forward / reversed % of copy at (1024, 2^20) and (32, 2^22): VS = 32 40.1-40.5 / 22.9-23.2
- * and 40.0-41.3 / 22.3-23.4; VS = 64 42.3 / 27.6, 42.6 / 26.9; VS = 96 46.6 / 30.7, 47.6 / 31.0;
- * VS = 96 with VST 52.2-52.7 / 32.6-32.8, 51.0-51.9 / 32.5-32.8. VST in f32 gained nothing
- * forward (79.7% against 80.3-80.9% at (32, 2^22)) and lost reversed (69-70% against 75-82%),
- * so f32 keeps its per-element stores; f32 tiles of VS = 48 (after 25be840) ran 79.7-80.2%
- * against 83.6-84.0% at (32, 2^22) and 82.9-83.2% against 91.7-91.9% at (1024, 2^20). The
- * macros let an A/B build change them; lbs_cfg is the one place that reads them. Longer
- * look-back windows in the registers a shorter register part frees (f32, VR steps in registers,
- * Q words a lane a round; 2026-12-02, three runs each in one call, % of copy at (32, 2^22)):
- * VS = 40, VR = 24, Q = 12: 82.0-82.7%; VS = 32, VR = 24, Q = 12: 80.5-82.8%; VS = 48,
- * VR = 16, Q = 16 (spills): 72.4-74.8%; against 84.2-85.7% for VS = VR = 32, Q = 8. */
+ * of 512 steps and 64 KB of shared memory. bf16 (half the bytes a step, so twice the steps for
+ * a tile's fixed cost): VS = 96, tiles of 1024 steps in 96 KB, and h written in 16-byte pieces
+ * through shared memory (VST, scan_lbs_out), where a bf16 thread's own store is 2 bytes. In f32,
+ * VST, 640-step tiles (VS = 48) and longer look-back windows in the registers a shorter
+ * register part frees (VR = 24 or 16, Q = 12 or 16) all measured slower than VS = VR = 32,
+ * Q = 8 (experiments/scan-bandwidth, Design notes). The macros let an A/B build change them;
+ * lbs_cfg is the one place that reads them. */
 #ifndef LOGT_SCAN_VS_F32
 #define LOGT_SCAN_VS_F32 SCAN_LBS_VS
 #endif
@@ -98,8 +92,8 @@ static lb_plan lb_make(int64_t T, int64_t C, int V)
 extern "C" int64_t scan_cuda_channel_threshold(void) { return (int64_t)logt_cuda_sm_count() * 256; }
 
 /* Below SHORT_T steps the look-back's fixed costs (the status words, a tile of 8·V steps
- * mostly empty) outweigh walking T: the channel route, whatever C. Measured with 256-step
- * tiles (V = 32); not measured again since tiles became 512 steps (17c7344). */
+ * mostly empty) outweigh walking T: the channel route, whatever C. (Set with 256-step tiles:
+ * experiments/scan-table1, Design notes.) */
 #define SHORT_T 128
 
 static int use_channels(int64_t T, int64_t C)
@@ -109,9 +103,7 @@ static int use_channels(int64_t T, int64_t C)
 
 /* Staged tiles (VS + VR steps a thread) while they fill the GPU's resident slots (two blocks
  * an SM); fewer, and the scan is latency-bound: register-only tiles of VR steps, twice as many
- * tiles and half the serial work a thread. (experiments/scan-table1 at T = 256-65536, m = 4-128
- * below that line: staged, 1.3-1.8x the time of e93fb8f's register-only kernel; with this
- * kernel's register-only tiles, 000f7b3 on: 0.83-1.13x of its time at 025abc1.) */
+ * tiles and half the serial work a thread (experiments/scan-table1, Design notes). */
 static int use_staged(int64_t T, int64_t C, int V)
 {
     return lb_make(T, C, V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
@@ -198,11 +190,9 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
     /* The status words, stamped with this call's number: the previous calls' read EMPTY, so no
-     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). f32 at
-     * (32, 2^22), 5aa57f9's kernel: with the memset put back 0.4638-0.4715 ms against
-     * 0.4613-0.4642 (same call); with the words 16 bytes into the buffer, where a 16-byte
-     * counter put them before (a tile's 32 words then span five 128-byte lines, not four),
-     * 0.474-0.478 ms against 0.462-0.467 (same call). */
+     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). They
+     * start the buffer, so a tile's 32 words are four 128-byte lines (16 bytes in, five: measured
+     * slower, experiments/scan-bandwidth, Design notes). */
     void *words;
     uint32_t tag;
     LOGT_TRY(logt_ctx_tagged(ctx, p.bytes, &words, &tag));
@@ -210,10 +200,8 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(E) : 0;
     /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
      * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
-     * argument: fixed, the reversed f32 scan at (1024, 2^20) ran at 78.2-78.3% of copy against
-     * 82.2-82.4% (experiments/scan-bandwidth, both builds in one call), and the register-only
-     * forward kernels spilled 172-336 bytes. bf16's reversed tiles with REV = 1 measured the same
-     * as with the argument (32.2-33.5% against 32.0-32.4% of copy, both shapes, ba9d7e4). */
+     * argument: fixed, the reversed f32 scan measured slower, bf16's reversed no faster, and the
+     * register-only forward kernels spill (experiments/scan-bandwidth, Design notes). */
     constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);

@@ -3,6 +3,9 @@
  *   forward    h_t = a_t ⊙ h_{t-1} + b_t     t = 0 .. T-1,    h_{-1} = h0
  *   reversed   h_t = a_t ⊙ h_{t+1} + b_t     t = T-1 .. 0,    h_T    = h0
  *
+ * GILR's state, SRU without peepholes and every Newton step of quasi-DEER are this
+ * recurrence.
+ *
  * Arrays are time-major and packed: a, b, h are [T][C] (element t*C + c), h0 is [C]
  * and NULL means zeros. A batch of sequences [T][B][D] is one scan with C = B·D.
  * Sizes are int64: T·C may exceed 2^31. T >= 1 and C >= 1, anything else is an error.
@@ -47,8 +50,8 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
 /* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32 or
  * LOGT_BF16, fp32 arithmetic), h0 a device [C] array of dt or NULL (zeros); reverse = 1
  * runs from t = T-1 down with h0 as h_T, like scan_reverse_cpu. Everything runs on
- * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel, or one pass over tiles of T with look-back)
- * is chosen from the shape, see scan.cu. */
+ * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel, or
+ * one pass over tiles of T with look-back) is chosen from the shape, see scan.cu. */
 logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                       const void *a, const void *b, const void *h0, void *h);
 /* scan_cuda with h0 a device [C] float array (NULL: zeros) whatever dt: for bf16 arrays whose
@@ -58,8 +61,9 @@ logt_status scan_cuda_f32_state(logt_ctx *ctx, int reverse, int64_t T, int64_t C
                                 const void *a, const void *b, const float *h0, void *h);
 /* The backward of a forward scan_cuda, like scan_backward_cpu: given the forward's a, h0
  * (NULL: zeros) and output h, and dh = dL/dh [T][C], write db = g [T][C] (db may be dh:
- * in place), and da [T][C] and dh0 [C] unless NULL (da may be a). g comes from one reversed scan whose
- * gates are a shifted by one step (read in place, nothing copied). Same dtypes as scan_cuda. */
+ * in place), and da [T][C] and dh0 [C] unless NULL (da may be a). g comes from one reversed
+ * scan whose gates are a shifted by one step (read in place, nothing copied). Same dtypes as
+ * scan_cuda. */
 logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, const void *a,
                                const void *h0, const void *h, const void *dh, void *da, void *db,
                                void *dh0);

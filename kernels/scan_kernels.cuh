@@ -99,68 +99,36 @@ __global__ void scan_channels_kernel(int64_t T, int64_t C, int reverse, const E 
  *      publish the tile's aggregate per channel (scan_lb2_lanes);
  *   2. look back along each channel over the predecessor tiles of its group, composing their
  *      aggregates until one has published its inclusive value: the carry-in
- *      (scan_lb2_lookback);
- *   3. publish the inclusive value, rescan the steps from the carry, write h (scan_lbs_tile).
+ *      (scan_lb2_lookback1);
+ *   3. publish the inclusive value, rescan the steps from the carry, write h (scan_lbs_out).
  * The status of a (tile, channel) is one 16-byte word: status, and the map (A, B) as float
  * bits. An inclusive value h is the constant map (0, h), so aggregates and inclusive values
  * compose alike, and status and map are one aligned 16-byte store read by one 16-byte load
  * (the packing CUB's tile status uses for small values): no flag array, no fence between a
  * value and its flag, one L2 round trip per look-back round. Lane l of a channel reads
- * predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles), composes them nearest
- * first up to the first INC, and lane 0 combines the lanes' pieces; a round that met an EMPTY
- * word before an INC is polled again, from that word on (PART; what came before it is kept).
+ * predecessors [l·Q, l·Q + Q) of the round's window (lanes·Q tiles) and composes them nearest
+ * first up to the first INC; every thread of the channel then composes the lanes' pieces. A
+ * round that met an EMPTY word before an INC is polled again, from that word on (PART; what
+ * came before it is kept). A round ends on __syncthreads_or (whether a channel is still
+ * pending), not on a barrier after which every thread reads the channels' state.
  *
- * Measured (kernels/dev/scan.cu, H200, % of copy on (C, T) = (1024, 2^20) and (32, 2^22)):
- * the first look-back (flags, then maps, then the inclusive value: three round trips a round,
- * two fences; version 7) 64-68% and 57-62%; status words with the tile in registers only
- * (V = 32 steps a thread, version 13) 67-72% and 69-73%. Without any look-back (version 12,
- * wrong carries, timed only) those tiles ran at 94-100% and 99-103%: the look-back's
- * waiting, not the tile's work, was what was left, and the staged tile of twice the steps
- * (VS = VR = 32, versions 34, 40, 42) halves it per byte: 85-94% and 84-88% of the
- * workbench's copy, 86% and 78% of experiments/scan-bandwidth's (whose copy of the 512 MB
- * array runs 11% faster, paper-notes.md). Tried without gain: a
- * window twice as long in 8-byte words (19, 20), persistent blocks loading the next tile
- * during the look-back (14), the tile read again from L2 after the look-back so that
- * registers are free to hold more tiles (15-18), rings of tiles in shared memory (21-30),
- * whole-row 16-byte staging (31-33), tile ids guessed ahead of the counter (37-39), a
- * shorter window (41), sleeping before a poll (43, 44), and at C = 32: whole tiles moved by
- * the copy engine (58-63, 68, 69: a look-back round took as long with the SM's load path
- * empty), three or four blocks an SM (64, 65), tiles of 16 or 8 channels (66, 67), loads
- * paced to a few chunks in flight (75-80), persistent blocks with two staged tiles, the next
- * one's loads issued before the look-back (81-86: issuing them took as long as the wait),
- * h through shared memory in 16-byte row pieces in f32 (87; bf16 keeps it), 640-step tiles,
- * and in the library by A/B builds (results/scan-bandwidth-versions-h200.txt, 2026-12-02): the
- * lane scan in one barrier a doubling, lane 0 loading several lanes' pieces at once, a look-back
- * with a channel's lanes in one warp combined by shuffles, a short first round at G = 1, longer
- * windows in fewer registers (VR = 24 or 16, Q = 12 or 16), streaming load and store hints;
- * and (2026-12-02, later) the channel's lane-0 thread loading four lanes' pieces of a round at
- * once, no barrier after the look-back's set-up (the first round's window taken from the tile
- * id), the tile's fold as two chains (shared part, register part), the status words read by
- * ld.relaxed.gpu or ld.cg instead of ld.cv: each within the runs' spread at (32, 2^22).
- * Nor is there a tail to cut there: over T = 2^19..2^24 at C = 32 the scan's time is
- * ~0.0075-0.013 ms plus a constant rate, and the copy's the same shape (~0.010 ms fixed), so
- * its % of copy is 84.6-85.7% at T = 2^23, 2^24 as at 2^22 (the rate is what has to improve).
- * What did help: the lane scan in one barrier and the look-back's one barrier a round
- * (scan_lb2_lanes, scan_lb2_lookback1: 85.5-86.4% of copy at (32, 2^22) against 84.2-84.9%,
- * 94% at (1024, 2^20) against 93%), and with them f32 rows staged whole by 16-byte copies
- * (4de1022: 88% and 98%, scan_lbs_stage); whole tiles (all but the few at T's ends) walk pointers and test nothing
- * (scan_inside): the kernel had issued an instruction on 61-66% of cycles, and the tested
- * per-element loops took experiments/scan-bandwidth from 88.4% and 80.4-80.6% of copy to
- * 91.8-92.1% and 83.6-84.0% (forward), 82% and 75% to 90.5% and 82% (reversed).
+ * Why this shape: with the look-back taken out, the tiles alone run at copy speed, so what is
+ * left to cut is the look-back's waiting. A tile of twice the steps registers can hold (half
+ * staged in shared memory) halves it per byte; one L2 round trip and one barrier a round, and
+ * the lane scan in one barrier, shorten each wait. The versions tried on the way, and what
+ * each measured, are in experiments/scan-bandwidth/README.md, "Design notes".
  * DRAM traffic: 3·T·C·bytes plus 32 bytes of status per (tile, channel) (written twice),
- * 1/(3·VL) of the data in f32 at C >= 32. A round ends on __syncthreads_or (whether a channel
- * is still pending), not a barrier and then every thread reading the channels' state: 84.1-84.6%
- * against 83.3% of copy at (32, 2^22) (5aa57f9, two runs each).
+ * 1/(3·VL) of the data in f32 at C >= 32.
  *
  * Tile ids: blockIdx in the library's kernel, as CUB's single-pass scans take them (a tile
  * waits only for tiles of lower index, so it relies on blocks starting in index order, which
- * the hardware does and CUDA does not promise); the counter of the workbench's earlier
- * versions (every tile a block waits for belongs to a block that started earlier, whatever
- * the scheduler does) is a template option, 2-3% slower (versions 34 and 40).
- * The status words carry the number of the call that wrote them (w): a word of another call
- * reads EMPTY. The library's launcher takes them from logt_ctx_tagged, which zeroes them only
- * when they are (re)allocated, so no memset runs before each call; the workbench zeroes its
- * words before each call and passes 0 (the zeroed word's stamp).
+ * the hardware does and CUDA does not promise); a counter (every tile a block waits for
+ * belongs to a block that started earlier, whatever the scheduler does) is a template option,
+ * slower by the counter's L2 round trip before the loads (the workbench's versions 34, 40).
+ * The status words carry the number of the call that wrote them (its tag): a word of another
+ * call reads EMPTY. The library's launcher takes them from logt_ctx_tagged, which zeroes them
+ * only when they are (re)allocated, so no memset runs before each call; the workbench zeroes
+ * its words before each call and passes 0 (the zeroed word's stamp).
  */
 #define SCAN_LB_THREADS 256
 enum { SCAN_EMPTY = 0, SCAN_AGG = 1, SCAN_INC = 2 };
@@ -227,14 +195,10 @@ __device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, 
 /* A tile's first round reads SCAN_LB2_Q1 words a lane (a window of lanes·Q1) where the tile
  * has G > SCAN_LB2_Q1_G channel groups: there the chain's predecessor is G tiles back, started
  * that much earlier and has mostly published its inclusive value, so the first word usually
- * ends the look-back, and a round takes longer the more words it reads. experiments/scan-bandwidth,
- * f32, three runs of each build in one device call (results/scan-bandwidth-versions-h200.txt):
- * (1024, 2^20) forward 3.23-3.24 ms against 3.31-3.34 (93% of copy against 90.5-91%), reversed
- * 3.20-3.22 against 3.30-3.34. With G = 1 (C = 32) the inclusive front is further back and a
- * short first round costs a round: 0.49-0.50 ms at (32, 2^22) with Q1 = 2 for every G, 0.48
- * with 4, against 0.46, so there the window stays whole. The word count must be a constant:
- * read from shared memory each round it cost 3% at both shapes (the loads no longer went out
- * together). */
+ * ends the look-back, and a round takes longer the more words it reads. With G = 1 (C = 32)
+ * the inclusive front is further back and a short first round costs a whole extra round, so
+ * there the window stays whole. The word count is a compile-time constant, so that a round's
+ * loads go out together. (Measurements: experiments/scan-bandwidth, Design notes.) */
 #ifndef SCAN_LB2_Q1
 #define SCAN_LB2_Q1 2
 #endif
@@ -242,8 +206,9 @@ __device__ __forceinline__ float scan_rescan(int64_t T, int64_t C, int reverse, 
 #define SCAN_LB2_Q1_G 1
 #endif
 
-/* Who runs a tile's phases: the whole block (scan_cta), or, in a warp-specialised kernel, a
- * group of SCAN_LB_THREADS threads with its own thread index and barrier (kernels/dev/scan.cu) */
+/* Who runs a tile's phases: the whole block. The phases take it as a parameter (S), so that a
+ * warp-specialised kernel can hand them a group of SCAN_LB_THREADS threads with its own thread
+ * index and barrier. */
 struct scan_cta {
     static __device__ __forceinline__ int tid() { return threadIdx.x; }
     static __device__ __forceinline__ void sync() { __syncthreads(); }
@@ -310,10 +275,8 @@ __device__ __forceinline__ void scan_lb2_doubling(int Cb, int lanes, scan_lb2_sm
  * tile's aggregate published (k > 0) by the last lane. Leaves the thread's inclusive map in
  * (A, B); the caller meets the block (S::sync) before it reads another thread's sm.sA, sm.sB.
  * Up to 8 lanes (tiles of 32 channels) in one barrier: each thread composes the maps of lanes
- * 0..lane itself, where the doubling scan took log2(lanes) rounds of two barriers each.
- * experiments/scan-bandwidth, f32, (32, 2^22), three runs of each build in one call
- * (results/scan-bandwidth-versions-h200.txt): 85.0-85.9% of copy against 84.2-84.9%, forward
- * and reversed; (1024, 2^20) the same or slightly faster. */
+ * 0..lane itself, where the doubling scan takes log2(lanes) rounds of two barriers each
+ * (measured faster: experiments/scan-bandwidth, Design notes). */
 template <bool W8 = false, typename S = scan_cta>
 __device__ __forceinline__ void scan_lb2_lanes(int Cb, int lanes, int64_t tile, int64_t G, bool publish,
                                                const scan_lb2_status &st, scan_lb2_smem &sm, float &A, float &B)
@@ -384,9 +347,8 @@ __device__ __forceinline__ void scan_lb2_piece(const scan_lbw<W8> (&w)[Q], float
 /* A round's first half for a thread: the words of its lane's predecessors of channel cl
  * (nearest j) composed into its piece, written to buffer p (an identity piece when j < 0 or
  * the thread is past the tile's lanes). The first round of a tile with more than SCAN_LB2_Q1_G
- * channel groups reads Q1 words a lane (short1); SPEC as in scan_lb2_lookback. Returns the
- * words a lane read (qn). */
-template <int Q, bool W8, int Q1, int SPEC = 0, typename S = scan_cta>
+ * channel groups reads Q1 words a lane (short1). Returns the words a lane read (qn). */
+template <int Q, bool W8, int Q1, typename S = scan_cta>
 __device__ __forceinline__ int scan_lb2_round(const scan_lb2_status &st, int64_t G, int Cb, int lanes, int64_t tile,
                                               float h0c, long long j, bool first, scan_lb2_smem &sm, int p)
 {
@@ -399,15 +361,7 @@ __device__ __forceinline__ int scan_lb2_round(const scan_lb2_status &st, int64_t
         scan_lbw<W8> w[Q];
         if (short1) scan_lb2_words<Q, W8, Q1>(st, G, g, Cb, cl, lane, j, h0c, w);
         else scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w);
-        if (SPEC > 0 && first) {
-            scan_lbw<W8> w2[Q];
-            __nanosleep(SPEC);
-            scan_lb2_words<Q, W8>(st, G, g, Cb, cl, lane, j, h0c, w2);
-            scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
-            if (fe < Q) scan_lb2_piece<Q, W8>(w2, mA, mB, fi, fe);
-        } else {
-            scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
-        }
+        scan_lb2_piece<Q, W8>(w, mA, mB, fi, fe);
     }
     sm.rA[p][tid] = mA, sm.rB[p][tid] = mB, sm.rI[p][tid] = (unsigned char)fi, sm.rE[p][tid] = (unsigned char)fe;
     return short1 ? Q1 : Q;
@@ -442,13 +396,10 @@ __device__ __forceinline__ bool scan_lb2_combine(const scan_lb2_smem &sm, int p,
 
 /* Phase 2: the carry-in of every channel of the tile into sm.carry (h0 for the first chunk),
  * each round's pieces composed by the channel's lane-0 thread, the channel's state in shared
- * memory (the workbench's look-back, with its probes; the library's is scan_lb2_lookback1).
- * SPEC > 0 (ns; a workbench option): the first round's words are read twice, SPEC ns apart,
- * and a lane whose first read met an EMPTY word takes the second, fresher one, so that a
- * predecessor publishing within SPEC ns of the first read costs SPEC ns instead of another
- * round (versions 51-53: no gain). */
+ * memory: two barriers a round (the workbench's version 13; the library's look-back is
+ * scan_lb2_lookback1). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
-          class P = scan_no_probe, int SPEC = 0, int Q1 = Q>
+          class P = scan_no_probe, int Q1 = Q>
 __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                   const H *h0, const scan_lb2_status &st,
                                                   scan_lb2_smem &sm, const P &probe = P())
@@ -463,7 +414,7 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
     for (bool first = true;; first = false) {
         probe.round();
         const long long j = sm.next[cl];   /* -1: this channel is done */
-        const int qn = scan_lb2_round<Q, W8, Q1, SPEC, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, 0);
+        const int qn = scan_lb2_round<Q, W8, Q1, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, 0);
         S::sync();
         if (tid < Cb && j >= 0   /* lane 0 of the channel */
             && scan_lb2_combine<Q, PART>(sm, 0, Cb, lanes, cl, qn, j, sm.cA[cl], sm.cB[cl], sm.next[cl], sm.carry[cl])
@@ -480,12 +431,10 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * thread), keeps the channel's state in registers, and a warp, which holds a thread of every
  * channel, votes on whether all are done, so every warp leaves after the same round. The
  * pieces alternate between two buffers: a thread writes round r + 1's after the barrier of
- * round r, which no thread passes before it has read round r - 1's. Against scan_lb2_lookback
- * (a barrier, the combine in one warp, a second barrier that votes), experiments/scan-bandwidth
- * f32, three runs of each build in one call: (1024, 2^20) 3.18-3.20 ms against 3.22-3.23
- * (94.0-94.3% of copy against 93.1-93.3%), (32, 2^22) 85.5-86.4% against 85.4-86.1%
- * (results/scan-bandwidth-versions-h200.txt). Returns the channel's carry (every thread of the
- * channel has it; sm.carry is not used). */
+ * round r, which no thread passes before it has read round r - 1's. One barrier a round where
+ * scan_lb2_lookback takes two (a barrier, the combine in one warp, a second barrier that
+ * votes), measured faster (experiments/scan-bandwidth, Design notes). Returns the channel's
+ * carry (every thread of the channel has it; sm.carry is not used). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
           class P = scan_no_probe, int Q1 = Q>
 __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
@@ -500,7 +449,7 @@ __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes
     if (k == 0) S::sync();   /* the lane scan's sm.sA, sm.sB: other threads read them next */
     for (int r = 0, first = 1; k > 0; r ^= 1, first = 0) {
         probe.round();
-        const int qn = scan_lb2_round<Q, W8, Q1, 0, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, r);
+        const int qn = scan_lb2_round<Q, W8, Q1, S>(st, G, Cb, lanes, tile, h0c, j, first, sm, r);
         S::sync();
         if (j >= 0 && scan_lb2_combine<Q, PART>(sm, r, Cb, lanes, cl, qn, j, cA, cB, j, carry) && tid == 0)
             probe.empty();
@@ -512,17 +461,14 @@ __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes
 /* Phase 3 and the kernel. A thread's VL = VS + VR steps of its channel: the first VS staged in
  * shared memory by cp.async (no registers held while they fly), the last VR loaded into
  * registers. The tile holds lanes·VL steps: at VS = VR = 32, 512 steps of 32 channels, 128 KB of
- * f32 a and b, twice what registers alone could hold (48 steps a thread spilled); one look-back
+ * f32 a and b, twice what registers alone can hold (48 steps a thread spill); one look-back
  * a tile, so the look-back's cost per byte halves and the chain's inclusive front crosses half
  * as many tiles. Copies: f32 tiles of 32 channels wholly inside [0, T) and C, with C a
- * multiple of 4 and a, b 16-byte aligned, whole 128-byte rows in 16-byte pieces; other f32
- * tiles, a thread its own elements by 4-byte copies. Whole rows had measured slower with the
- * look-back of before 97beec4 (74.5% of copy against 93.8% at C = 1024); with the one-barrier
- * lane scan and look-back they win at both look-back shapes: experiments/scan-bandwidth, f32,
- * three A/B pairs in one call against 8f338e2, (1024, 2^20) 3.055 against 3.205 ms (98% of
- * copy against 93.5%), (32, 2^22) 0.440-0.442 against 0.452-0.455 ms (87.7-88.3% against
- * 85.3-85.5%). bf16, two channels a copy when the tile has 32 channels, C is even and a, b
- * are 4-byte aligned (rows then are), else plain loads. The library's bf16 tiles stage VS = 96 steps (kernels/scan.cu says why). */
+ * multiple of 4 and a, b 16-byte aligned, whole 128-byte rows in 16-byte pieces (each row
+ * lands in one step); other f32 tiles, a thread its own elements by 4-byte copies. bf16, two
+ * channels a copy when the tile has 32 channels, C is even and a, b are 4-byte aligned (rows
+ * then are), else plain loads. The library's bf16 tiles stage VS = 96 steps (kernels/scan.cu
+ * says why). */
 #define SCAN_LBS_VS 32
 #define SCAN_LBS_VR 32
 
@@ -658,9 +604,9 @@ __device__ __forceinline__ void scan_lbs_out(int64_t T, int64_t C, int reverse, 
 }
 
 /* Phases 1 (from the lane scan on) to 3 of a staged tile whose thread map (A, B) over its
- * VS + VR steps is folded already (scan_lbs_tile; the workbench's paced loads fold as they land). */
+ * VS + VR steps is folded already (scan_lbs_fold). */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
-          class P = scan_no_probe, bool W8 = false, int SPEC = 0, bool VST = false>
+          class P = scan_no_probe, bool W8 = false, bool VST = false>
 __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                                 int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                                 const float (&bv)[VR], const H *h0, E *h,
@@ -671,13 +617,8 @@ __device__ __forceinline__ void scan_lbs_finish(int64_t T, int64_t C, int revers
     probe.mark(1);
     /* phase 2 */
     constexpr int Q1 = SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q;
-    float x0;   /* the channel's carry */
-    if (SPEC > 0) {
-        scan_lb2_lookback<Q, W8, H, scan_cta, PART, P, SPEC, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
-        x0 = sm.carry[threadIdx.x % Cb];
-    } else {
-        x0 = scan_lb2_lookback1<Q, W8, H, scan_cta, PART, P, Q1>(C, Cb, lanes, G, tile, h0, st, sm, probe);
-    }
+    const float x0 = scan_lb2_lookback1<Q, W8, H, scan_cta, PART, P, Q1>(C, Cb, lanes, G, tile, h0, st, sm,
+                                                                          probe);   /* the channel's carry */
     probe.mark(2);
     scan_lbs_out<VS, VR, E, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h, st, sm, A, B, x0);
 }
@@ -702,7 +643,7 @@ __device__ __forceinline__ void scan_lbs_fold(int Cb, int lanes, const E *sa, co
 /* The three phases of a staged tile, its shared part at sa, sb ([lanes][VS][Cb], landed) and
  * its register part in av, bv. */
 template <int VS, int VR, int Q = SCAN_LB2_Q, bool PART = false, typename E, typename H,
-          class P = scan_no_probe, bool W8 = false, int SPEC = 0, bool VST = false>
+          class P = scan_no_probe, bool W8 = false, bool VST = false>
 __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse, int Cb, int lanes, int64_t G,
                                               int64_t tile, E *sa, E *sb, const float (&av)[VR],
                                               const float (&bv)[VR], const H *h0, E *h,
@@ -711,8 +652,8 @@ __device__ __forceinline__ void scan_lbs_tile(int64_t T, int64_t C, int reverse,
     /* phase 1: the thread's map over its VS + VR steps, the lane scan, the aggregate */
     float A, B;
     scan_lbs_fold<VS, VR>(Cb, lanes, sa, sb, av, bv, A, B);
-    scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, SPEC, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0,
-                                                              h, st, sm, A, B, probe);
+    scan_lbs_finish<VS, VR, Q, PART, E, H, P, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv, h0, h,
+                                                        st, sm, A, B, probe);
 }
 
 /* A staged tile's one read of a and b: its shared part staged (scan_lbs_stage), its register
@@ -735,12 +676,11 @@ __device__ __forceinline__ void scan_lbs_load(int64_t T, int64_t C, int reverse,
  * tiles of blocks that started before it, whatever the scheduler does, at the price of an L2
  * round trip before the loads can go out.
  * REV: the direction as a template argument (0 forward, 1 reversed) or -1, the argument
- * `reverse_`. Fixed, every step's time index folds to s or T - 1 - s at compile time: workbench
- * version 56 against 42 in the same runs, 89.1-90.3% of copy against 81.7% at (32, 2^22)
- * (42: 81.5-87.2% over the eight runs of 144c199's session) and 88.3% against 86.2% at
- * (1024, 2^20). The library fixes it for the plain scan's forward staged tiles only (kernels/scan.cu
- * says why not for the others; the bf16 forward kernel spills 4 bytes, the f32 ones none).
- * MINB: blocks an SM the registers are bounded for (2; the workbench tries 3 and 4).
+ * `reverse_`. Fixed, every step's time index folds to s or T - 1 - s at compile time (the
+ * workbench's version 56 against 42). The library fixes it for the plain scan's forward staged
+ * tiles only (kernels/scan.cu says why not for the others; the bf16 forward kernel spills 4
+ * bytes, the f32 ones none).
+ * MINB: blocks an SM the registers are bounded for (2; the workbench's version 64 tries 3).
  * VST: h written in 16-byte pieces of whole rows through shared memory (scan_lbs_out). */
 template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int Q = SCAN_LB2_Q,
           bool BIDX = true, bool PART = true, bool W8 = false, int MINB = 2, bool VST = false>
@@ -760,8 +700,8 @@ scan_lbs_kernel(int64_t T, int64_t C, int reverse_, int Cb, int lanes, int64_t G
     const long long tile = BIDX ? (long long)blockIdx.x : s_tile;   /* loaded, staged, the phases */
     float av[VR], bv[VR];
     scan_lbs_load<VS, VR, GOFF>(T, C, reverse, Cb, lanes, G, tile, a, b, sa, sb, av, bv);
-    scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8, 0, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av,
-                                                                    bv, h0, h, st, sm);
+    scan_lbs_tile<VS, VR, Q, PART, E, H, scan_no_probe, W8, VST>(T, C, reverse, Cb, lanes, G, tile, sa, sb, av, bv,
+                                                                 h0, h, st, sm);
 }
 
 /* ---- the rest of the scan's backward ------------------------------------------------------

@@ -72,7 +72,7 @@ logt_status scan_multi_run(scan_multi *m, int reverse, const int64_t *T, int64_t
 /* GPU p's context (its stream and cuBLAS handle) and NCCL communicator (an ncclComm_t of rank
  * p; NULL in a build without NCCL): for callers that queue their own work before and after
  * scan_multi_run on the same streams and exchange over the same communicators
- * (models/deer_multi.cu). */
+ * (quasi-DEER over several GPUs, models/deer/deer_multi.cu). */
 logt_ctx *scan_multi_ctx(scan_multi *m, int p);
 void *scan_multi_comm(scan_multi *m, int p);
 void scan_multi_destroy(scan_multi *m);

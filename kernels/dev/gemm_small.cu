@@ -1,14 +1,14 @@
 /* kernels/dev/gemm_small.cu — workbench for strict-fp32 GEMMs too small to fill the GPU: the
- * three products of an SRU layer at B = 32, T = 32, D = I = 512 (N = T·B = 1024 rows), where
- * issue 4's bar (10x faster than cuDNN's LSTM) was missed by 10% with cublasSgemm.
+ * three products of an SRU layer at B = 32, T = 32, D = I = 512 (N = T·B = 1024 rows), one
+ * point of experiments/sru-speed.
  *
  *   make dev && build/bin/gemm-small-dev [N D I]
  *
- * For each product (row-major, as models/sru_cuda.cu calls kernels/gemm.h):
+ * For each product (row-major, as models/sru/sru_cuda.cu calls kernels/gemm.h):
  *   fwd  G_k [N][D] = X [N][I] · W_k [D][I]^T, k = 0..2      (strided batch of 3)
  *   dW   dW [3D][I] = dG [N][3D]^T · X [N][I]                (sum over N rows)
  *   dx   dx [N][I]  = dG [N][3D] · W [3D][I] (+ dx)           (sum over 3D)
- * it times cublasSgemm(StridedBatched) (cuBLAS's own choice: the library's route today) and
+ * it times cublasSgemm(StridedBatched) (cuBLAS's own choice: the library's route) and
  * every algorithm cublasLt's heuristic offers for the same product (tile, split-K, stages),
  * each checked against the cublasSgemm result, then timed: median of 50 calls after 5.
  * Bound: 2·N·D·I·3 flops per product; the H200's fp32 FFMA peak is ~67 TFLOP/s, so
@@ -19,8 +19,8 @@
  * times, on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32), the shapes math = 3xtf32 makes
  * of dW and dx: the three products of split planes as one strided batch of 3 (what
  * logt_gemm_f32_3planes runs, before its sum of the three), and dW as one product over the
- * row-stacked planes (inner dimension 3N, models/sru_cuda.cu at N <= 4096). The operands are
- * random (a time, not a 3xtf32 result); each algorithm is checked against cuBLAS's own.
+ * row-stacked planes (inner dimension 3N). The operands are random (a time, not a 3xtf32
+ * result); each algorithm is checked against cuBLAS's own.
  */
 #include <cublasLt.h>
 #include <cublas_v2.h>

@@ -1,5 +1,5 @@
 /* workbench.cuh — what the workbenches that call the library share (kernels/dev/scan_multi.cu,
- * models/dev/deer_multi.cu): checks that end the program with the call's text and its error
+ * models/deer/dev/deer_multi.cu): checks that end the program with the call's text and its error
  * (CK: CUDA; OK: logt's message), inputs from a hash of (seed, global index), so that a piece
  * of a sequence on one GPU holds exactly its slice of the whole sequence on another, and the
  * median of the timed repeats, the provenance line. Define WORKBENCH (the program's name) before including. */

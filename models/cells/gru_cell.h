@@ -6,7 +6,7 @@
  *
  * xa: W x + b of the three gates, ra: R h_prev (ra_n with the recurrent bias bn added), each
  * `s` apart. Only the pointwise part lives here; the products stay with each model. Also
- * compiled for the device (LOGT_HD, lstm_cell.h) for deer's CUDA backward.
+ * compiled for the device (LOGT_HD, lstm_cell.h) for deer's CUDA code.
  */
 #ifndef LOGT_GRU_CELL_H
 #define LOGT_GRU_CELL_H

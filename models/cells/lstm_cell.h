@@ -7,7 +7,7 @@
  * The four gates of one unit lie `s` apart (a [4][s] block packed [i f g o], s = D in both
  * models): a[0] is i, a[s] f, a[2s] g, a[3s] o. Only the pointwise part lives here; the
  * matrix products around it (W x, R h, and their transposes) stay with each model. Also
- * compiled for the device (LOGT_HD) where deer's CUDA backward includes it.
+ * compiled for the device (LOGT_HD) where deer's CUDA code includes it.
  */
 #ifndef LOGT_LSTM_CELL_H
 #define LOGT_LSTM_CELL_H
@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 
-/* Compiled for the device too where a .cu file includes it (deer's CUDA backward). */
+/* Compiled for the device too where a .cu file includes it. */
 #ifndef LOGT_HD
 #ifdef __CUDACC__
 #define LOGT_HD __host__ __device__

@@ -1,59 +1,27 @@
 /* deer.h — nonlinear recurrences solved over the whole sequence by Newton's method (DEER,
  * Lim et al., ICLR 2024; quasi-DEER and the damped ELK step, Gonzalez et al., NeurIPS 2024).
  *
- * The cell h_t = f(h_{t-1}, x_t) is not evaluated step after step. Starting from a guess
- * H^0 of every h_t (zeros, or the previous call's solution with warm = on), iteration k
- * evaluates f and its Jacobian J_t = ∂f/∂h at every step at once (analytic Jacobians),
+ * From a guess H^0 of every h_t (zeros, or the previous call's solution with warm = on),
+ * iteration k evaluates the cell f and its analytic Jacobian J_t = ∂f/∂h at every step at once,
  *     F_t = f(H^k_{t-1}, x_t),   residual_k = max_t |H^k_t − F_t|,
  * stops when residual_k <= tol, and otherwise solves the linearised recurrence
  *     H^{k+1}_t = J_t H^{k+1}_{t-1} + (F_t − J_t H^k_{t-1}),   H_{-1} = h0,
- * a linear recurrence in (J_t, r_t) pairs that a parallel scan solves in O(log T) depth.
+ * by a parallel scan: O(T) work and O(log T) depth an iteration. mode = full keeps J_t
+ * (T·B·D² memory, refused before allocating when it would not fit), quasi its diagonal
+ * (O(T·B·D), the element-wise scan of kernels/scan.h), damped quasi with a Levenberg–Marquardt
+ * term λ Σ_t (h_t − H^k_t)² (a tridiagonal system per channel). No silent NaN: past max_iter,
+ * or not finite, the call fails or (on_fail = sequential) the sequential loop answers, and the
+ * report says so. Backward by the adjoint λ_t = dL/dh_t + J_{t+1}^T λ_{t+1} with the exact
+ * Jacobians (BPTT's gradients in every mode), then every step's parameter gradients from λ_t.
  *
- * Modes (knob mode):
- *   full     J_t as D×D matrices: Newton's method, quadratic convergence; T·B·D² memory,
- *            estimated before allocating and refused when it would not fit.
- *   quasi    diag(J_t) only: O(T·B·D) memory, the element-wise scan (kernels/scan.h);
- *            linear convergence, no better than the sequential loop's T steps in the worst
- *            case, but each iteration is cheap.
- *   damped   quasi with a Levenberg–Marquardt term (ELK): each channel's step minimises
- *            Σ_t (h_t − a_t h_{t-1} − b_t)² + λ Σ_t (h_t − H^k_t)², a tridiagonal system
- *            (on the cpu by the Thomas algorithm; on cuda in the associative form of
- *            deer_damped_chunked below: a scan of 2×2 maps, then two linear scans).
- *            λ starts at the knob lambda and halves after an iteration that lowers the
- *            residual, quadruples after one that raises it: stable where Newton diverges.
- * Failure: no silent NaN. When max_iter iterations end above tol, or an iterate is not
- * finite, the report says so (iterations, residual per iteration, non-finite count) and,
- * per the knob on_fail, the call fails (error, the default) or the sequential loop gives
- * the answer (sequential).
- *
- * Backward by the adjoint: with the converged H, the gradient is the reversed linear
- * recurrence λ_t = dL/dh_t + J_{t+1}^T λ_{t+1} with the exact Jacobians (in every mode, so
- * the gradients are BPTT's), then each step's parameter gradients from λ_t by the cell's
- * vector-Jacobian product, all steps independent. The CPU reference walks the reversed
- * recurrence step by step, computing J_{t+1}^T λ_{t+1} on the fly (O(D²) memory).
- *
- * Cells (cfg.cell), each with the parameter layout of flashrnn with one head, so the two
- * models' parameters can be exchanged: gru (the default; PyTorch's variant, W [3D][I],
+ * Cells (cfg.cell) in flashrnn's one-head parameter layout: gru (the default; W [3D][I],
  * R [1][D][3D], b [3D], bn [D]), lstm (W [4D][I], R [1][D][4D], b [4D]; its state is
- * s = [h; c], 2D wide, and the Newton iteration and its Jacobians are over s; h0 and c0)
- * and tanh (Elman: h_t = tanh(W x_t + b + h_{t-1} R), W [D][I], R [1][D][D], b [D]).
- *
- * Knobs: mode (full), tol (1e-10), max_iter (200), on_fail (error | sequential), lambda (1),
- * warm (off | on), r_scale (1: a factor on R's initialisation bound, for experiments on
- * strongly coupled, less contractive recurrences). The residual and tol are over the whole state (h and, lstm, c).
- *
- * Devices: cpu (deer.c, float64, a reference written to be read, every mode, forward and
- * backward) and cuda (deer_cuda.cu, f32 states): mode = quasi, mode = full (states up to
- * 64: the Jacobians and a chunked matrix scan in float64), the adjoint backward in both (the
- * reversed recurrence in λ by iterating a VJP of every step and a reversed element-wise
- * scan), and mode = damped (deer_cuda_damped.cu: the tridiagonal step as a chunked scan of
- * 2×2 maps and two kernels/scan calls, in fp32). Knob newton_kernel: persistent (the whole
- * solve in one cooperative kernel, two grid syncs an iteration; states of 1 to 4; quasi),
- * launches (an evaluation kernel and a kernels/scan call, or the damped step, per
- * iteration, any state), auto (the default: persistent where it applies). Knob solver =
- * launch | fused gives the two sequential baselines (one kernel launch per step; one
- * persistent kernel). tol defaults to 1e-5 on cuda (f32). Over a sequence split in time
- * across GPUs (mode = quasi, forward and backward): deer_multi.h.
+ * s = [h; c], 2D wide, h0 and c0) and tanh (h_t = tanh(W x_t + b + h_{t-1} R), W [D][I],
+ * R [1][D][D], b [D]). The residual and tol are over the whole state.
+ * Devices: cpu (deer.c, float64, every mode, forward and backward: the reference) and cuda
+ * (f32 states: deer_cuda.cu, deer_cuda_full.cu, deer_cuda_damped.cu, deer_cuda_backward.cu);
+ * over a sequence split in time across GPUs: deer_multi.h. The knobs, the routes and what
+ * they measure: experiments/deer-convergence and experiments/deer-speedup, Design notes.
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H

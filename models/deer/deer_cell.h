@@ -1,6 +1,6 @@
 /* deer_cell.h — deer's cells and their analytic Jacobians in float64 (deer_cell_eval of
  * deer.h), one definition for the CPU reference (deer.c) and the CUDA full-Newton
- * evaluation (deer_cuda.cu), which runs it on the device (LOGT_HD). */
+ * evaluation (deer_cuda_full.cu), which runs it on the device (LOGT_HD). */
 #ifndef LOGT_DEER_CELL_H
 #define LOGT_DEER_CELL_H
 

@@ -1,38 +1,26 @@
-/* deer_cuda.cu — the deer model's forward on CUDA (method in deer.h; the reference is deer.c),
- * f32, and the two sequential baselines every DEER speed number is compared with.
+/* deer_cuda.cu — deer's forward on CUDA (method in deer.h; the reference is deer.c), f32
+ * states: Newton (solver = newton) and the two sequential baselines every DEER speed number is
+ * compared with. mode = full with a state wider than 1 is deer_cuda_full.cu, mode = damped's
+ * step deer_cuda_damped.cu, the backward deer_cuda_backward.cu; what they share, deer_cuda.cuh.
  *
- * Newton (solver = newton, mode = quasi; full for a state of 1). W x_t comes from one GEMM
- * over all steps (strict fp32), unless G·D·I <= 256: then the kernels work it out themselves
- * (no GEMM launch, no WX pass; the baselines always read the GEMM's WX). Iteration k
- * evaluates F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1} and the residual
- * max |S_t − F_t| at every step, and, above tol, scans S' = scan(a, b) from s0. Two routes
- * (knob newton_kernel; auto takes the first where it applies):
- *   persistent  the whole solve in one cooperative kernel (states S <= 4, instantiated per
- *               cell and S): thread per (sequence, run of L steps), block per (group of
- *               sequences, chunk of time). Per iteration one walk over the thread's steps
- *               applies the last iteration's (a, b) to get S_t and evaluates the cell there
- *               (a, b, S written in place), composing the run's (a, b) on the way; a
- *               Hillis–Steele scan over the block's runs in shared memory; grid sync; every
- *               block reads the residual and stops or not, all alike; a warp per channel
- *               scans the blocks' aggregates into carries; grid sync. Two grid syncs and no
- *               host round trip per iteration; the residuals come back once, at the end.
+ * Newton iteration k evaluates F_t = f(S_{t-1}), a_t = diag J_t, b_t = F_t − a_t S_{t-1} and
+ * the residual max |S_t − F_t| at every step and, above tol, scans S' = scan(a, b) from s0:
+ * O(T·B·S) work and O(log T) depth an iteration. W x_t comes from one strict-fp32 GEMM over
+ * all steps, unless G·D·I <= XMAX: then the kernels work it out themselves (no GEMM launch,
+ * no WX pass; the baselines always read the GEMM's WX). Two routes (knob newton_kernel; auto
+ * takes the first where it applies):
+ *   persistent  the whole solve in one cooperative kernel (states S <= PS_MAX, instantiated
+ *               per cell and S): two grid syncs and no host round trip an iteration; the
+ *               residuals come back once, at the end (deer_newton_persistent_kernel).
  *   launches    per iteration an evaluation kernel (thread per (t, b), all its units; block
  *               maximum of the residual, one atomic per block) and kernels/scan over C = B·S
- *               channels; the residual comes to the host after every evaluation (a small
- *               copy and a stream synchronisation: the price of stopping on time).
- * Bounds, GRU, B = 16, D = 1, I = 4, T = 100000 (N = T·B = 1.6M): an iteration of the
- * persistent route reads x (26 MB), a, b and writes a, b, S (6.4 MB each): 58 MB, ~13 µs
- * at 4.3 TB/s if nothing stayed in the 50 MB L2, less as most of it does; two grid syncs,
- * a few µs; DEER needs 3 iterations there (4 evaluations): ~40-60 µs in all. The launches
- * route adds per iteration ~4 launches and a host round trip, ~30 µs (measured: 0.15 ms
- * for 4 iterations at T = 1000, where memory is nothing).
+ *               channels (mode = damped: the damped step instead); the residual comes to the
+ *               host after every evaluation (a small copy and a stream synchronisation: the
+ *               price of stopping on time).
  * Baselines: solver = launch, one kernel per step (thread per sequence, all of its units:
- *   what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
- *   block per sequence, thread per unit, the state in shared memory, a barrier per step.
- * Backward by the adjoint (deer_cuda_backward.cu): the reversed linear recurrence in
- * λ solved by iterating a VJP of every step and a reversed scan, then GEMMs.
- * mode = full with a state wider than 1: the whole Jacobians and a chunked matrix scan, in
- * float64 (below). Not built here: mode = damped. What the two files share: deer_cuda.cuh.
+ * what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
+ * block per sequence, thread per unit, the state in shared memory, a barrier per step.
+ * Bounds and times: experiments/deer-speedup/README.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,21 +65,8 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
     block_max_into(worst, sh, res);
 }
 
-/* The persistent route: the whole Newton solve in one cooperative launch (see the top). */
 #define PB 256          /* threads per block                                          */
 #define PS_MAX 4        /* the widest state instantiated                               */
-
-typedef struct newton_args {
-    int64_t T;
-    int B, I, Bb, lanes, nq, L, max_iter;   /* Bb sequences × lanes runs of L steps a block */
-    float tol;
-    const float *WX, *X, *W, *R, *bias, *bn, *s0;
-    const float *init; /* the first guess [N][S] (warm = on), NULL: zeros               */
-    float *St, *A, *Bv;
-    float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
-    float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
-    unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
-} newton_args;
 
 /* (a, b) of the later map after (a, b) of the earlier: s -> a2 (a1 s + b1) + b2. */
 __device__ __forceinline__ float2 after(float2 earlier, float2 later)
@@ -99,6 +74,13 @@ __device__ __forceinline__ float2 after(float2 earlier, float2 later)
     return make_float2(later.x * earlier.x, later.x * earlier.y + later.y);
 }
 
+/* The persistent route: the whole Newton solve in one cooperative launch. Thread per
+ * (sequence, run of L steps), block per (group of Bb sequences, chunk of time). Per iteration
+ * one walk over the thread's steps applies the last iteration's (a, b) to get S_t and
+ * evaluates the cell there (a, b, S written in place), composing the run's (a, b) on the way;
+ * a Hillis–Steele scan over the block's runs in shared memory; grid sync; every block reads
+ * the residual and stops or not, all alike; a warp per channel scans the blocks' aggregates
+ * into carries; grid sync. */
 template <deer_cell CELL, int S>
 __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args p)
 {
@@ -250,131 +232,6 @@ __global__ void deer_h_of_state_kernel(int64_t N, int D, int S, const float *St,
         h[i] = St[(i / D) * S + i % D];
 }
 
-/* ---- mode = full: Newton with the whole Jacobians, float64 ------------------------------
- * Per iteration: deer_full_eval_kernel, thread per (t, b): F_t and J_t [S][S] by deer_cell.h
- * on the device, b_t = F_t − J_t s_{t-1}, the residual; then the matrix scan
- * y_t = J_t y_{t-1} + b_t of each sequence in three passes over chunks of L steps:
- *   A  block per (chunk, sequence): the chunk's map, M = J_last ··· J_first and v (the chunk
- *      run from 0), M in shared memory, the products spread over the block's threads;
- *   B  block per sequence: the carries between chunks, one chunk after another (S² each);
- *   C  block per (chunk, sequence): the chunk rerun from its carry, y written as the iterate.
- * Work T·B·S³ per iteration (pass A), memory T·B·S² doubles (checked against free memory). */
-#define FULL_SMAX 64    /* the widest state (pass A keeps 2 S² doubles in shared memory) */
-#define FULL_WORK 256   /* the most gate values G·D (the cell's scratch, per thread)   */
-
-__global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
-                                      const float *WX, const float *X, const float *W,
-                                      const double *Rd, const double *bnd, const float *bias,
-                                      const float *s0, const float *St, double *J, double *rhs,
-                                      unsigned *res)
-{
-    __shared__ float sh[BLOCK / 32];
-    const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    float worst = 0.0f;
-    if (n < N) {
-        const int GD = gates_of(cell) * D;
-        double xa[FULL_WORK], sp[FULL_SMAX], f[FULL_SMAX], work[FULL_WORK];
-        for (int c = 0; c < GD; c++) {
-            double v = 0.0;
-            if (WX) v = WX[n * GD + c];
-            else
-                for (int i = 0; i < I; i++) v += (double)W[c * I + i] * X[n * I + i];
-            xa[c] = v + bias[c];
-        }
-        const float *spf = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
-        for (int j = 0; j < S; j++) sp[j] = spf[j];
-        double *Jn = J + n * S * S;
-        deer_cell_eval_hd(cell, D, Rd, bnd, xa, sp, f, Jn, NULL, work);
-        for (int i = 0; i < S; i++) {
-            double acc = f[i];
-            for (int mm = 0; mm < S; mm++) acc -= Jn[i * S + mm] * sp[mm];
-            rhs[n * S + i] = acc;
-            worst = worse(worst, fabsf(St[n * S + i] - (float)f[i]));
-        }
-    }
-    block_max_into(worst, sh, res);
-}
-
-/* Pass A: chunk blockIdx.y of sequence blockIdx.x. Shared memory: 2 S² + 2 S doubles. */
-__global__ void deer_full_chunk_kernel(int64_t T, int B, int S, int64_t L, const double *J,
-                                       const double *rhs, double *Mc, double *vc)
-{
-    extern __shared__ double smem[];
-    const int c = blockIdx.y, b = blockIdx.x, tid = threadIdx.x, bd = blockDim.x;
-    const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
-    double *M = smem, *M2 = M + S * S, *v = M2 + S * S, *v2 = v + S;
-    for (int e = tid; e < S * S; e += bd) M[e] = e / S == e % S ? 1.0 : 0.0;
-    for (int i = tid; i < S; i += bd) v[i] = 0.0;
-    __syncthreads();
-    for (int64_t t = t0; t < t1; t++) {
-        const double *Jt = J + (t * B + b) * S * S, *bt = rhs + (t * B + b) * S;
-        for (int e = tid; e < S * S; e += bd) {
-            const int i = e / S, k = e % S;
-            double acc = 0.0;
-            for (int mm = 0; mm < S; mm++) acc += Jt[i * S + mm] * M[mm * S + k];
-            M2[e] = acc;
-        }
-        for (int i = tid; i < S; i += bd) {
-            double acc = bt[i];
-            for (int mm = 0; mm < S; mm++) acc += Jt[i * S + mm] * v[mm];
-            v2[i] = acc;
-        }
-        __syncthreads();   /* every read of M, v before any write of the next step */
-        double *tm = M, *tv = v;
-        M = M2, M2 = tm, v = v2, v2 = tv;
-    }
-    const int64_t q = (int64_t)c * B + b;
-    for (int e = tid; e < S * S; e += bd) Mc[q * S * S + e] = M[e];
-    for (int i = tid; i < S; i += bd) vc[q * S + i] = v[i];
-}
-
-/* Pass B: sequence blockIdx.x, thread i < S: carry[c] = the state before chunk c. */
-__global__ void deer_full_carry_kernel(int P, int B, int S, const double *Mc, const double *vc,
-                                       const float *s0, double *carry)
-{
-    __shared__ double xs[2][FULL_SMAX];
-    const int b = blockIdx.x, i = threadIdx.x;
-    double *x = xs[0], *x2 = xs[1];
-    if (i < S) x[i] = s0[b * S + i];
-    __syncthreads();
-    for (int c = 0; c < P; c++) {
-        const int64_t q = (int64_t)c * B + b;
-        if (i < S) {
-            carry[q * S + i] = x[i];
-            double acc = vc[q * S + i];
-            for (int mm = 0; mm < S; mm++) acc += Mc[(q * S + i) * S + mm] * x[mm];
-            x2[i] = acc;
-        }
-        __syncthreads();
-        double *t = x;
-        x = x2, x2 = t;
-    }
-}
-
-/* Pass C: chunk blockIdx.y of sequence blockIdx.x rerun from its carry into the iterate Sy. */
-__global__ void deer_full_apply_kernel(int64_t T, int B, int S, int64_t L, const double *J,
-                                       const double *rhs, const double *carry, float *Sy)
-{
-    __shared__ double ys[2][FULL_SMAX];
-    const int c = blockIdx.y, b = blockIdx.x, i = threadIdx.x;
-    const int64_t t0 = c * L, t1 = t0 + L < T ? t0 + L : T;
-    double *y = ys[0], *y2 = ys[1];
-    if (i < S) y[i] = carry[((int64_t)c * B + b) * S + i];
-    __syncthreads();
-    for (int64_t t = t0; t < t1; t++) {
-        const int64_t n = t * B + b;
-        if (i < S) {
-            double acc = rhs[n * S + i];
-            for (int mm = 0; mm < S; mm++) acc += J[(n * S + i) * S + mm] * y[mm];
-            y2[i] = acc;
-            Sy[n * S + i] = (float)acc;
-        }
-        __syncthreads();
-        double *tt = y;
-        y = y2, y2 = tt;
-    }
-}
-
 /* ---- host ---------------------------------------------------------------------------------- */
 
 static logt_status scratch_of(deer_model *m, deer_cuda_scratch **out)
@@ -493,19 +350,15 @@ static logt_status newton_persistent(deer_model *m, logt_ctx *ctx, deer_cuda_scr
     return LOGT_OK;
 }
 
-/* The first iterate: the given guess (warm = on), else zeros. */
-static logt_status first_guess(cudaStream_t st, const float *init, float *Sx, int64_t n)
+logt_status deer_first_guess(cudaStream_t st, const float *init, float *Sx, int64_t n)
 {
     if (init) CUDA_TRY(cudaMemcpyAsync(Sx, init, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
     else CUDA_TRY(cudaMemsetAsync(Sx, 0, (size_t)n * sizeof(float), st));
     return LOGT_OK;
 }
 
-/* After evaluation k: read its residual (one small copy and a synchronisation) into the
- * report (and *residual unless NULL); 1 when Newton stops there (converged, not finite, or
- * max_iter reached). */
-static logt_status newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done,
-                                    float *residual)
+logt_status deer_newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done,
+                                  float *residual)
 {
     float r;
     LOGT_TRY(logt_cuda_read_max(ctx->stream, res, &r));
@@ -529,7 +382,7 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
     float *Sy = (float *)sc->s2.data;
     unsigned *res = (unsigned *)sc->res.data;
-    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
+    LOGT_TRY(deer_first_guess(st, a->init, *Sx, N * S));
     double lambda = m->lambda;
     float last = INFINITY;
     for (int k = 0;; k++) {
@@ -540,7 +393,7 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
         LAUNCH_TRY();
         int done;
         float r;
-        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, &r));
+        LOGT_TRY(deer_newton_step_done(m, ctx, res, k, &done, &r));
         if (done) return LOGT_OK;
         if (m->mode == DEER_DAMPED) {   /* the first step uses the knob's λ */
             if (k > 0) lambda = r > last ? lambda * 4.0 : lambda * 0.5;
@@ -554,73 +407,8 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
     }
 }
 
-/* mode = full with a state wider than 1: eval, then the three passes of the matrix scan, per
- * iteration, the residual checked on the host; *Sx ends at the last iterate (s or s2). */
-static logt_status newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc,
-                               const newton_args *a, float **Sx)
-{
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    const int64_t T = a->T, B = a->B, D = m->base.cfg.hidden_size, S = deer_state_size(m->cell, D);
-    const int64_t N = T * B, G = gates_of(m->cell);
-    int64_t P = (2 * logt_cuda_sm_count() + B - 1) / B;
-    P = P < 1 ? 1 : P > T ? T : P;
-    const int64_t L = (T + P - 1) / P;
-    P = (T + L - 1) / L;
-    /* memory: J and b, the chunks' maps, carries; refused before allocating when it would
-     * not fit in what the device has free */
-    const double need = 8.0 * ((double)N * S * S + (double)N * S + (double)P * B * (S * S + 2 * S));
-    size_t free_b = 0, total_b = 0;
-    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    const double have = (double)free_b + (double)(logt_tensor_bytes(&sc->J) + logt_tensor_bytes(&sc->rhs) +
-                                                  logt_tensor_bytes(&sc->mc) + logt_tensor_bytes(&sc->vc) +
-                                                  logt_tensor_bytes(&sc->cc));
-    if (need > 0.9 * have)
-        return LOGT_FAIL(LOGT_ENOMEM, "deer on cuda, mode = full: T·B·S² Jacobians in float64 need "
-                         "%.2f GiB (T = %lld, B = %lld, state %lld) and the GPU has %.2f GiB free. "
-                         "HINT: mode = quasi (O(T·B·S) memory), or a shorter T or smaller B",
-                         need / 1073741824.0, (long long)T, (long long)B, (long long)S,
-                         have / 1073741824.0);
-    LOGT_TRY(logt_tensor_reserve(&sc->J, LOGT_CUDA, LOGT_F64, N * S * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->rhs, LOGT_CUDA, LOGT_F64, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->mc, LOGT_CUDA, LOGT_F64, P * B * S * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->vc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->cc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_F64, D * G * D, NULL));
-    LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_F64, a->R, LOGT_F32, D * G * D));
-    if (a->bn) {
-        LOGT_TRY(logt_tensor_reserve(&sc->bnd, LOGT_CUDA, LOGT_F64, D, NULL));
-        LOGT_TRY(logt_cuda_convert(sc->bnd.data, LOGT_F64, a->bn, LOGT_F32, D));
-    }
-    LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
-    double *J = (double *)sc->J.data, *rhs = (double *)sc->rhs.data, *Mc = (double *)sc->mc.data;
-    double *vc = (double *)sc->vc.data, *cc = (double *)sc->cc.data;
-    const double *Rd = (const double *)sc->rd.data, *bnd = a->bn ? (const double *)sc->bnd.data : NULL;
-    float *Sy = (float *)sc->s2.data;
-    unsigned *res = (unsigned *)sc->res.data;
-    const size_t smem = (size_t)(2 * S * S + 2 * S) * sizeof(double);
-    CUDA_TRY(cudaFuncSetAttribute(deer_full_chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    LOGT_TRY(first_guess(st, a->init, *Sx, N * S));
-    for (int k = 0;; k++) {
-        CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
-        deer_full_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-            m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, Rd, bnd, a->bias, a->s0,
-            *Sx, J, rhs, res);
-        LAUNCH_TRY();
-        int done;
-        LOGT_TRY(newton_step_done(m, ctx, res, k, &done, NULL));
-        if (done) return LOGT_OK;
-        deer_full_chunk_kernel<<<dim3((unsigned)B, (unsigned)P), BLOCK, smem, st>>>(T, (int)B, (int)S, L, J,
-                                                                                rhs, Mc, vc);
-        LAUNCH_TRY();
-        deer_full_carry_kernel<<<(unsigned)B, FULL_SMAX, 0, st>>>((int)P, (int)B, (int)S, Mc, vc, a->s0, cc);
-        LAUNCH_TRY();
-        deer_full_apply_kernel<<<dim3((unsigned)B, (unsigned)P), FULL_SMAX, 0, st>>>(T, (int)B, (int)S, L, J,
-                                                                                 rhs, cc, Sy);
-        LAUNCH_TRY();
-        float *tmp = *Sx;
-        *Sx = Sy, Sy = tmp;
-    }
-}
+
+/* ---- the forward: its route, the solve, the baselines, the report ------------------------ */
 
 /* Peak device memory of the forward's own buffers (the scan's workspace aside), MiB. */
 static double scratch_mib(const deer_cuda_scratch *sc)
@@ -632,6 +420,128 @@ static double scratch_mib(const deer_cuda_scratch *sc)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
     return bytes / (1024.0 * 1024.0);
+}
+
+/* The Newton route, chosen before any work: a forced persistent route that does not apply
+ * fails here. */
+typedef struct newton_route {
+    int full;              /* mode = full with a state wider than 1: the matrix scan */
+    int persistent;        /* the persistent route applies and is taken              */
+    persistent_plan plan;  /* its grid                                               */
+} newton_route;
+
+static logt_status choose_route(const deer_model *m, int64_t T, int64_t B, int64_t S, newton_route *r)
+{
+    memset(&r->plan, 0, sizeof r->plan);
+    r->persistent = 0;
+    r->full = m->solver == 0 && m->mode == DEER_FULL && S > 1;
+    const int damped = m->solver == 0 && m->mode == DEER_DAMPED;   /* launches only */
+    if (damped && m->newton_kernel == 1)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: mode = damped runs on the launches route "
+                         "(an evaluation kernel and the damped step per iteration), not newton_kernel "
+                         "= persistent: use newton_kernel = launches (or auto)");
+    if (m->solver == 0 && m->newton_kernel != 2 && !r->full && !damped) {
+        logt_status s = plan_persistent(m->cell, T, B, S, &r->plan);
+        if (s != LOGT_OK && m->newton_kernel == 1) return s;
+        r->persistent = s == LOGT_OK;
+        if (!r->persistent) {   /* auto: the launches route instead, nothing left of the attempt */
+            logt_errclear();
+            (void)cudaGetLastError();
+        }
+    }
+    return LOGT_OK;
+}
+
+/* Newton by route r from the inputs in a; *Sx ends at the solution, which sc->s holds. Not
+ * converged: an error, or (on_fail = sequential) m->fell_back for the fused baseline. */
+static logt_status solve_newton(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc, const newton_route *r,
+                                newton_args a, float **Sx, int *warm)
+{
+    const int64_t T = a.T, B = a.B, N = T * B, S = deer_state_size(m->cell, m->base.cfg.hidden_size);
+    if (!r->full) {   /* the element-wise routes' gates and inputs (full keeps J and b in f64) */
+        LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
+        LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
+    }
+    if (!r->persistent || r->full) LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
+    a.St = *Sx, a.A = (float *)sc->a.data, a.Bv = (float *)sc->b.data;
+    /* warm = on: the first guess is the last solution of the same shape */
+    *warm = m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B;
+    a.init = *warm ? (const float *)m->prev.data : NULL;
+    if (r->full) LOGT_TRY(deer_newton_full(m, ctx, sc, &a, Sx));
+    else if (r->persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &r->plan, a));
+    else LOGT_TRY(newton_launches(m, ctx, sc, &a, Sx));
+    /* the solution may have ended in s2: keep the buffers' roles straight for next time */
+    if (*Sx != (float *)sc->s.data) {
+        logt_tensor t = sc->s;
+        sc->s = sc->s2, sc->s2 = t;
+    }
+    if (!m->converged) {
+        const double res = m->nres ? m->residual[m->nres - 1] : NAN;
+        if (!m->fallback)
+            return LOGT_FAIL(LOGT_ENUMERIC,
+                             "deer on cuda (mode %s) did not converge: residual %.3g after %d "
+                             "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
+                             "on_fail = sequential",
+                             deer_mode_name(m->mode), res, m->iterations, m->tol,
+                             isfinite(res) ? "" : "; the iterate is not finite");
+        m->fell_back = 1;
+    }
+    return LOGT_OK;
+}
+
+/* The sequential baselines into Sx [T][B][S] from WX [T][B][G·D]: solver = launch (1), one
+ * kernel per step; fused (2), one persistent kernel. */
+static logt_status run_sequential(const deer_model *m, cudaStream_t st, int sequential, int64_t T,
+                                  int64_t B, const float *WX, const float *R, const float *bias,
+                                  const float *bn, const float *s0, float *Sx)
+{
+    const int64_t D = m->base.cfg.hidden_size, S = deer_state_size(m->cell, D);
+    const int G = gates_of(m->cell);
+    if (sequential == 1) {
+        for (int64_t t = 0; t < T; t++) {
+            deer_step_kernel<<<(unsigned)((B + 127) / 128), 128, 0, st>>>(
+                m->cell, (int)B, (int)D, (int)S, WX + t * B * G * D, R, bias, bn,
+                t ? Sx + (t - 1) * B * S : s0, Sx + t * B * S);
+            LAUNCH_TRY();
+        }
+    } else if (sequential == 2) {
+        const int threads = (int)((D + 31) / 32 * 32);
+        deer_fused_kernel<<<(unsigned)B, threads, 2 * S * sizeof(float), st>>>(
+            m->cell, T, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx);
+        LAUNCH_TRY();
+    }
+    return LOGT_OK;
+}
+
+/* The run's report: the residuals as its trace, and the route, iterations and buffers. */
+static void report(deer_model *m, const deer_cuda_scratch *sc, const newton_route *r, int warm)
+{
+    const persistent_plan *pl = &r->plan;
+    const double first = m->nres ? m->residual[0] : NAN, last = m->nres ? m->residual[m->nres - 1] : NAN;
+    m->base.trace = m->residual, m->base.ntrace = m->nres;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+    if (m->solver)
+        snprintf(m->base.detail, sizeof m->base.detail, "sequential baseline %s; buffers %.1f MiB",
+                 m->solver == 1 ? "launch" : "fused", scratch_mib(sc));
+    else if (r->full)
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=full kernel=matrix-scan%s iterations=%d converged=%d fell_back=%d "
+                 "nonfinite=%d residual first=%.3g last=%.3g; buffers %.1f MiB", warm ? " warm" : "",
+                 m->iterations, m->converged, m->fell_back, m->nonfinite, first, last, scratch_mib(sc));
+    else if (r->persistent)
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
+                 "steps a block)%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
+                 "first=%.3g last=%.3g; buffers %.1f MiB",
+                 deer_mode_name(m->mode), pl->grid, pl->nq, (long long)(pl->grid / pl->nq), pl->Bb,
+                 pl->lanes, pl->L, warm ? " warm" : "", m->iterations, m->converged, m->fell_back,
+                 m->nonfinite, first, last, scratch_mib(sc));
+    else
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=%s kernel=launches%s iterations=%d converged=%d fell_back=%d nonfinite=%d "
+                 "residual first=%.3g last=%.3g; buffers %.1f MiB",
+                 deer_mode_name(m->mode), warm ? " warm" : "", m->iterations, m->converged,
+                 m->fell_back, m->nonfinite, first, last, scratch_mib(sc));
 }
 
 extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h,
@@ -652,25 +562,8 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: the fused sequential kernel has a thread "
                          "per unit, so at most D = 1024, not %lld: use solver = launch, or "
                          "on_fail = error", (long long)D);
-    /* the route first: a forced persistent route that does not apply fails before any work */
-    persistent_plan plan;
-    memset(&plan, 0, sizeof plan);
-    int persistent = 0;
-    const int full = m->solver == 0 && m->mode == DEER_FULL && S > 1;   /* the matrix scan */
-    const int damped = m->solver == 0 && m->mode == DEER_DAMPED;        /* launches only */
-    if (damped && m->newton_kernel == 1)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "deer on cuda: mode = damped runs on the launches route "
-                         "(an evaluation kernel and the damped step per iteration), not newton_kernel "
-                         "= persistent: use newton_kernel = launches (or auto)");
-    if (m->solver == 0 && m->newton_kernel != 2 && !full && !damped) {
-        logt_status s = plan_persistent(m->cell, T, B, S, &plan);
-        if (s != LOGT_OK && m->newton_kernel == 1) return s;
-        persistent = s == LOGT_OK;
-        if (!persistent) {   /* auto: the launches route instead, nothing left of the attempt */
-            logt_errclear();
-            (void)cudaGetLastError();
-        }
-    }
+    newton_route route;
+    LOGT_TRY(choose_route(m, T, B, S, &route));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
@@ -691,56 +584,18 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
 
     int sequential = m->solver, warm = 0;
     if (m->solver == 0) {   /* Newton */
-        if (!full) {   /* the element-wise routes' gates and inputs (full keeps J and b in f64) */
-            LOGT_TRY(logt_tensor_reserve(&sc->a, LOGT_CUDA, LOGT_F32, N * S, NULL));
-            LOGT_TRY(logt_tensor_reserve(&sc->b, LOGT_CUDA, LOGT_F32, N * S, NULL));
-        }
-        if (!persistent || full) LOGT_TRY(logt_tensor_reserve(&sc->s2, LOGT_CUDA, LOGT_F32, N * S, NULL));
         newton_args a;
         memset(&a, 0, sizeof a);
         a.T = T, a.B = (int)B, a.I = (int)I;
         a.WX = WX, a.X = X, a.W = Wt, a.R = R, a.bias = bias, a.bn = bn, a.s0 = s0;
-        a.St = Sx, a.A = (float *)sc->a.data, a.Bv = (float *)sc->b.data;
-        /* warm = on: the first guess is the last solution of the same shape */
-        warm = m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B;
-        a.init = warm ? (const float *)m->prev.data : NULL;
-        if (full) LOGT_TRY(newton_full(m, ctx, sc, &a, &Sx));
-        else if (persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &plan, a));
-        else LOGT_TRY(newton_launches(m, ctx, sc, &a, &Sx));
-        /* the solution may have ended in s2: keep the buffers' roles straight for next time */
-        if (Sx != (float *)sc->s.data) {
-            logt_tensor t = sc->s;
-            sc->s = sc->s2, sc->s2 = t;
-        }
-        if (!m->converged) {
-            const double r = m->nres ? m->residual[m->nres - 1] : NAN;
-            if (!m->fallback)
-                return LOGT_FAIL(LOGT_ENUMERIC,
-                                 "deer on cuda (mode %s) did not converge: residual %.3g after %d "
-                                 "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
-                                 "on_fail = sequential",
-                                 deer_mode_name(m->mode), r, m->iterations, m->tol,
-                                 isfinite(r) ? "" : "; the iterate is not finite");
-            sequential = 2, m->fell_back = 1;
-        }
+        LOGT_TRY(solve_newton(m, ctx, sc, &route, a, &Sx, &warm));
+        if (m->fell_back) sequential = 2;
     }
     if (sequential && !WX) {   /* Newton's fall-back after W x in the kernel: the GEMM now */
         LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
         WX = (const float *)sc->wx.data;
     }
-    if (sequential == 1) {
-        for (int64_t t = 0; t < T; t++) {
-            deer_step_kernel<<<(unsigned)((B + 127) / 128), 128, 0, st>>>(
-                m->cell, (int)B, (int)D, (int)S, WX + t * B * G * D, R, bias, bn,
-                t ? Sx + (t - 1) * B * S : s0, Sx + t * B * S);
-            LAUNCH_TRY();
-        }
-    } else if (sequential == 2) {
-        const int threads = (int)((D + 31) / 32 * 32);
-        deer_fused_kernel<<<(unsigned)B, threads, 2 * S * sizeof(float), st>>>(
-            m->cell, T, (int)B, (int)D, (int)S, WX, R, bias, bn, s0, Sx);
-        LAUNCH_TRY();
-    }
+    LOGT_TRY(run_sequential(m, st, sequential, T, B, WX, R, bias, bn, s0, Sx));
     if (S == D) {
         CUDA_TRY(cudaMemcpyAsync(h->data, Sx, (size_t)(N * D) * sizeof(float), cudaMemcpyDeviceToDevice, st));
     } else {
@@ -754,35 +609,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
         CUDA_TRY(cudaMemcpyAsync(m->prev.data, Sx, (size_t)(N * S) * sizeof(float),
                                  cudaMemcpyDeviceToDevice, st));
     }
-    m->base.trace = m->residual, m->base.ntrace = m->nres;
-    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
-    if (m->solver)
-        snprintf(m->base.detail, sizeof m->base.detail, "sequential baseline %s; buffers %.1f MiB",
-                 m->solver == 1 ? "launch" : "fused", scratch_mib(sc));
-    else if (full)
-        snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=full kernel=matrix-scan%s iterations=%d converged=%d fell_back=%d "
-                 "nonfinite=%d residual first=%.3g last=%.3g; buffers %.1f MiB", warm ? " warm" : "",
-                 m->iterations, m->converged, m->fell_back, m->nonfinite,
-                 m->nres ? m->residual[0] : NAN, m->nres ? m->residual[m->nres - 1] : NAN,
-                 scratch_mib(sc));
-    else if (persistent)
-        snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=%s kernel=persistent (grid %d = %d chunks x %lld groups, %d x %d runs of %d "
-                 "steps a block)%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual "
-                 "first=%.3g last=%.3g; buffers %.1f MiB",
-                 deer_mode_name(m->mode), plan.grid, plan.nq,
-                 (long long)(plan.grid / plan.nq), plan.Bb, plan.lanes, plan.L,
-                 warm ? " warm" : "", m->iterations,
-                 m->converged, m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
-                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
-    else
-        snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=%s kernel=launches%s iterations=%d converged=%d fell_back=%d nonfinite=%d "
-                 "residual first=%.3g last=%.3g; buffers %.1f MiB",
-                 deer_mode_name(m->mode), warm ? " warm" : "", m->iterations, m->converged,
-                 m->fell_back, m->nonfinite, m->nres ? m->residual[0] : NAN,
-                 m->nres ? m->residual[m->nres - 1] : NAN, scratch_mib(sc));
+    report(m, sc, &route, warm);
     return LOGT_OK;
 }
 

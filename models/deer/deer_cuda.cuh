@@ -1,6 +1,7 @@
-/* deer_cuda.cuh — what the forward (deer_cuda.cu) and the backward (deer_cuda_backward.cu) of
- * deer on CUDA share: the buffers kept between calls, the cells with the diagonal of their
- * Jacobian in fp32 (one unit of one sequence element at a time), W x_t, and the parameters. */
+/* deer_cuda.cuh — what deer's CUDA files share (the forward deer_cuda.cu and deer_cuda_full.cu,
+ * the damped step, the backward, deer_multi.cu): the buffers kept between calls, the Newton
+ * arguments, the cells with the diagonal of their Jacobian in fp32 (one unit of one sequence
+ * element at a time), W x_t, and the parameters. */
 #ifndef LOGT_DEER_CUDA_CUH
 #define LOGT_DEER_CUDA_CUH
 
@@ -42,6 +43,32 @@ typedef struct deer_cuda_scratch {
  * (NULL: zeros); out must not overlap a, b, g. Buffers in sc (dmaps, dcarry, dfb, dnc). */
 logt_status deer_damped_cuda(logt_ctx *ctx, deer_cuda_scratch *sc, int64_t T, int64_t C, float lambda,
                              const float *a, const float *b, const float *g, const float *s0, float *out);
+
+/* A Newton solve's arguments: the persistent kernel's, and what the host routes read. */
+typedef struct newton_args {
+    int64_t T;
+    int B, I, Bb, lanes, nq, L, max_iter;   /* Bb sequences × lanes runs of L steps a block */
+    float tol;
+    const float *WX, *X, *W, *R, *bias, *bn, *s0;
+    const float *init; /* the first guess [N][S] (warm = on), NULL: zeros               */
+    float *St, *A, *Bv;
+    float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
+    float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
+    unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
+} newton_args;
+
+/* deer_cuda.cu's Newton steps that deer_cuda_full.cu shares: the first iterate (the guess
+ * init, or zeros, into Sx [n]); and, after evaluation k, its residual read (one small copy and
+ * a synchronisation) into m's report (and *residual unless NULL), *done = 1 when Newton stops
+ * there (converged, not finite, or max_iter reached). */
+logt_status deer_first_guess(cudaStream_t st, const float *init, float *Sx, int64_t n);
+logt_status deer_newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *res, int k, int *done,
+                                  float *residual);
+/* mode = full with a state wider than 1 (deer_cuda_full.cu): per iteration the evaluation and
+ * the three passes of the matrix scan, the residual checked on the host; *Sx ends at the last
+ * iterate (sc->s or sc->s2), the report in m. */
+logt_status deer_newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc, const newton_args *a,
+                             float **Sx);
 
 /* ---- the cells, one unit j of one sequence element ------------------------------------------ */
 

@@ -24,9 +24,8 @@
  * (one VJP of the cell at λ_t, in float64) and the parameter gradients by GEMMs.
  * Per iteration a row reads λ_{t+1}, its coefficients, the diagonal, g and λ_t and writes the
  * scan's input, (G + 6)·D floats for the gru (16·D lstm, 6·D tanh), and makes about
- * 2·G·D² flops (R·P, P recomputed for each element of u, which is summed in a register). The
- * per-iteration VJP it replaced recomputed the cell's pre-activations twice, partly in
- * float64, and accumulated J^T λ in memory: G·D² read-modify-writes of global memory a row. */
+ * 2·G·D² flops (R·P, each element of u summed in a register): no read-modify-write of
+ * global memory (experiments/deer-speedup, Design notes). */
 
 /* Adds J_t^T λ_t to u [S] (unless u is NULL) for one sequence element (xa = W x_t without b,
  * sp = s_{t-1}, lam = λ_t); when dxa is not NULL also writes dL/d(W x_t + b) to dxa and

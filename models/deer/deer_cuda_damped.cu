@@ -17,7 +17,7 @@
  * Bounds, per channel and step: pass 1 reads a, b, g (12 bytes) once, pass 3 reads them again
  * and writes 3 floats, the scans move 3 floats each: about 60 bytes a step-channel, three
  * times an element-wise quasi step's scan. The arithmetic (a 2×2 product and a division a
- * step) is far below the H200's rate: the step is memory-bound. */
+ * step) is far below the GPU's arithmetic rate: the step is memory-bound. */
 #include <math.h>
 #include <string.h>
 

@@ -3,55 +3,29 @@
  * GRU, LSTM or tanh layer that trains on a sequence too long for one GPU.
  *
  * Piece p holds steps [T_0 + … + T_{p-1}, … + T_p) of every sequence: x as [T_p][B][I], the
- * states as [T_p][B][S] (S = D, or 2D for the lstm's [h; c]). The parameters are replicated:
- * every GPU holds them, and after a backward every GPU holds the whole gradient.
+ * states as [T_p][B][S] (S = D, or 2D for the lstm's [h; c]). The parameters are replicated,
+ * and after a backward every GPU holds the whole gradient. Per Newton iteration, from zeros:
+ *   1. boundary  piece p > 0 gets the iterate's last state of piece p-1 [B][S] (one NCCL
+ *                send/recv group, GPU p → p+1; piece 0 starts from s0 = [h0; c0]);
+ *   2. evaluate  every step of every piece: a_t = diag J_t, b_t = F_t − a_t s_{t-1} and the
+ *                piece's residual (deer_eval_kernel);
+ *   3. residual  the max over the pieces, taken on the host, which needs it anyway to decide
+ *                whether to scan; the stop rules are deer's;
+ *   4. linear    s^{k+1} = scan(a, b) from s0: one scan_multi_run (kernels/scan_multi.h).
+ * The backward has the same shape on the adjoint λ_t = g_t + J_{t+1}^T λ_{t+1} (λ of the next
+ * piece's first step passed back, a reversed scan), then each GPU's parameter-gradient GEMMs
+ * over its piece, summed by one ncclAllReduce; dh0 (dc0) on GPU 0.
+ * Traffic per iteration beyond the one-GPU solve: B·S floats per GPU boundary, the scan's
+ * 2·G·B·S-float exchange, G residual words; per backward also B·(G·D or I) floats once and
+ * one all-reduce of the parameters' size. The GPUs' results are the one-GPU deer's (mode =
+ * quasi, newton_kernel = launches) to fp32 rounding (tests/test_deer_multi.c); the float64
+ * CPU version runs the same pieces algorithm (the exchanges are copies) and equals
+ * deer_forward_cpu / deer_backward_cpu with mode = quasi to rounding.
  *
- * Forward, Newton iteration k (the iterate s^k starts at zeros):
- *   1. boundary  piece p > 0 gets the iterate's last state of piece p-1 [B][S] (the state
- *                its first step starts from; piece 0 starts from s0 = [h0; c0]): one NCCL
- *                send/recv group, GPU p → p+1 (a copy on the CPU).
- *   2. evaluate  every step of every piece at once: F_t = f(s^k_{t-1}, x_t), a_t = diag J_t,
- *                b_t = F_t − a_t s^k_{t-1}, and the piece's max |s^k_t − F_t|
- *                (deer_cuda.cu's deer_eval_kernel on each GPU).
- *   3. residual  the max over the pieces, read from each GPU and taken on the host: the host
- *                needs it anyway to decide whether to scan, so an ncclAllReduce would add a
- *                collective and still need a copy back. Stop at residual <= tol (converged)
- *                or when not finite or after max_iter iterations (an error, as deer's).
- *   4. linear    s^{k+1}_t = a_t s^{k+1}_{t-1} + b_t from s0: one scan_multi_run over the
- *                GPUs (kernels/scan_multi.h), C = B·S channels.
- * Backward by the adjoint (as deer_cuda_backward.cu): with the converged states, λ_t = dL/ds_t
- * solves λ_t = g_t + J_{t+1}^T λ_{t+1} (g: dL/dh on the h part). From λ = 0, iteration k:
- *   1. boundary  piece p < G-1 gets λ^k of the next piece's first step [B][S], GPU p+1 → p
- *                (once, before the first iteration, also the next piece's first W x or x rows:
- *                the VJP of step t+1 at the piece's end needs x_{t+1});
- *   2. VJP       every step: a_t = diag J_{t+1}, b_t = g_t + J_{t+1}^T λ^k_{t+1} − a_t λ^k_{t+1},
- *                the residual max |λ^k_t − g_t − J_{t+1}^T λ^k_{t+1}| (the last step of the
- *                last piece: a = 0, b = g);
- *   3. residual  the max over the pieces on the host, stop at tol · (the first residual,
- *                max |g|), or where fp32 rounding stops it falling (deer_cuda.cuh's rule);
- *   4. linear    λ^{k+1} = the reversed scan of (a, b): one scan_multi_run(reverse = 1).
- * Then every step's dL/d(W x + b), dL/d(h_{t-1} R) by the cell's VJP (each piece's first step
- * reads the previous piece's last state), each GPU's parameter-gradient GEMMs over its own
- * piece, summed over the GPUs by ncclAllReduce; dx per piece; dh0 (dc0) on GPU 0.
- *
- * Traffic per Newton iteration beyond the one-GPU solve: B·S floats per GPU boundary, the
- * scan's 2·G·B·S-float exchange, G residual words to the host. Per backward: the same per
- * adjoint iteration, B·(G·D or I) floats once, and one all-reduce of the parameters' size.
- *
- * The kernels and the stop rules are deer's, so the GPUs' results are the one-GPU deer's
- * (mode = quasi, newton_kernel = launches) up to the scan's order of composition: the same
- * iterations, h and every gradient to fp32 rounding (tests/test_deer_multi.c holds them to
- * it). The float64 CPU version below runs the same pieces algorithm (the exchanges are
- * copies, the linear step is scan_pieces_cpu) and equals deer_forward_cpu /
- * deer_backward_cpu with mode = quasi to rounding.
- *
- * Parameters: one flat array per device in deer's layout (deer.h): W [G·D][I], R [D][G·D],
- * b [G·D], then bn [D] for the gru (G = 3 gates gru, 4 lstm, 1 tanh); deer_multi_layout_of
- * gives the offsets.
- *
- *   CPU:  deer_multi_forward_cpu, deer_multi_backward_cpu (tests/test_deer_multi.c)
- *   GPUs: deer_multi_create(G) ... forward, backward ... destroy; timed in
- *         build/bin/deer-multi-dev (experiments/scan-multigpu/README.md)
+ * Parameters: one flat array per device in deer's layout: W [G·D][I], R [D][G·D], b [G·D],
+ * then bn [D] for the gru (G = 3 gates gru, 4 lstm, 1 tanh); deer_multi_layout_of gives the
+ * offsets. CPU: deer_multi_forward_cpu, deer_multi_backward_cpu; GPUs: deer_multi_create(G)
+ * ... forward, backward ... destroy, timed by build/bin/deer-multi-dev (models/deer/dev/).
  */
 #ifndef LOGT_DEER_MULTI_H
 #define LOGT_DEER_MULTI_H

@@ -23,11 +23,10 @@
  * The authors' TensorFlow code (eamartin/parallelizing_linear_rnns, layers.py) feeds h̃_t,
  * not h̃_{t-1}, to the gates; we follow the paper.
  *
- * Activations are kept as planes, one [T][B][D] block per gate, so that each plane is the
- * [T][C] array (C = B·D) that the scan takes.
- *
- * Devices: cpu (f64, gilr.c) and cuda (gilr_cuda.cu: fp32 arithmetic, parameters f32,
- * activations x, h and the states f32 or bf16; the planes inside are f32 either way).
+ * Activations are kept as planes, one [T][B][D] block per gate: each the [T][C] array
+ * (C = B·D) that the scan takes. Cost O(T·B·D·(I + D)) work, nothing sequential but the
+ * scans' O(log T) depth. Devices: cpu (f64, gilr.c) and cuda (gilr_cuda.cu: fp32 arithmetic,
+ * parameters f32, x, h and the states f32 or bf16; the planes inside are f32 either way).
  */
 #ifndef LOGT_GILR_H
 #define LOGT_GILR_H

@@ -2,55 +2,25 @@
  * steps (gilr.c) on the GPU, fp32 arithmetic. Shapes: T steps, B batch, I input, D hidden,
  * N = T·B rows, a "plane" is one [T][B][D] = [N][D] array, the [T][C] (C = B·D) of a scan.
  *
- * Forward (gilr-lstm; gilr is the surrogate part alone, its state written to h):
- *   S[k] = X · Ws_k^T, G[k] = X · W_k^T          two strided-batched GEMMs over all N rows
- *                                                 (2 and 4 planes; a single [6D][I] product
- *                                                 would need W next to Ws in the layout,
- *                                                 and bs sits between them)
- *   g, j = σ, tanh(S + bs);  b = (1−g)⊙j          fused pointwise, b into h̃ rows 1..T
- *   h̃ = scan(a = g, b) from h̃_{-1}                scan_cuda; h̃ lives in hs [T+1][B][D] whose
- *                                                 row 0 is h̃_{-1} (h0, or zeros), so rows
- *                                                 0..T-1 are h̃_{t-1} of every step t:
- *   G[k] += hs[0..T) · U_k^T                      ONE strided-batched GEMM, h0 term included
- *   i f z o = σ σ tanh σ(G + b);  c ← i⊙z         fused pointwise (activations in place)
- *   c = scan(a = f, b = i⊙z) from c0;  h = o⊙c    scan_cuda, then a pointwise pass
- * Backward, its mirror (dA [4][N][D] pre-activation gradients, dS reuses its planes 0-1):
- *   dA_o = dh⊙c⊙o(1−o), e = dh⊙o                  pointwise
- *   scan_backward_cuda(f, c0, c, e) → dL/df, dL/d(i⊙z), dc0
- *   dA_i, dA_f, dA_z                              pointwise
- *   dh̃[0..T) = Σ_k dA_k · U_k                     4 GEMMs accumulating (row t is dL/dh̃_{t-1};
- *                                                 a sum over planes is not one cuBLAS call)
- *   dW_k = dA_k^T X, dU_k = dA_k^T hs[0..T)       strided-batched, db by a column sum
- *   dx = Σ_k dA_k W_k                             4 GEMMs accumulating
- *   scan_backward_cuda(g, h̃_{-1}, h̃, dh̃[1..T]) → dS; pointwise; dWs, dbs, dx += Σ dS_k Ws_k
- *   dh0 = (a_0⊙g_0 from the scan) + dh̃ row 0
+ * gilr-lstm runs two GEMMs over all rows, a pointwise pass, the surrogate's scan, one GEMM
+ * for every step's U h̃_{t-1}, a pointwise pass, the cell's scan and h (the forward's
+ * diagram above gilr_lstm_forward_cuda; the backward, its mirror, above
+ * gilr_lstm_backward_cuda); gilr is the surrogate part alone, its state written to h.
  * Bias gradients: a two-pass column sum (blocks of 32 columns × 8 rows sum a chunk of rows
  * each, then one thread per column adds the chunks in order): deterministic, no atomics.
+ * Nothing steps through T except inside the scans.
  *
  * dtype: f32, or bf16 at the interface (x, h, dh, dx, h0, c0, dh0, dc0 are bf16, read and
  * written by the kernels that touch them). Inside, everything is f32: the GEMMs are fp32
  * (kernels/gemm.h) and so are the saved planes and the scans. bf16 x is converted once
  * into an f32 copy kept for backward, dx is accumulated in f32 and converted at the end.
  *
- * Bounds (per layer, fp32):
- *   gilr-lstm  GEMM flops forward 12·N·D·I + 8·N·D², backward 24·N·D·I + 16·N·D².
- *              Pointwise: forward moves 23 planes (5 + 9 + 3 in the fused kernels, 3 per
- *              scan), backward 37 (5 + 8 + 6 pointwise, 6 column sums, 6 per scan
- *              backward); plus the GEMMs' own plane traffic (~40 planes where K = I is small).
- *   gilr       GEMM flops forward 4·N·D·I, backward 8·N·D·I; pointwise 8 planes forward,
- *              14 backward (bf16 adds a conversion of x, h, dh and dx).
- * Martin & Cundy's Table 2 shape, b·T = N = 65536, D = 256, two layers (I = 4, then 256):
- *   a plane is N·D·4 = 67 MB; flops 1.06e11 (layer 1) + 2.58e11 (layer 2) = 3.6e11,
- *   7.3 ms at ~50 TFLOP/s fp32; pointwise 2 × 60 planes = 8.1 GB, 1.9 ms at ~4.3 TB/s, and
- *   ~2.7 GB (0.6 ms) of layer 1's memory-bound GEMMs (K = I = 4). Forward + backward
- *   ≈ 10 ms whatever the split of N into b and T (the scans move the same bytes; at
- *   B = 1, C = 256 is small and the scan takes its route for few channels). Nothing steps through T
- *   except inside the scans.
- * Memory: forward keeps 8 f32 planes per gilr-lstm layer (S 2, h̃ 1, G 4, c 1; gilr: 2),
- *   backward adds 5 (dA 4, dh̃ 1; gilr: 2), kept per layer and reused while the shape
- *   holds, freed by destroy. At T = 65536, B = 64, D = 256 a plane is 4 GiB: two
- *   gilr-lstm layers and the net's own h, dh buffers are ~31 planes, ~124 GiB.
- * The reference is gilr_forward_cpu / gilr_lstm_forward_cpu and their backward in gilr.c.
+ * Cost per gilr-lstm layer: GEMM flops forward 12·N·D·I + 8·N·D², backward twice that;
+ * pointwise 23 planes moved forward, 37 backward (gilr: 4·N·D·I flops and 8 planes forward,
+ * twice the flops and 14 planes backward). Memory: forward keeps 8 f32 planes a gilr-lstm
+ * layer (S 2, h̃ 1, G 4, c 1; gilr: 2), backward adds 5 (dA 4, dh̃ 1; gilr: 2), reused while
+ * the shape holds. The bounds at Martin & Cundy's shape: experiments/gilr-vs-lstm/README.md,
+ * Design notes.
  */
 #include <cuda_bf16.h>
 #include <stdio.h>
@@ -333,8 +303,8 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
 /* dW_k [D][I] = dP_k^T · X over the K planes dP [K][N][D], X [N][I]: a sum over all N = T·B
  * rows. When D·I is small (Martin & Cundy's first layer reads I = 4 features; the recurrent
  * weights U are D × D) the product has few outputs, which cuBLAS alone spreads over few SMs
- * however long N is: logt_gemm_f32_tn_long cuts the rows into chunks then. (U's gradient as
- * one cuBLAS product was 65 of a training step's 107 ms at T = 65536, B = 32, D = 64.) */
+ * however long N is: logt_gemm_f32_tn_long cuts the rows into chunks then (experiments/
+ * gilr-vs-lstm, Design notes). */
 static logt_status wgrad(logt_ctx *ctx, int64_t N, int64_t D, int64_t I, int64_t K, const float *dP,
                          const float *X, float *dW)
 {
@@ -498,6 +468,18 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
 
 /* ---- gilr-lstm ---------------------------------------------------------------------------- */
 
+/* Forward (gilr-lstm; gilr is the surrogate part alone, its state written to h):
+ *   S[k] = X · Ws_k^T, G[k] = X · W_k^T          two strided-batched GEMMs over all N rows
+ *                                                 (2 and 4 planes; a single [6D][I] product
+ *                                                 would need W next to Ws in the layout,
+ *                                                 and bs sits between them)
+ *   g, j = σ, tanh(S + bs);  b = (1−g)⊙j          fused pointwise, b into h̃ rows 1..T
+ *   h̃ = scan(a = g, b) from h̃_{-1}                scan_cuda; h̃ lives in hs [T+1][B][D] whose
+ *                                                 row 0 is h̃_{-1} (h0, or zeros), so rows
+ *                                                 0..T-1 are h̃_{t-1} of every step t:
+ *   G[k] += hs[0..T) · U_k^T                      ONE strided-batched GEMM, h0 term included
+ *   i f z o = σ σ tanh σ(G + b);  c ← i⊙z         fused pointwise (activations in place)
+ *   c = scan(a = f, b = i⊙z) from c0;  h = o⊙c    scan_cuda, then a pointwise pass */
 extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h,
                                               logt_ctx *ctx)
 {
@@ -544,6 +526,16 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     return LOGT_OK;
 }
 
+/* Backward, its mirror (dA [4][N][D] pre-activation gradients, dS reuses its planes 0-1):
+ *   dA_o = dh⊙c⊙o(1−o), e = dh⊙o                  pointwise
+ *   scan_backward_cuda(f, c0, c, e) → dL/df, dL/d(i⊙z), dc0
+ *   dA_i, dA_f, dA_z                              pointwise
+ *   dh̃[0..T) = Σ_k dA_k · U_k                     4 GEMMs accumulating (row t is dL/dh̃_{t-1};
+ *                                                 a sum over planes is not one cuBLAS call)
+ *   dW_k = dA_k^T X, dU_k = dA_k^T hs[0..T)       strided-batched, db by a column sum
+ *   dx = Σ_k dA_k W_k                             4 GEMMs accumulating
+ *   scan_backward_cuda(g, h̃_{-1}, h̃, dh̃[1..T]) → dS; pointwise; dWs, dbs, dx += Σ dS_k Ws_k
+ *   dh0 = (a_0⊙g_0 from the scan) + dh̃ row 0 */
 extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor *dh,
                                                logt_tensor *dx, logt_ctx *ctx)
 {

@@ -21,12 +21,8 @@
  *   T = 1024: forward 155 GFLOP, backward 309 GFLOP, but each step is only 75 MFLOP
  *   on 9.4 MB of R, so the steps are latency-bound, not flop-bound.
  *   Memory kept by forward: gates + c, 20·T·B·D bytes; backward adds dG, 16·T·B·D bytes.
- * Measured on an H200 (results/lstm-vs-cudnn-h200.h5), D = I = 768, B = 16, T = 1024:
- * forward 23.5 ms, forward + backward 48.4 ms; cuDNN's STANDARD algorithm 20.9 and 50.2 ms. At B = 16,
- * D = 128 cuBLAS's own choice of kernel for the step GEMMs is ~5x slower than its
- * best (forward 26 vs 5 µs, backward 53 vs 9 µs, timed through cublasLt), so lstm
- * takes 30 ms forward there against STANDARD's 10: picking the cublasLt algorithm
- * by timing would fix it (it needs -lcublasLt at link time).
+ * The step GEMMs take cuBLAS's own choice of kernel, which at small B·D is not its fastest
+ * (experiments/lstm-vs-cudnn, Design notes).
  * The reference is lstm_forward_cpu / lstm_backward_cpu in lstm.c.
  */
 #include <stdlib.h>

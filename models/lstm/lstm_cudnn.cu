@@ -14,28 +14,8 @@
  *   bf16              BFLOAT16, FLOAT, TENSOR_OP_MATH, else DEFAULT_MATH if cuDNN refuses it
  *                     (cuDNN's RNNs take bf16 from 9.13; math precision FLOAT as in PyTorch)
  *
- * Weights: cudnnGetRNNWeightParams locates, in cuDNN's weight space, linLayerID 0-3
- * (W of gates i f g o, row-major [D][I]) and 4-7 (R, [D][D]) and their biases. Every
- * forward copies logt's W, R, b into it (the optimizer updates logt's buffer; bf16
- * rounds here). Backward zeroes the gradient space, runs BackwardData then
- * BackwardWeights (WGRAD_MODE_ADD, the only mode), and maps dW, dR and db back.
- * db is the input bias's gradient alone: cuDNN's recurrent-bias gradient is the
- * same sum, but that bias is a constant zero, not a parameter.
- *
- * algo=auto times one forward and one training step (forward + backward, after a
- * warm-up step) of each of PERSIST_STATIC_SMALL_H, PERSIST_STATIC and STANDARD that
- * cuDNN accepts for the shape, at the first forward of each (T, B): the order of
- * preference alone misleads (on an H200, B = 64, D = 256: PERSIST_STATIC 4x slower than
- * STANDARD). Forwards run the fastest forward until the first backward, which switches
- * to the fastest training step for good (running that forward again first, for its
- * reserve space: its h is recomputed, within the algorithms' difference, ~1e-5), so that
- * an inference and a training benchmark each get cuDNN's best (at D = 768, T = 1024,
- * B = 16 in bf16 on an H200 they differed: a STANDARD forward, a PERSIST_STATIC training
- * step; experiments/flashrnn-headdim). The two math types
- * of bf16 and of tf32, and with math = fastest in f32 those of fp32 and tf32, are chosen
- * between the same way.
- * Measured on the H200 against the f64 reference, STANDARD's h is within ~3e-7;
- * both persistent algorithms within ~1.2e-5 (they are less exact, not wrong).
+ * Every forward copies logt's W, R, b into cuDNN's weight space (copy_params); backward maps
+ * the gradients back. algo=auto and the math types are chosen by timing (choose).
  * m->base.impl records what ran.
  */
 #include <cuda_bf16.h>
@@ -201,7 +181,13 @@ static logt_status expect_block(cudnnTensorDescriptor_t t, int rows, int cols, i
     return LOGT_OK;
 }
 
-/* Copy logt's W, R, b into cuDNN's space (to_space) or its gradients back. */
+/* Copy logt's W, R, b into cuDNN's space (to_space) or its gradients back. cudnnGetRNNWeightParams
+ * located, in cuDNN's weight space, linLayerID 0-3 (W of gates i f g o, row-major [D][I]) and
+ * 4-7 (R, [D][D]) and their biases. Every forward copies logt's parameters in (the optimizer
+ * updates logt's buffer; bf16 rounds here). Backward zeroes the gradient space, runs
+ * BackwardData then BackwardWeights (WGRAD_MODE_ADD, the only mode), and maps dW, dR and db
+ * back: db is the input bias's gradient alone, since cuDNN's recurrent bias is a constant
+ * zero, not a parameter (its gradient is the same sum). */
 static logt_status copy_params(lstm_cudnn_model *m, rnn_state *s, const logt_tensor *flat,
                                void *space, int to_space, cudaStream_t st)
 {
@@ -329,7 +315,7 @@ static logt_status set_shape(lstm_cudnn_model *m, rnn_state *s, int T, int B, cu
     LAUNCH_TRY();
     cudnnStatus_t ds = cudnnSetRNNDataDescriptor(s->xd, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED,
                                                  T, B, I, s->seq_h, NULL);
-    if (ds == CUDNN_STATUS_NOT_SUPPORTED)   /* cuDNN 9.14 on an H200: T = 65536 refused here */
+    if (ds == CUDNN_STATUS_NOT_SUPPORTED)   /* a T beyond this cuDNN's limit is refused here */
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "cuDNN refused a sequence of T = %d steps (batch %d, input "
                          "%d): cudnnSetRNNDataDescriptor returned NOT_SUPPORTED, whatever the "
                          "algorithm. HINT: cuDNN 9.14 took T = 16384 and refused 65536; use a "
@@ -428,7 +414,16 @@ static logt_status trial(lstm_cudnn_model *m, rnn_state *s, int c, const void *x
 
 /* Pick the candidates for this shape: the only one, or among those cuDNN accepts (auto,
  * the math types) the fastest forward and the fastest training step. Ends set up with the
- * one forwards use now. */
+ * one forwards use now. algo=auto times one forward and one training step (after a warm-up
+ * step) of each of PERSIST_STATIC_SMALL_H, PERSIST_STATIC and STANDARD that cuDNN accepts, at
+ * the first forward of each (T, B): cuDNN's order of preference alone misleads. Forwards run
+ * the fastest forward until the first backward, which switches to the fastest training step
+ * for good (running that forward again first, for its reserve space: its h is recomputed,
+ * within the algorithms' difference), so that an inference and a training benchmark each get
+ * cuDNN's best where the two differ. The two math types of bf16 and of tf32, and with math =
+ * fastest in f32 those of fp32 and tf32, are chosen between the same way. The persistent
+ * algorithms are less exact than STANDARD, not wrong (experiments/lstm-vs-cudnn, Design
+ * notes). */
 static logt_status choose(lstm_cudnn_model *m, rnn_state *s, const void *x, void *y,
                           cudaStream_t st)
 {

@@ -1,7 +1,7 @@
 /* sru.h — the Simple Recurrent Unit (Lei, Zhang, Wang, Dai & Artzi, "Simple Recurrent Units
  * for Highly Parallelizable Recurrence", EMNLP 2018, arXiv 1709.02755): every weight
  * multiplies the input only, so one product covers all T steps; what is left across time is
- * element-wise. The EMNLP form (paper §2, the SRU equations):
+ * element-wise: O(T·B·D·I) work of which O(T·B·D) is sequential. The EMNLP form (paper §2):
  *
  *   z_t = W x_t                                        the candidate ("W x_t" in the paper)
  *   f_t = σ(W_f x_t + v_f ⊙ c_{t-1} + b_f)            forget gate
@@ -9,63 +9,23 @@
  *   c_t = f_t ⊙ c_{t-1} + (1 − f_t) ⊙ z_t
  *   h_t = r_t ⊙ c_t + (1 − r_t) ⊙ α x'_t               x'_t = x_t when I == D, else W_p x_t
  *
- * Knobs (values checked in layout, the error names the valid ones):
- *   v = on | zero           on (default): the EMNLP 2018 form. zero: the 2017 form, v ≡ 0,
- *                           no v parameters; c_t is then a linear recurrence in c.
- *   route = auto | loop | scan
- *                           how c is computed: loop walks t with both gates per step; scan
- *                           (v = zero only) makes f of every step at once and runs the
- *                           shared linear scan (kernels/scan.h) with a = f, b = (1 − f) ⊙ z.
- *                           auto = scan when v = zero, else loop. loop exists to test scan.
- *   route = newton          (v = on) c by Newton's method over the whole sequence: the
- *                           recurrence c_t = g_t(c_{t-1}) is element-wise, so its Jacobian is
- *                           exactly diagonal, g' = f + f(1 − f) v_f (c_{t-1} − z), and each
- *                           iteration is one evaluation and one linear scan: exact Newton at
- *                           quasi-DEER's cost. Stops at max |c_t − g(c_{t-1})| <= 1e-12
- *                           (cpu, f64) or 1e-6 of max(1, max |c|) (cuda, f32; or where
- *                           rounding stops the residual falling, under 1e-4 of it), at most
- *                           64 evaluations (else an
- *                           error naming the residual); the residual per evaluation is the
- *                           run's newton_residual. The backward is the loop route's, on the
- *                           solved c.
- *   highway_scale = off | sqrt3 | a positive number
- *                           α above. off (default) is α = 1. √3 is the scaling correction
- *                           for a highway bias initialised at 0 as the authors' code has it
- *                           (the paper's own text on it, §3.2, was not checked here): their code (asappresearch/sru,
- *                           sru/modules.py: scale_x = √(1 + 2·exp(highway_bias)), rescale =
- *                           True by default) applies it to x when I == D and, when I != D,
- *                           folds it into W_p's initial values. We apply α at run time in
- *                           both cases, as the paper writes it: the same at initialisation,
- *                           one multiply per element, and one formula for both shapes.
- *   math = fp32 | tf32 | 3xtf32
- *                           the GEMMs of the cuda path (the input GEMM forward, the dW and dx
- *                           GEMMs backward): fp32 (default) is strict fp32 (cublasSgemm); tf32
- *                           runs them on TF32 tensor cores (10-bit mantissa inputs, fp32
- *                           accumulation); 3xtf32 runs each as three TF32 products of the
- *                           operands split into high and low TF32 parts (kernels/gemm.h:
- *                           fp32's accuracy on tensor cores). The cpu reference is f64 and
- *                           takes fp32 only.
+ * Knobs (checked in sru_parse_knobs; each in full in experiments/sru-speed/README.md, Design
+ * notes): v = on | zero (zero: the 2017 form, v ≡ 0, c a linear recurrence); route = auto |
+ * loop | scan | newton (c by the loop over t, by the shared linear scan when v = zero, or by
+ * Newton over the sequence, whose Jacobian is exactly diagonal); highway_scale = off | sqrt3 |
+ * a number (α, default 1); math = fp32 | tf32 | 3xtf32 (the cuda GEMMs).
  *
  * Parameters, in this order (W and Wp adjacent: [W; Wp] is one [4D][I] matrix, one GEMM):
  *   W  [3D][I]  rows 0..D-1 W (candidate z), D..2D-1 W_f, 2D..3D-1 W_r (the authors' U order)
  *   Wp [D][I]   only when I != D: the projection of x on the highway path (a parameter)
- *   v  [2D]     only when v = on: v_f then v_r
+ *   v  [2D]     only when v = on: v_f then v_r (uniform ±√(3/2), the authors' choice)
  *   b  [2D]     b_f then b_r
- * Initialisation: W, Wp, b uniform ±1/√D like every logt model (the authors: W ±√(3/I),
- * gate rows × √½, b = 0). v uniform ±√(3/2), the authors' choice (variance ½, independent of
- * D: it multiplies one scalar of c, not a sum over D).
- *
- * State: SRU's recurrent state is c alone (h never feeds back), so nstate = 1 and the
- * model.h slot h0 holds c_{-1}; dh0 receives dL/dc_{-1}. A cell state c0 is refused.
- *
- * Dtypes: cpu f64. cuda: activations x, h (and dh, dx, h0, dh0) f32 or bf16; parameters,
- * the planes, c and all arithmetic fp32.
- *
- * Activations are kept as planes [K][T·B][D] (z, f, r, and W_p x when I != D), so each plane
- * is the [T][C] array (C = B·D) the scan takes. On the cpu f and r are kept activated. On
- * cuda (sru_cuda.cu) the planes hold what the GEMM wrote (W_f x, W_r x, without b and v),
- * and backward recomputes σ from them and c: two fewer arrays written by forward; on the scan
- * route the f plane is overwritten by the activated f, the scan's a.
+ * State: c alone (h never feeds back), so nstate = 1 and the model.h slot h0 holds c_{-1};
+ * dh0 receives dL/dc_{-1}; a cell state c0 is refused. Dtypes: cpu f64; cuda x, h (dh, dx,
+ * h0, dh0) f32 or bf16, parameters, planes, c and all arithmetic fp32. Activations are kept as
+ * planes [K][T·B][D] (z, f, r, and W_p x when I != D), each the [T][C] array (C = B·D) the
+ * scan takes: f and r activated on the cpu; on cuda what the GEMM wrote (backward recomputes
+ * σ from them and c), the f plane activated in place on the scan route.
  */
 #ifndef LOGT_SRU_H
 #define LOGT_SRU_H

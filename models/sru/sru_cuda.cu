@@ -1,55 +1,29 @@
-/* sru_cuda.cu — the SRU layer on CUDA (equations and knobs in sru.h): one GEMM for every gate
- * of every step, then element-wise work over time. Activations x, h of dtype f32 or bf16;
- * parameters, planes, c and all arithmetic fp32.
+/* sru_cuda.cu — the SRU layer's forward on CUDA (equations and knobs in sru.h; the reference
+ * is sru_forward_cpu in sru.c; the backward is sru_cuda_backward.cu; what both share,
+ * sru_cuda.cuh). One GEMM for every gate of every step, then element-wise work over time.
+ * Activations x, h of dtype f32 or bf16; parameters, planes, c and all arithmetic fp32.
  *
- * Shapes: T steps, B batch, D hidden, I input, N = T·B rows, K = 3 planes (I == D) or 4
- * (I != D: W_p x too), C = B·D channels. Row-major, time-major.
- *
- * Forward:
  *   G[k][N][D] = X[N][I] · Wk^T, k < K         one cuBLAS call (strided-batched over the K row
  *                                              blocks of [W; Wp], X shared: stride 0)
  *   loop route (v on, or route = loop):        sru_forward_kernel: thread per channel (b, d)
- *     walks t with the loads of the next UNROLL = 8 steps issued before the math of the
- *     current 8 (two batches in registers), and computes f, r
- *     (from W x + v·c_{t-1} + b), c_t, h_t. It writes c and h only: backward recomputes f and r
- *     from G and c.
+ *     walks t with the loads of the next UNROLL steps issued before the math of the current
+ *     UNROLL (two batches in registers), and computes f, r (from W x + v·c_{t-1} + b), c_t,
+ *     h_t. It writes c and h only: backward recomputes f and r from G and c.
  *   scan route (v = zero):                     f = σ(W_f x + b_f) for all steps (in place in
  *     G's f plane) and (1 − f)·z; scan_cuda for c (kernels/scan.h); then h element-wise.
- * Backward:
- *   loop route: sru_backward_kernel, thread per channel walking t down, carrying dL/dc; writes
- *     dG[N][K·D] = dL/d(z, pre f, pre r, W_p x) and the highway's direct dx term, and sums
- *     dv, db over t in registers: one write per channel into part[4][B][D], then
- *     sru_sum_batch_kernel sums over B (no atomics).
- *   scan route: element-wise dL/dc through h, scan_backward_cuda, element-wise gate
- *     gradients; db = dG^T·1 by one cublasSgemv.
- *   d[W; Wp] = dG^T · X   one GEMM over the whole sequence;   dX = dG · [W; Wp] (+ the direct term
- *   when I == D)           one GEMM.
+ *   route = newton (v on):                     c by Newton over the sequence, an evaluation
+ *     and a scan_cuda an iteration; then h element-wise.
+ * Cost: the GEMM 2·N·K·D·I flops; the loop kernel sru_recurrence_bytes (sru.h), 24·N·D bytes
+ * (f32, I == D) and ~30 flops an element (memory-bound), with a depth of T/UNROLL DRAM round
+ * trips however small B·D. Memory kept by forward: planes K·N·D + c N·D fp32 (+ x in f32 for
+ * bf16). Bounds at the acceptance shape: experiments/sru-speed/README.md, Design notes.
  * bf16: x is converted to an f32 scratch once per forward (kept for backward's dW GEMM), and
  * the f32 GEMMs of kernels/gemm.h run on it: products of bf16 x with f32 W, in fp32 (or TF32).
- * dx is made in an f32 scratch, then rounded to bf16. math = tf32 sets CUBLAS_TF32_TENSOR_OP_MATH
- * on the handle around each of the three GEMMs and restores the handle's mode after; math =
- * 3xtf32 makes each GEMM three TF32 products of split operands (kernels/gemm.h).
- *
- * Bounds (bytes of fp32 4, bf16 2; H200: ~4.3 TB/s copy, ~50 TFLOP/s strict fp32, ~400 TF32).
- *   GEMMs:  forward 2·N·K·D·I flops, backward twice that. At the issue's shape D = I = 768,
- *           B = 16, T = 1024 (N = 16384, N·D = 12.6 M, K = 3): 58 + 116 = 174 GFLOP: 3.5 ms in
- *           strict fp32 (above the 3.0 ms target whatever the rest does), ~0.45 ms in TF32.
- *           Their operands move ~0.65 GB (X, G, dG, dX): ~0.15 ms.
- *   forward loop kernel: sru_recurrence_bytes (sru.h): 24·N·D bytes (f32, I == D): read z,
- *           W_f x, W_r x, x; write c, h. 302 MB there: 70 µs. ~30 flops per element (two
- *           sigmoids, ten FMAs): 0.4 GFLOP, 8 µs: memory-bound by 10x.
- *   backward loop kernel: read z, W_f x, W_r x, c, x', dh, write 3 (K) gradient planes and the
- *           direct dx: 40·N·D bytes (f32, I == D), 503 MB there: 117 µs.
- *   depth:  each thread walks T steps; the loads of UNROLL = 8 steps share one DRAM round trip
- *           (~0.7 µs), so ~T/8 · 0.7 µs (90 µs at T = 1024) however small B·D: at B·D = 12288
- *           the loop kernels are latency-bound, at B·D >= 65536 and long T bandwidth-bound.
- *   So at the issue's shape: ~3.9 ms strict fp32, ~0.8 ms with math = tf32 (floors, not
- *   measurements). Memory kept by forward: planes K·N·D + c N·D fp32 (+ x in f32 for bf16);
- *   backward adds dG K·N·D fp32 (+ 2·N·D on the scan route).
- * The reference is sru_forward_cpu / sru_backward_cpu in sru.c.
+ * math = tf32 sets CUBLAS_TF32_TENSOR_OP_MATH on the handle around each GEMM and restores the
+ * handle's mode after; math = 3xtf32 makes each GEMM three TF32 products of split operands
+ * (kernels/gemm.h).
  */
 #include <cuda_bf16.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -60,31 +34,7 @@
 #include "../../kernels/gemm.h"
 #include "../../kernels/scan.h"
 #include "sru.h"
-
-/* Steps whose loads are issued before the math of the first of them. */
-#define UNROLL 8
-#define BLOCK 256
-
-typedef struct sru_cuda_scratch {
-    logt_tensor xf;     /* [N][I] f32 copy of a bf16 x: the GEMMs' input                  */
-    logt_tensor dG;     /* [N][K·D] dL/d(z, pre f, pre r, W_p x)                           */
-    logt_tensor dxf;    /* [N][I] f32 dx before its rounding to bf16                       */
-    logt_tensor part;   /* [4][B][D] per-channel sums of dv_f, dv_r, db_f, db_r            */
-    logt_tensor g, da;  /* [N][D] each: the scan route's dL/dc and dL/da                   */
-    logt_tensor c0f;    /* [B][D] f32 c_{-1} for the scan route when h0 is bf16           */
-    logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
-    logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
-    logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
-    logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi                 */
-    logt_tensor xs3;    /* math = 3xtf32, N <= X3_STACK_ROWS: [3][N][I] x's parts lo; hi; hi  */
-    logt_tensor w3;     /* math = 3xtf32: [K·D][3I] [W; Wp]'s parts lo | hi | hi             */
-    logt_tensor g3;     /* math = 3xtf32: [3][N][K·D] dG's parts hi; lo; hi (N above
-                         * X3_STACK_ROWS: [2][N][K·D], hi; lo)                                */
-} sru_cuda_scratch;
-
-/* ---- element access and math ----------------------------------------------------------- */
-
-
+#include "sru_cuda.cuh"
 
 /* ---- the loop route ------------------------------------------------------------------------ */
 
@@ -134,77 +84,6 @@ __global__ void __launch_bounds__(BLOCK, 2)
     }
 }
 
-/* Backward, thread j walks t = T-1..0 carrying dL/dc_t from step t+1 (the mirror of
- * recurrence_backward in sru.c). f, r are recomputed from G, v, b and c_{t-1}. Writes row
- * n = t·B + b of dG [N][K·D], the direct dx term into dxd [N][D] (I == D; NULL: none), dL/dc_{-1}
- * into dc0 (NULL: none), and this channel's sums over t of dv_f, dv_r, db_f, db_r into
- * part[q][b][d]: one write each, summed over b by sru_sum_batch_kernel. */
-template <typename E, typename XP>
-__global__ void __launch_bounds__(BLOCK)
-    sru_backward_kernel(int64_t T, int64_t B, int64_t D, int K, const float *__restrict__ G,
-                        const XP *__restrict__ xp, const float *__restrict__ C,
-                        const E *__restrict__ c0, const E *__restrict__ dH,
-                        const float *__restrict__ v, const float *__restrict__ bias, float alpha,
-                        float *__restrict__ dG, float *__restrict__ dxd, float *__restrict__ part,
-                        E *__restrict__ dc0)
-{
-    const int64_t BD = B * D, ND = T * BD, j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= BD) return;
-    const int64_t b = j / D, d = j - b * D, KD = K * D;
-    const float *z = G, *pf = G + ND, *pr = G + 2 * ND;
-    const float vf = v ? v[d] : 0.0f, vr = v ? v[D + d] : 0.0f, bf = bias[d], br = bias[D + d];
-    const float cinit = c0 ? ld(c0 + j) : 0.0f;
-    float c = C[(T - 1) * BD + j];   /* c_t of the step about to be walked */
-    float carry = 0.0f, dvf = 0.0f, dvr = 0.0f, dbf = 0.0f, dbr = 0.0f;
-    for (int64_t t0 = T - 1; t0 >= 0; t0 -= UNROLL) {
-        float zv[UNROLL], fv[UNROLL], rv[UNROLL], xv[UNROLL], gv[UNROLL], cp[UNROLL];
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++) {
-            const int64_t t = max(t0 - k, (int64_t)0), e = t * BD + j;   /* before 0: unused */
-            zv[k] = z[e], fv[k] = pf[e], rv[k] = pr[e], xv[k] = ld(xp + e), gv[k] = ld(dH + e);
-            const float cl = C[(t ? t - 1 : 0) * BD + j];   /* loaded unconditionally */
-            cp[k] = t ? cl : cinit;                          /* c_{t-1}                */
-        }
-#pragma unroll
-        for (int k = 0; k < UNROLL; k++)
-            if (t0 - k >= 0) {
-                const int64_t t = t0 - k;
-                const float f = sigmoid(fv[k] + vf * cp[k] + bf);
-                const float r = sigmoid(rv[k] + vr * cp[k] + br);
-                const float dh = gv[k];
-                const float dr = dh * (c - alpha * xv[k]) * r * (1.0f - r);   /* dL/d(pre r) */
-                const float gc = carry + dh * r;                              /* dL/dc_t     */
-                const float df = gc * (cp[k] - zv[k]) * f * (1.0f - f);       /* dL/d(pre f) */
-                carry = gc * f + df * vf + dr * vr;                           /* dL/dc_{t-1} */
-                dvf += df * cp[k], dvr += dr * cp[k], dbf += df, dbr += dr;
-                float *o = dG + (t * B + b) * KD + d;
-                o[0] = gc * (1.0f - f), o[D] = df, o[2 * D] = dr;
-                const float dxh = dh * (1.0f - r) * alpha;   /* through the highway */
-                if (K == 4) o[3 * D] = dxh;
-                else if (dxd) dxd[t * BD + j] = dxh;
-                c = cp[k];
-            }
-    }
-    if (dc0) st(dc0 + j, carry);
-    if (v) part[j] = dvf, part[BD + j] = dvr;
-    part[2 * BD + j] = dbf, part[3 * BD + j] = dbr;
-}
-
-/* dv = [Σ_b part[0][b][:], Σ_b part[1][b][:]], db likewise from part[2], part[3]. One thread
- * per output, coalesced over d; dv NULL (v = zero) skips its half. */
-__global__ void sru_sum_batch_kernel(int64_t B, int64_t D, const float *__restrict__ part,
-                                     float *__restrict__ dv, float *__restrict__ db)
-{
-    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= 4 * D) return;
-    const int64_t q = i / D, d = i - q * D;
-    if (q < 2 && !dv) return;
-    float s = 0.0f;
-    for (int64_t b = 0; b < B; b++) s += part[(q * B + b) * D + d];
-    if (q < 2) dv[i] = s;
-    else db[i - 2 * D] = s;
-}
-
 /* ---- the scan route (v = 0): element-wise over all N·D elements, e = n·D + d ---------------- */
 
 /* F = σ(W_f x + b_f) in place (the scan's a), Bv = (1 − F)·z (its b). */
@@ -231,47 +110,6 @@ __global__ void sru_scan_highway_kernel(int64_t n, int64_t D, const float *__res
          e += (int64_t)gridDim.x * blockDim.x) {
         const float r = sigmoid(pr[e] + bias[D + e % D]);
         st(h + e, r * C[e] + (1.0f - r) * (alpha * ld(xp + e)));
-    }
-}
-
-/* Backward through h alone: g = dh ⊙ r (dL/dc_t before the scan adds later steps), dL/d(pre r)
- * into dG, and the highway's dx term into dG's fourth plane (I != D) or dxd (I == D). */
-template <typename E, typename XP>
-__global__ void sru_scan_back_highway_kernel(int64_t n, int64_t D, int K,
-                                             const float *__restrict__ pr,
-                                             const float *__restrict__ bias, float alpha,
-                                             const float *__restrict__ C,
-                                             const XP *__restrict__ xp, const E *__restrict__ dH,
-                                             float *__restrict__ g, float *__restrict__ dG,
-                                             float *__restrict__ dxd)
-{
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = e / D, d = e - row * D;
-        const float r = sigmoid(pr[e] + bias[D + d]), dh = ld(dH + e);
-        float *o = dG + row * K * D + d;
-        g[e] = dh * r;
-        o[2 * D] = dh * (C[e] - alpha * ld(xp + e)) * r * (1.0f - r);
-        const float dxh = dh * (1.0f - r) * alpha;
-        if (K == 4) o[3 * D] = dxh;
-        else if (dxd) dxd[e] = dxh;
-    }
-}
-
-/* After the reversed scan: g = dL/dc_t in total, da = g ⊙ c_{t-1}; then dL/dz = g(1 − f) and
- * dL/d(pre f) = (da − g·z)·f(1 − f) (f moves c_{t-1} in and z out). */
-__global__ void sru_scan_back_gates_kernel(int64_t n, int64_t D, int K, const float *__restrict__ z,
-                                           const float *__restrict__ F,
-                                           const float *__restrict__ g,
-                                           const float *__restrict__ da, float *__restrict__ dG)
-{
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
-         e += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t row = e / D, d = e - row * D;
-        const float f = F[e];
-        float *o = dG + row * K * D + d;
-        o[0] = g[e] * (1.0f - f);
-        o[D] = (da[e] - g[e] * z[e]) * f * (1.0f - f);
     }
 }
 
@@ -327,12 +165,12 @@ __global__ void sru_convert_kernel(int64_t n, const Src *__restrict__ src, Dst *
         st(dst + i, ld(src + i));
 }
 
-/* Threads per block for a channel-parallel walk over C channels: 256, or 64 when 256 would
- * leave SMs without a block (B·D = 12288 at D = 768, B = 16: 192 blocks of 64, not 48 of 256). */
-static int walk_threads(int64_t C) { return C >= (int64_t)BLOCK * logt_cuda_sm_count() ? BLOCK : 64; }
+/* ---- host helpers (sru_cuda.cuh) ---------------------------------------------------------- */
 
-static logt_status convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, logt_dtype from,
-                           const void *src)
+int sru_walk_threads(int64_t C) { return C >= (int64_t)BLOCK * logt_cuda_sm_count() ? BLOCK : 64; }
+
+logt_status sru_convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, logt_dtype from,
+                        const void *src)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const unsigned grid = logt_cuda_grid(n, BLOCK);
@@ -349,7 +187,7 @@ static logt_status convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, l
     return LOGT_OK;
 }
 
-static logt_status scratch_of(sru_model *m, sru_cuda_scratch **out)
+logt_status sru_scratch_of(sru_model *m, sru_cuda_scratch **out)
 {
     if (!m->cuda) {
         m->cuda = calloc(1, sizeof(sru_cuda_scratch));
@@ -359,12 +197,12 @@ static logt_status scratch_of(sru_model *m, sru_cuda_scratch **out)
     return LOGT_OK;
 }
 
-static float *param(sru_model *m, const logt_tensor *flat, const char *name)
+float *sru_param(sru_model *m, const logt_tensor *flat, const char *name)
 {
     return (float *)logt_model_param(&m->base, flat, name).data;
 }
 
-static logt_status check_act(const logt_tensor *t, logt_dtype dt, const char *what)
+logt_status sru_check_act(const logt_tensor *t, logt_dtype dt, const char *what)
 {
     if (t->device != LOGT_CUDA || t->dtype != dt)
         return LOGT_FAIL(LOGT_EINVAL, "sru on cuda takes %s as a cuda %s tensor, not %s %s", what,
@@ -373,12 +211,9 @@ static logt_status check_act(const logt_tensor *t, logt_dtype dt, const char *wh
     return LOGT_OK;
 }
 
-/* A row-major GEMM of kernels/gemm.h under the layer's math, strict fp32 or TF32 tensor cores
- * (the handle's mode set around the call and restored after, also after a failure); math =
- * 3xtf32 has its own two functions below, which keep the split operands. */
-static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int transB, int64_t M,
-                        int64_t N, int64_t K, const float *A, int64_t strideA, const float *B,
-                        int64_t strideB, float beta, float *C, int64_t strideC, int64_t batch)
+logt_status sru_gemm(const sru_model *m, logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N,
+                     int64_t K, const float *A, int64_t strideA, const float *B, int64_t strideB, float beta,
+                     float *C, int64_t strideC, int64_t batch)
 {
     const int tf32 = m->o.math == SRU_MATH_TF32;
     cublasHandle_t h = (cublasHandle_t)ctx->cublas;
@@ -398,14 +233,6 @@ static logt_status gemm(const sru_model *m, logt_ctx *ctx, int transA, int trans
     }
     return s;
 }
-
-/* math = 3xtf32 at T·B <= X3_STACK_ROWS rows: backward's dW, a sum over the rows, is ONE TF32
- * GEMM over the row-stacked planes of dG and of x (inner dimension 3·T·B, so that cuBLAS may
- * split it as it would a plain long product), which needs x's parts also stacked; above, the
- * three products run one after another (each already long enough to spread) and x's parts
- * are kept once. The batched route of logt_gemm_f32_3planes gave cuBLAS 72 blocks for dW at
- * D = 512, T = 32: 43 of the pass's 154 µs (results/sru-ncu-T32-D512-3xtf32-da7d1c0-h200.csv). */
-#define X3_STACK_ROWS 4096
 
 /* math = 3xtf32, the input GEMM: x and [W; Wp] split into TF32 parts side by side (both kept
  * for the backward), then ONE TF32 GEMM of inner dimension 3I per plane:
@@ -428,50 +255,6 @@ static logt_status gemm3x_forward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N,
                         D, N * D, K, 1);
 }
 
-/* math = 3xtf32, backward's two GEMMs from the forward's parts (of x, and of the weights as the
- * forward saw them: a step's weights do not change between its forward and backward) and dG's:
- *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
- *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
- * At T·B <= X3_STACK_ROWS dW is one GEMM over the stacked planes (above) and dx goes through
- * logt_gemm_f32_3planes (its three products at once where C has few tiles); above, each is
- * three TF32 products accumulating in place, and dG has two planes, not three (at D = 768,
- * T·B = 16384 a plane is 151 MB to write). */
-static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
-                                   int K, const float *dG, float *dW, float *dx, float beta_dx)
-{
-    const int64_t KD = (int64_t)K * D;
-    const int stacked = N <= X3_STACK_ROWS;
-    if (!s->x3.data || logt_tensor_bytes(&s->x3) < (size_t)(3 * N * I) * sizeof(float) || !s->w3.data ||
-        logt_tensor_bytes(&s->w3) < (size_t)(3 * KD * I) * sizeof(float) ||
-        (stacked && (!s->xs3.data || logt_tensor_bytes(&s->xs3) < (size_t)(3 * N * I) * sizeof(float))))
-        return LOGT_FAIL(LOGT_EINVAL, "sru backward (math = 3xtf32) needs the forward's split of x and of "
-                         "the weights: call forward first");
-    LOGT_TRY(logt_tensor_reserve(&s->g3, LOGT_CUDA, LOGT_F32, (stacked ? 3 : 2) * N * KD, NULL));
-    float *g3 = (float *)s->g3.data;
-    const float *x3 = (const float *)s->x3.data, *w3 = (const float *)s->w3.data;
-    const int64_t ghi[2] = {0, 2 * N * KD};
-    LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, stacked ? 2 : 1, ghi));
-    if (stacked) {
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, 3 * N, 1.0f, LOGT_F32, g3, KD, 0, s->xs3.data, I, 0, 0.0f, dW,
-                              I, 0, 1, 1));
-        if (dx)
-            LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, w3, 3 * I, I, beta_dx,
-                                           dx));
-        return LOGT_OK;
-    }
-    /* the pairs (dG_hi, lo), (dG_lo, hi), (dG_hi, hi): x3's columns I, 0, 0 and w3's 0, I, I */
-    const float *gp[3] = {g3, g3 + N * KD, g3};
-    const int64_t xo[3] = {I, 0, 0}, wo[3] = {0, I, I};
-    for (int k = 0; k < 3; k++)
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, N, 1.0f, LOGT_F32, gp[k], KD, 0, x3 + xo[k], 3 * I, 0,
-                              k ? 1.0f : 0.0f, dW, I, 0, 1, 1));
-    if (dx)
-        for (int k = 0; k < 3; k++)
-            LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, KD, 1.0f, LOGT_F32, gp[k], KD, 0, w3 + wo[k], 3 * I, 0,
-                                  k ? 1.0f : beta_dx, dx, I, 0, 1, 1));
-    return LOGT_OK;
-}
-
 /* ---- the forward recurrence on its own (sru.h) ------------------------------------------- */
 
 extern "C" logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, int64_t D,
@@ -492,7 +275,7 @@ extern "C" logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, 
         return LOGT_FAIL(LOGT_EINVAL, "sru_recurrence_cuda: gates, b, c, h (and x unless proj) "
                                       "must be device arrays, not NULL");
     const int64_t BD = B * D;
-    const int threads = walk_threads(BD);
+    const int threads = sru_walk_threads(BD);
     const unsigned blocks = (unsigned)((BD + threads - 1) / threads);
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *xpl = gates + 3 * T * BD;   /* W_p x, when proj */
@@ -539,7 +322,7 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
     const void *c0 = m->base.h0.data;
     if (c0 && dt == LOGT_BF16) {
         LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, BD, NULL));
-        LOGT_TRY(convert(ctx, BD, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
+        LOGT_TRY(sru_convert(ctx, BD, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
         c0 = s->c0f.data;
     }
     LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
@@ -592,27 +375,27 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     const logt_dtype dt = m->base.cfg.dtype;
     const float alpha = (float)m->o.alpha;
     LOGT_TRY(logt_ctx_require_cuda(ctx, "sru on cuda"));
-    LOGT_TRY(check_act(x, dt, "the input x"));
-    LOGT_TRY(check_act(h, dt, "the output h"));
+    LOGT_TRY(sru_check_act(x, dt, "the input x"));
+    LOGT_TRY(sru_check_act(h, dt, "the output h"));
     LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CUDA, LOGT_F32, K, N, D));
     LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CUDA, LOGT_F32, T, B, D));
     sru_cuda_scratch *s = NULL;
-    LOGT_TRY(scratch_of(m, &s));
-    const float *W = param(m, &m->base.w, "W");   /* [W; Wp]: [K·D][I], Wp right after W */
-    const float *v = m->o.v_on ? param(m, &m->base.w, "v") : NULL;
-    const float *bias = param(m, &m->base.w, "b");
+    LOGT_TRY(sru_scratch_of(m, &s));
+    const float *W = sru_param(m, &m->base.w, "W");   /* [W; Wp]: [K·D][I], Wp right after W */
+    const float *v = m->o.v_on ? sru_param(m, &m->base.w, "v") : NULL;
+    const float *bias = sru_param(m, &m->base.w, "b");
     float *G = (float *)m->gates.data, *C = (float *)m->c.data;
     cudaStream_t st = (cudaStream_t)ctx->stream;
 
     const float *X = (const float *)x->data;
     if (dt == LOGT_BF16) {
         LOGT_TRY(logt_tensor_reserve(&s->xf, LOGT_CUDA, LOGT_F32, N * I, NULL));
-        LOGT_TRY(convert(ctx, N * I, LOGT_F32, s->xf.data, LOGT_BF16, x->data));
+        LOGT_TRY(sru_convert(ctx, N * I, LOGT_F32, s->xf.data, LOGT_BF16, x->data));
         X = (const float *)s->xf.data;
     }
     /* every gate of every step: plane k = X · (rows kD..kD+D-1 of [W; Wp])^T */
     if (m->o.math == SRU_MATH_3XTF32) LOGT_TRY(gemm3x_forward(ctx, s, N, D, I, (int)K, X, W, G));
-    else LOGT_TRY(gemm(m, ctx, 0, 1, N, D, I, X, 0, W, D * I, 0.0f, G, ND, K));
+    else LOGT_TRY(sru_gemm(m, ctx, 0, 1, N, D, I, X, 0, W, D * I, 0.0f, G, ND, K));
 
     const char *dts = dt == LOGT_BF16 ? "bf16 (f32 x for GEMMs)" : "f32";
     const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;   /* x' */
@@ -644,7 +427,7 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     const void *c0 = m->base.h0.data;
     if (c0 && dt == LOGT_BF16) {
         LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, B * D, NULL));
-        LOGT_TRY(convert(ctx, B * D, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
+        LOGT_TRY(sru_convert(ctx, B * D, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
         c0 = s->c0f.data;
     }
     LOGT_TRY(scan_cuda(ctx, 0, T, B * D, LOGT_F32, F, C, c0, C));
@@ -654,151 +437,6 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     if (K == 4)
         return scan_highway<__nv_bfloat16, float>(ctx, ND, D, pr, bias, alpha, C, xp, h->data);
     return scan_highway<__nv_bfloat16, __nv_bfloat16>(ctx, ND, D, pr, bias, alpha, C, xp, h->data);
-}
-
-/* ---- backward ------------------------------------------------------------------------------ */
-
-template <typename E, typename XP>
-static logt_status loop_backward(logt_ctx *ctx, int64_t T, int64_t B, int64_t D, int K,
-                                 const float *G, const void *xp, const float *C, const void *c0,
-                                 const void *dH, const float *v, const float *bias, float alpha,
-                                 float *dG, float *dxd, float *part, void *dc0, float *dv,
-                                 float *db)
-{
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    const int64_t BD = B * D;
-    const int threads = walk_threads(BD);
-    sru_backward_kernel<E, XP><<<(unsigned)((BD + threads - 1) / threads), threads, 0, st>>>(
-        T, B, D, K, G, (const XP *)xp, C, (const E *)c0, (const E *)dH, v, bias, alpha, dG, dxd,
-        part, (E *)dc0);
-    LAUNCH_TRY();
-    sru_sum_batch_kernel<<<(unsigned)((4 * D + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(B, D, part,
-                                                                                     dv, db);
-    LAUNCH_TRY();
-    return LOGT_OK;
-}
-
-template <typename E, typename XP>
-static logt_status scan_back_highway(logt_ctx *ctx, int64_t n, int64_t D, int K, const float *pr,
-                                     const float *bias, float alpha, const float *C,
-                                     const void *xp, const void *dH, float *g, float *dG,
-                                     float *dxd)
-{
-    sru_scan_back_highway_kernel<E, XP>
-        <<<logt_cuda_grid(n, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-            n, D, K, pr, bias, alpha, C, (const XP *)xp, (const E *)dH, g, dG, dxd);
-    LAUNCH_TRY();
-    return LOGT_OK;
-}
-
-extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, logt_tensor *dx,
-                                         logt_ctx *ctx)
-{
-    const logt_tensor *x = &m->x;
-    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int64_t N = T * B, ND = N * D, BD = B * D;
-    const int K = I != D ? 4 : 3;
-    const logt_dtype dt = m->base.cfg.dtype;
-    const float alpha = (float)m->o.alpha;
-    LOGT_TRY(logt_ctx_require_cuda(ctx, "sru on cuda"));
-    if (!m->gates.data || m->gates.device != LOGT_CUDA || m->gates.shape[1] != N ||
-        m->gates.shape[0] != K)
-        return LOGT_FAIL(LOGT_EINVAL, "sru backward needs the activations of a forward of the "
-                                      "same shape: call forward first");
-    if (N > INT_MAX || (int64_t)K * D > INT_MAX)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "sru backward: T·B = %lld rows or 4·D = %lld: cuBLAS "
-                         "sizes are 32-bit. HINT: use a smaller T or B", (long long)N,
-                         (long long)(K * D));
-    LOGT_TRY(check_act(dh, dt, "the gradient dh"));
-    if (dx) LOGT_TRY(check_act(dx, dt, "the gradient dx"));
-    sru_cuda_scratch *s = NULL;
-    LOGT_TRY(scratch_of(m, &s));
-    LOGT_TRY(logt_tensor_reserve(&s->dG, LOGT_CUDA, LOGT_F32, N * K * D, NULL));
-    const float *W = param(m, &m->base.w, "W");
-    const float *v = m->o.v_on ? param(m, &m->base.w, "v") : NULL;
-    const float *bias = param(m, &m->base.w, "b");
-    float *dW = param(m, &m->base.dw, "W");   /* d[W; Wp]: [K·D][I] */
-    float *dv = v ? param(m, &m->base.dw, "v") : NULL;
-    float *db = param(m, &m->base.dw, "b");
-    const float *G = (const float *)m->gates.data, *C = (const float *)m->c.data;
-    const float *X = dt == LOGT_F32 ? (const float *)x->data : (const float *)s->xf.data;
-    const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;
-    float *dG = (float *)s->dG.data;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-
-    float *dxf = NULL;   /* dx in f32: dx itself, or a scratch rounded to bf16 at the end */
-    if (dx && dt == LOGT_F32) dxf = (float *)dx->data;
-    else if (dx) {
-        LOGT_TRY(logt_tensor_reserve(&s->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
-        dxf = (float *)s->dxf.data;
-    }
-    float *dxd = K == 3 ? dxf : NULL;   /* the highway's direct term, before the GEMM adds */
-
-    if (!m->o.use_scan) {
-        LOGT_TRY(logt_tensor_reserve(&s->part, LOGT_CUDA, LOGT_F32, 4 * BD, NULL));
-        float *part = (float *)s->part.data;
-        const void *c0 = m->base.h0.data;
-        void *dc0 = m->base.dh0.data;
-        if (dt == LOGT_F32)
-            LOGT_TRY((loop_backward<float, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data, v, bias,
-                                                  alpha, dG, dxd, part, dc0, dv, db)));
-        else if (K == 4)
-            LOGT_TRY((loop_backward<__nv_bfloat16, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data,
-                                                          v, bias, alpha, dG, dxd, part, dc0, dv,
-                                                          db)));
-        else
-            LOGT_TRY((loop_backward<__nv_bfloat16, __nv_bfloat16>(ctx, T, B, D, K, G, xp, C, c0,
-                                                                  dh->data, v, bias, alpha, dG,
-                                                                  dxd, part, dc0, dv, db)));
-    } else {
-        int fresh;
-        LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
-        LOGT_TRY(logt_tensor_reserve(&s->da, LOGT_CUDA, LOGT_F32, ND, NULL));
-        LOGT_TRY(logt_tensor_reserve(&s->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
-        if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)s->ones.data, N, 1.0f));
-        float *g = (float *)s->g.data, *da = (float *)s->da.data;
-        const float *F = G + ND, *pr = G + 2 * ND;
-        if (dt == LOGT_F32)
-            LOGT_TRY((scan_back_highway<float, float>(ctx, ND, D, K, pr, bias, alpha, C, xp,
-                                                      dh->data, g, dG, dxd)));
-        else if (K == 4)
-            LOGT_TRY((scan_back_highway<__nv_bfloat16, float>(ctx, ND, D, K, pr, bias, alpha, C, xp,
-                                                              dh->data, g, dG, dxd)));
-        else
-            LOGT_TRY((scan_back_highway<__nv_bfloat16, __nv_bfloat16>(
-                ctx, ND, D, K, pr, bias, alpha, C, xp, dh->data, g, dG, dxd)));
-        /* c0 and dc0 in f32 for the scan: as they are, or the forward's f32 copy / a scratch */
-        const void *c0 = m->base.h0.data;
-        void *dc0 = m->base.dh0.data;
-        if (dt == LOGT_BF16) {
-            if (c0) c0 = s->c0f.data;
-            if (dc0) {
-                LOGT_TRY(logt_tensor_reserve(&s->dc0f, LOGT_CUDA, LOGT_F32, BD, NULL));
-                dc0 = s->dc0f.data;
-            }
-        }
-        /* g_t += f_{t+1} ⊙ g_{t+1} (in place), da_t = g_t ⊙ c_{t-1}, dc0 = f_0 ⊙ g_0 */
-        LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, F, c0, C, g, da, g, dc0));
-        if (dt == LOGT_BF16 && dc0)
-            LOGT_TRY(convert(ctx, BD, LOGT_BF16, m->base.dh0.data, LOGT_F32, dc0));
-        sru_scan_back_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
-            ND, D, K, G, F, g, da, dG);
-        LAUNCH_TRY();
-        /* db = Σ_n dG[n][D .. 3D): column-major, dG is [K·D][N] with leading dimension K·D */
-        const float one = 1.0f, zero = 0.0f;
-        CUBLAS_TRY(cublasSgemv((cublasHandle_t)ctx->cublas, CUBLAS_OP_N, (int)(2 * D), (int)N, &one,
-                               dG + D, (int)(K * D), (const float *)s->ones.data, 1, &zero, db, 1));
-    }
-
-    /* the weights over the whole sequence, then the input */
-    if (m->o.math == SRU_MATH_3XTF32) {
-        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
-    } else {
-        LOGT_TRY(gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
-        if (dx) LOGT_TRY(gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
-    }
-    if (dx && dt == LOGT_BF16) LOGT_TRY(convert(ctx, N * I, LOGT_BF16, dx->data, LOGT_F32, dxf));
-    return LOGT_OK;
 }
 
 extern "C" void sru_free_cuda(sru_model *m)

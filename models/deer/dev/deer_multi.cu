@@ -1,6 +1,6 @@
 /* deer_multi.cu (workbench) — one quasi-DEER training step (forward + backward, the adjoint
  * and every gradient) of a GRU layer on 1 GPU against the same step over the sequence split
- * across every visible GPU (models/deer_multi.h), for experiments/scan-multigpu:
+ * across every visible GPU (models/deer/deer_multi.h), for experiments/scan-multigpu:
  *
  *   step     deer_multi_forward + deer_multi_backward, host wall clock from every GPU idle
  *            to every GPU done (deer_multi_times.wall_ms of the two), median of `reps` steps
