@@ -78,6 +78,7 @@ $(B)/%.cu.o: %.cu
 	$(NVCC) $(NVFLAGS) -c $< -o $@
 
 $(B)/liblogt.a: $(LIB_OBJ) $(RUN_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 $(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
 	@mkdir -p $(@D)

@@ -18,7 +18,8 @@ uint64_t logt_hash64(uint64_t seed, uint64_t stream, uint64_t i);
 /* Uniform in [0, 1) with 53 random bits. */
 double logt_uniform(uint64_t seed, uint64_t stream, uint64_t i);
 
-/* out[i] = lo + (hi - lo) * logt_uniform(seed, stream, i) for i < n, three times faster. */
+/* out[i] = lo + (hi - lo) * logt_uniform(seed, stream, i) for i < n, with (seed, stream)
+ * mixed once: one mix per element instead of logt_hash64's three. */
 void logt_uniform_fill(uint64_t seed, uint64_t stream, double *out, int64_t n, double lo, double hi);
 
 /* A sequential generator for datasets: state advanced by each draw. */

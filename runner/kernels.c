@@ -84,7 +84,7 @@ static logt_status scan_bwd(logt_ctx *ctx, const logt_kernel_args *k, char *impl
 #endif
 }
 
-/* SRU's forward element-wise recurrence (the loop route of models/sru_cuda.cu) on its own:
+/* SRU's forward element-wise recurrence (the loop route of models/sru/sru_cuda.cu) on its own:
  * in the pre-activation planes z, W_f x, W_r x (f32) and x (I == D, no projection); out c
  * (f32) and h. v and b (2D values each) are read from the first 4D values of the z plane:
  * the kernel's speed does not depend on them, and they are noise next to the planes. f32

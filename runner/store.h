@@ -7,7 +7,7 @@
  *   /runs/NNNNNN/     one group per run, attrs describing it (key, model, T, ..., status;
  *                     in a shard file sweep_index, the run's place in the whole sweep)
  *       time_ms, loss, grad_norm, wall_s, eval_* ...   f64 datasets
- *       checkpoint/   training state, see run.c
+ *       checkpoint/   training state, see checkpoint.c
  *   /summary          compound, one row per finished run (logt_summary_row); files
  *                     written before a column existed are read with it NaN
  *
@@ -89,7 +89,7 @@ int logt_store_has(logt_store *st, int64_t id, const char *obj, const char *attr
 logt_status logt_store_unset(logt_store *st, int64_t id, const char *obj, const char *name);
 
 /* Delete an object (group or dataset) of run `id` (nothing when it is not there). HDF5 reuses
- * the space for what the same session writes next, but a file never shrinks by itself:
+ * the space for what is written before the file is closed, but a file never shrinks by itself:
  * logt_store_compact gives the rest back. logt_store_removed: how many objects were deleted
  * since the store was opened. */
 logt_status logt_store_remove(logt_store *st, int64_t id, const char *obj);

@@ -6,11 +6,10 @@
  *   dV = g^T·h            logt_gemm_f32_tn_long (a sum over N rows: chunked, deterministic)
  *   dc = Σ_n g[n]         one block per output, rows in a fixed order
  *   dh = g·V              cuBLAS, [N][O]·[O][D]
- * Bounds, charlm on the H200 (N = T·B = 16384, D = 256, O = 96): 3 products of 0.8 GFLOP,
- * ~0.1 ms in strict fp32 at the ~30 TFLOP/s cuBLAS reaches on products this small
- * (results/gemm-small-h200.txt); h and dh are 16 MB each, ~10 µs of traffic. The host f64
- * readout took ~0.1 s a step on 16 cores (results/train-charlm-40s-h200.log). Not yet
- * measured.
+ * Cost: three products of 2·N·D·O flops (charlm: N = T·B = 16384, D = 256, O = 96, 0.8 GFLOP
+ * each) and h, dh of N·D floats, which stay on the device, where the host readout moves h
+ * and dh across and does the products in f64 on the host's cores. What each takes on a GPU:
+ * experiments/train-charlm (Design notes).
  */
 #include <math.h>
 #include <stdlib.h>
