@@ -435,6 +435,31 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+
+/* One model of `logt list`: its summary, then what it declares it takes (models/model.h). */
+static void print_model(const logt_model_ops *m)
+{
+    char takes[160] = "";
+    size_t used = 0;
+    for (int d = LOGT_CPU; d <= LOGT_CUDA; d++) {
+        if (!(m->devices & LOGT_BIT(d))) continue;
+        used += (size_t)snprintf(takes + used, sizeof takes - used, "%s%s (", used ? ", " : "",
+                                 logt_device_name((logt_device)d));
+        int k = 0;
+        for (int t = LOGT_F64; t <= LOGT_BF16; t++)
+            if (m->dtypes[d] & LOGT_BIT(t) && used < sizeof takes)
+                used += (size_t)snprintf(takes + used, sizeof takes - used, "%s%s", k++ ? " " : "",
+                                         logt_dtype_name((logt_dtype)t));
+        if (used < sizeof takes) used += (size_t)snprintf(takes + used, sizeof takes - used, ")");
+    }
+    char cells[96] = "";
+    used = 0;
+    for (int c = 0; m->cells && m->cells[c] && used < sizeof cells; c++)
+        used += (size_t)snprintf(cells + used, sizeof cells - used, "%s%s", c ? " " : "", m->cells[c]);
+    printf("  %-12s %s\n  %-12s %s; %s%s%s\n", m->name, m->summary ? m->summary : "", "", takes,
+           m->heads ? "heads: head_dim divides D" : "one head", *cells ? "; cells: " : "", cells);
+}
+
 static int cmd_list(void)
 {
     int cuda = logt_backend_available(LOGT_CUDA);
@@ -446,15 +471,8 @@ static int cmd_list(void)
 #endif
     );
     (void)cuda;
-    printf("models:\n");
-    for (int i = 0; i < logt_model_count(); i++) {
-        const logt_model_ops *m = logt_model_at(i);
-        char devs[32] = "";
-        if (m->devices & (1u << LOGT_CPU)) strcat(devs, "cpu");
-        if (m->devices & (1u << LOGT_CUDA)) strcat(devs, *devs ? ", cuda" : "cuda");
-        printf("  %-12s %-10s %s\n", m->name, *devs ? devs : "(none yet)",
-               m->summary ? m->summary : "");
-    }
+    printf("models (what each takes: backends with their dtypes, heads, cells):\n");
+    for (int i = 0; i < logt_model_count(); i++) print_model(logt_model_at(i));
     printf("\nkernels (for kind = kernel experiments):\n");
     for (int i = 0; i < logt_kernel_count(); i++) {
         const logt_kernel *k = logt_kernel_at(i);
