@@ -1,4 +1,4 @@
-/* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn_cuda.cu, kernels/flashrnn_fused.cu)
+/* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn/flashrnn_cuda.cu and fused_*.cu)
  * against the float64 CPU reference: both cells, both dtypes, both kernels (fused and
  * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), heads
  * split over several blocks (both ways they meet: a thread-block cluster, and the exchange
@@ -265,7 +265,7 @@ Test(flashrnn_cuda, grid_exchange_past_the_16_bit_step_tag, .timeout = 300)
 
 /* A NaN made in one unit reaches every unit of its batch row through the next step's R h,
  * also across the dense head's exchange through global memory, where the lstm's bf16 words
- * have no room for a NaN's bits beside the tag (TaggedUnit, kernels/flashrnn_fused.cu): c0
+ * have no room for a NaN's bits beside the tag (TaggedUnit, models/flashrnn/exchange.cuh): c0
  * NaN at one position, and the output's NaNs must be the reference's. */
 Test(flashrnn_cuda, grid_exchange_carries_a_nan)
 {

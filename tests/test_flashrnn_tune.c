@@ -1,4 +1,4 @@
-/* test_flashrnn_tune.c — the tiling solver of the fused head-wise kernels (kernels/flashrnn_tune.h),
+/* test_flashrnn_tune.c — the tiling solver of the fused head-wise kernels (models/flashrnn/tune.h),
  * CPU only: FlashRNN's head-dimension sweep on the H200 preset gets valid tilings, every
  * constraint re-checked here from the returned numbers against a second, independent reading of
  * the resource model in the header; small heads stay whole, a 768-wide head is split; requests

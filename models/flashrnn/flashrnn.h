@@ -23,27 +23,19 @@
  *                       H = 1 it is the transpose of the `lstm` model's R [4D][D].
  *   b  [G·D]           the input-side bias of each gate, indexed like W's rows
  *   bn [D]             gru only: the recurrent bias of n, inside r ⊙ (·)
- * The lstm has one bias per gate: two (cuDNN's b_W + b_R) would only ever be added. The gru
- * keeps PyTorch's two-bias form only where it is not redundant: b_hr and b_hz would just add
- * to b_ir and b_iz, but b_hn is multiplied by r, so it stays separate as bn. (Converting
- * from PyTorch: b = [b_ir + b_hr, b_iz + b_hz, b_in], bn = b_hn. b and bn are adjacent in
- * the flat buffer, so a kernel may read them as one [4·D] block [r z n n_rec].)
+ * One bias per gate (two would only ever be added), but the gru's b_hn, multiplied by r,
+ * stays separate as bn: from PyTorch, b = [b_ir + b_hr, b_iz + b_hz, b_in], bn = b_hn (b and
+ * bn are adjacent: a kernel may read them as one [4·D] block [r z n n_rec]).
  * Initialisation uniform in ±1/sqrt(D) for W, b, bn (the fan-in of the `lstm`), ±1/sqrt(dh)
  * for R (a head's recurrent fan-in is dh); for H = 1 both are the `lstm` model's.
  * Initial state: h0 [B][D], and c0 [B][D] for lstm; a gru refuses a c0.
  *
  * Devices: cpu (flashrnn.c, float64, a reference written to be read) and cuda
- * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, products on
- * tensor cores). Knob on cuda: kernel = fused (default: one persistent kernel per pass,
- * kernels/flashrnn_fused.cu, tiled by kernels/flashrnn_tune.h) | alternating (per step a
- * cuBLAS GEMM over the heads and a pointwise kernel); warps_k = N, cell_split = 1 | 2 and
- * head_sync = grid | cluster, cluster_store = cell | copy, cell_spread = off | on,
- * grid_share = off | on (the backward's shared reload), grad_overlap = off,
- * proj_overlap = off | late (the forward's input projection before the kernel, or beside it
- * with each chunk made only once the kernel asks for it: for tests), warp_gates = all | 2 | 1
- * (the gates a warp's products cover in the split dense head's forward), poll_delay = N (the
- * cycles the forward waits before it polls a split head's h through global memory) (fused only: fix those
- * parts of the tiling instead of the tuner's choice, for ablations).
+ * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores).
+ * Knobs on cuda: kernel = fused (default: one persistent kernel per pass, fused_*.cu, tiled by
+ * tune.h) | alternating (per step a cuBLAS GEMM over the heads and a pointwise kernel); the
+ * fused kernel's other knobs fix a part of its tiling or exchange, for ablations and tests
+ * (flashrnn.c checks them; its messages say what each does).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H

@@ -1,8 +1,8 @@
 /* flashrnn_cell.cuh — the pointwise math of flashrnn's cells, one unit at one step, in fp32 on
  * the device: the same equations as the float64 references (lstm_cell.h, and the gru cell of
- * flashrnn.c), shared by the fused persistent kernels (kernels/flashrnn_fused.cu) and the
- * alternating path's pointwise kernels (models/flashrnn_cuda.cu). Nothing here knows how
- * the matrix products around it are done.
+ * flashrnn.c), shared by the fused persistent kernels (fused_forward.cu, fused_backward.cu)
+ * and the alternating path's pointwise kernels (flashrnn_cuda.cu). Nothing here knows how the
+ * matrix products around it are done.
  *
  * Conventions, per unit: `a[q]` the pre-activation of gate q from the input side (W x + b),
  * `r[q]` the recurrent side (R h_{t-1}); the saved gates `s[4]` are what backward reads:
@@ -17,9 +17,8 @@
 /* The activations on the hardware's fast paths: tanh.approx (one MUFU instruction, relative
  * error < 2^-10.9) for tanh, and σ(a) = (1 + tanh(a / 2)) / 2 on it (absolute error < 2^-11.9):
  * far below bf16's 2^-8, and about what the TF32 products of the fp32 path already cost
- * (2^-11 per operand). They sit on every step's critical path: σ by ex2 and a division was two
- * dependent MUFU instructions (dense lstm bf16 forward, A/B in three device calls: 2.30-2.35 ms
- * with those, 2.24-2.30 with this; results/flashrnn-split-versions-h200.txt). */
+ * (2^-11 per operand). They sit on every step's critical path, where σ by ex2 and a division
+ * was two dependent MUFU instructions, and slower (experiments/flashrnn-headdim, Design notes). */
 __device__ __forceinline__ float fast_tanh(float a)
 {
     float r;
@@ -31,7 +30,7 @@ __device__ __forceinline__ float fast_sigmoid(float a) { return fmaf(0.5f, fast_
 struct LstmCell {
     static constexpr int G = 4;   /* gates [i f g o]; 4 saved values per unit */
     /* |h_t| = |o·tanh(c_t)| <= 1 whatever the inputs and initial state (NaN aside), with the
-     * approximations too (tanh.approx lies in [-1, 1]): flashrnn_fused.cu's narrow exchange */
+     * approximations too (tanh.approx lies in [-1, 1]): the exchange's 16-bit words (exchange.cuh) */
     static constexpr bool H_UNIT = true;
 
     /* a[q] + r[q] are the pre-activations; c: c_{t-1} in, c_t out; returns h_t. */

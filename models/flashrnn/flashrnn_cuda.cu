@@ -5,33 +5,24 @@
  * Shapes: T steps, B batch, I input, D = H·dh, G gates, N = T·B rows.
  *
  * Forward:
- *   WX[N][G·D] = X · W^T                       one GEMM over all steps (bf16 or TF32 tensor
- *                                              cores, fp32 out; b is added by the recurrence);
- *                                              with the fused kernel, where it leaves SMs
- *                                              free, in chunks of steps beside it instead
- *                                              (proj_overlap, forward_overlapped below)
+ *   WX[N][G·D] = X · W^T                       one GEMM over all steps (fp32 out; b is added by
+ *                                              the recurrence), or in chunks of steps beside
+ *                                              the fused kernel (proj_overlap, below)
  *   kernel = fused (default)                   one persistent launch for all T steps
- *                                              (kernels/flashrnn_fused.cu), tiling from the
- *                                              tuner, recorded in the model's `detail`
+ *                                              (fused_forward.cu), tiling from the tuner
+ *                                              (tune.h), recorded in the model's `detail`
  *   kernel = alternating                       per step: one strided-batched GEMM over the H
  *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
  *                                              FlashRNN's "alternating" baseline
  *   Both save, per step, the gates S [N][4·D] and (lstm) c [N][D] in fp32 for backward.
- * Backward:
- *   the recurrence (fused: one launch; alternating: per step one pointwise kernel and one
- *   strided-batched GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for
- *   the gru, dRA = dL/d(R h) [N][G·D], both stored in the activations' dtype; then over all
- *   steps at once:
+ * Backward: the recurrence (fused: one launch; alternating: per step a pointwise kernel and
+ * the GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for the gru,
+ * dRA = dL/d(R h) [N][G·D], in the activations' dtype (bf16: rounded before the products
+ * below, as a bf16 training step does); then over all steps at once, or in chunks beside the
+ * fused kernel (grad_overlap, below):
  *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      2·G strided-batched GEMMs (batch over heads;
  *                                              Hprev is h0, then h shifted by a step: no copy)
  *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
- *   with operands of the dtype: bf16 tensor cores, or fp32 on TF32; fp32 results. (bf16:
- *   dXA is rounded to bf16 before these products, as a bf16 training step does.)
- *   Where the fused backward's blocks count their steps in global memory (a head split over
- *   blocks meeting through it: head_sync = grid) and share their reload (grid_share), these
- *   products run beside the recurrence, in chunks of steps (grad_overlap, below): a second
- *   stream waits for each chunk's steps to be counted and multiplies them on the SMs the
- *   persistent kernel leaves free.
  * Precision: the fp32 dtype runs every product on TF32 (10-bit mantissa) tensor cores, the
  * recurrent ones included: "fp32" here is fp32 storage and accumulation, TF32 multiplies.
  */
@@ -278,21 +269,14 @@ static logt_status side_stream(flashrnn_cuda_scratch *sc)
  * chunks' GEMMs run there while the kernel waits on nothing it holds), T / nch >= 16 steps
  * with nch <= 16, and every chunk's operands sit at the same alignment as the first's (the
  * same cuBLAS kernel for each: nothing the library does at a first call can come after the
- * launch). *nch = 1: the projection whole, before the kernel. Measured at D = 768, B = 16,
- * T = 1024, bf16 (16 chunks of 64 steps, ms, off against auto in one call): dense lstm
- * forward 2.62 / 2.58 against 2.42 / 2.42, fwd+bwd 6.06 / 6.13 against 5.93 / 5.99; dh = 64
- * lstm forward 1.34 / 1.38 against 1.23 / 1.25 (results/flashrnn-split-versions-h200.txt).
- * An earlier form (not kept) hung at its first dense forward, cause not established (likely:
- * something the library did at its first call on the second stream, after the launch, waited
- * for the kernel, which waited for it); this one primes the second stream before any kernel
- * waits on it, and the kernel's wait ends in a trap after 10 s. */
+ * launch). *nch = 1: the projection whole, before the kernel. The second stream is primed
+ * before any kernel waits on it (forward_overlapped), and the kernel's wait ends in a trap
+ * after 10 s. Timings: experiments/flashrnn-headdim, Design notes. */
 #define PROJ_FREE_SMS 8
 /* Also only where the chunks' GEMMs can keep ahead of the steps on those SMs: at most
  * PROJ_FLOP_PER_SM flops of W x a step for each free SM (bf16; half that on TF32), a step
- * being at least ~1 µs. Measured (flashrnn-batch at 1a704af, which overlapped at every B,
- * dh = 64, lstm bf16, 36 free SMs, ms forward, against e92967e's run with the projection
- * whole): B = 32 (151 MFLOP a step) 1.15 against 1.34; B = 64 (302) 2.39 against 1.56, the
- * kernel waiting for its chunks. */
+ * being about a microsecond; beyond it the kernel waits for its chunks
+ * (experiments/flashrnn-headdim, Design notes). */
 #define PROJ_FLOP_PER_SM 4.5e6
 static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t, const logt_tensor *x,
                                int *nch, int *free_sms)
@@ -325,8 +309,8 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
  * prefetch waits for before it copies that chunk's first step. The second stream's GEMMs are
  * told to fit the free_sms SMs the kernel leaves (cublasSetSmCountTarget): a library kernel
  * sized for the whole GPU whose blocks wait for each other (a split of the K loop over all
- * SMs) could otherwise wait for SMs that the kernel, waiting for it, never frees (a gru f32
- * forward at dh = 16 did, until the kernel's time-out). The first time a chunk's shape is
+ * SMs) could otherwise wait for SMs that the kernel, waiting for it, never frees (until the
+ * kernel's time-out). The first time a chunk's shape is
  * seen the second stream runs chunk 0 alone, so told, and the host waits for it, so that
  * anything the library does on a first call (load its kernel, set up a workspace) is done
  * before a kernel waits on that stream. The main stream then waits for the second. late
@@ -556,12 +540,9 @@ static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt
 /* Chunks of steps whose weight gradients run beside the fused backward (grad_overlap): where
  * the tiling counts steps in global memory (head_sync = grid) and shares its reload
  * (grid_share), T has at least 64 steps and the driver's stream wait is there; up to 8, each
- * at least 32 steps. 1: none (after it). Measured at D = 768, B = 16, T = 1024, bf16,
- * fwd+bwd, overlap off against on: with the reload shared, dense lstm 6.30 / 6.38 against
- * 6.18 / 6.24 ms (two runs), gru 5.84 / 5.91 against 5.76 / 5.76; without it, where every
- * block reloads the whole exchange from L2 each step, the products' traffic slows the
- * recurrence: dense lstm 6.88 against 7.22, dh = 256 lstm 5.52 against 5.87 (dh = 128, 4
- * blocks a head: 6.07 against 5.83). */
+ * at least 32 steps. 1: none (after it). Without the shared reload, where every block
+ * reloads the whole exchange from L2 each step, the products' traffic slows the recurrence
+ * more than the overlap gains (experiments/flashrnn-headdim, Design notes). */
 static int overlap_chunks(const flashrnn_model *m, const flashrnn_tiling *t, int64_t T)
 {
     if (m->alternating || m->grad_overlap == 1 || !t->grid_sync || t->share < 2 || T < 64

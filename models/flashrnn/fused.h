@@ -1,9 +1,9 @@
-/* flashrnn_fused.h — the persistent fused kernels of the head-wise LSTM / GRU (one launch per
- * pass runs all T steps), for C callers. The model around them is models/flashrnn_cuda.cu;
- * the tiling comes from kernels/flashrnn_tune.h, the kernels themselves are
- * kernels/flashrnn_fused.cu (their design, bounds and smem layout are described there).
+/* fused.h — the persistent fused kernels of the head-wise LSTM / GRU (one launch per pass runs
+ * all T steps), for C callers. The model around them is flashrnn_cuda.cu; the tiling comes from
+ * tune.h; the kernels are fused_forward.cu and fused_backward.cu (their design and bounds:
+ * fused_common.cuh, exchange.cuh), launched by fused_launch.cu.
  *
- * Layouts (row-major, time-major; D = H·dh, gate-major columns as in models/flashrnn.h):
+ * Layouts (row-major, time-major; D = H·dh, gate-major columns as in flashrnn.h):
  *   wx     [T][B][G·D]  fp32  W x_t (no bias: the kernel adds b and, gru, bn)
  *   R      [H][dh][G·dh] dtype (bf16, or fp32 used as tf32 by the tensor cores)
  *   h0, c0 [B][D]       dtype (never NULL: zeros when the model has no initial state)
@@ -66,7 +66,7 @@ typedef struct flashrnn_fused_args {
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
     flashrnn_head_sync head_sync;   /* ANY: the tuner's choice; GRID or CLUSTER: split heads
-                                     * only that way (flashrnn_tune.h)                          */
+                                     * only that way (tune.h)                                   */
     flashrnn_cluster_store cluster_store;   /* with clusters, how a block's part reaches the
                                              * others: AUTO (flashrnn_fused_cluster_copy's
                                              * rule), CELL or COPY                          */
@@ -84,13 +84,13 @@ typedef struct flashrnn_fused_args {
     unsigned *wx_sync;         /* chunks of wx_chunk steps, chunk k >= 1 once wx_sync[0] >= k */
                                /* (a second stream counts them); block 0 sets wx_sync[1] to   */
                                /* k + 1 as it asks for chunk k (1 once the kernel runs)       */
-                               /* (models/flashrnn_cuda.cu, proj_overlap)                     */
+                               /* (flashrnn_cuda.cu, proj_overlap)                            */
 } flashrnn_fused_args;
 
 /* The forward's wait before its first poll of a split head's h through global memory, in
- * SM cycles: args.poll_delay, or where that is < 0 the best measured on the H200 for the
- * exchange's words (the dense head, D = 768, B = 16, T = 1024, bf16; the lstm's 16-bit words,
- * the gru's 32-bit ones; experiments/flashrnn-headdim/README.md). A poll that reaches L2
+ * SM cycles: args.poll_delay, or where that is < 0 the best of a sweep on the H200 for the
+ * exchange's words (the dense head in bf16: the lstm's 16-bit words, the gru's 32-bit ones;
+ * experiments/flashrnn-headdim/README.md). A poll that reaches L2
  * before the words it reads is answered with old words and goes again, a whole round trip
  * later; the others' words land about as the block's own cells end. */
 #define FLASHRNN_POLL_DELAY_LSTM_BF16 250
@@ -124,7 +124,7 @@ int flashrnn_fused_warp_gates(const flashrnn_fused_args *a, const flashrnn_tilin
 /* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),
  * 0 when the cell stores it (CELL) or t has no clusters: a's cluster_store, or when AUTO,
  * CELL where the cell is spread, else COPY once a cell thread would make more than 16
- * stores a step (kernels/flashrnn_fused.cu). */
+ * stores a step (experiments/flashrnn-headdim, Design notes). */
 int flashrnn_fused_cluster_copy(const flashrnn_fused_args *a, const flashrnn_tiling *t,
                                 flashrnn_pass pass);
 

@@ -1,8 +1,8 @@
-/* flashrnn_tune.c — the tiling solver for the persistent head-wise LSTM/GRU kernels.
+/* tune.c — the tiling solver for the persistent head-wise LSTM/GRU kernels.
  *
  * A tiny ConstrINT, in four parts a reader can check one at a time:
  *   1. the resource model: derive() turns the decision variables into threads, registers,
- *      shared memory, grid and residency (the kernel's contract, see flashrnn_tune.h);
+ *      shared memory, grid and residency (the kernel's contract, see tune.h);
  *   2. the constraints: one table of named predicates "need <= limit";
  *   3. the objective: one table of integer keys, compared in order, each minimised;
  *   4. the search: nested loops over the variables' domains (divisor sets), every candidate
@@ -48,7 +48,7 @@ static int divisors(int64_t n, int64_t *out)
 
 /* ---- 1. The resource model -------------------------------------------------------------
  * From the variables (heads_per_block, blocks_per_head, batch_tile, warps_k; warps_n is one
- * warp per unit group and every R strip lives in registers, see flashrnn_tune.h) set
+ * warp per unit group and every R strip lives in registers, see tune.h) set
  * everything else in t. Sizes that the constraints reject (a gate tile that is not a whole
  * number of unit groups, ...) still get numbers, so every candidate can be judged and the
  * closest failure reported. */
@@ -191,7 +191,7 @@ static const struct constraint {
     {"dh_mma_granularity", dh_mma_granularity,
      "dh mod 16 must be 0 (16 units of a gate per mma M tile; bf16's K tile is 16 too)"},
     {"instantiated_k_slice", instantiated_k_slice,
-     "a kernel must be compiled for k_slice = dh / warps_k (the table in kernels/flashrnn_fused.cu)"},
+     "a kernel must be compiled for k_slice = dh / warps_k (the table in models/flashrnn/fused_kernels.cuh)"},
     {"unit_groups_whole", unit_groups_whole,
      "a block's gate columns must be whole groups of 16 units x G gates (gate_tile mod 16*G = 0)"},
     {"split_head_alone", split_head_alone,
@@ -244,13 +244,10 @@ static verdict judge(const flashrnn_device *dev, const flashrnn_problem *p, cons
  * waves            a second wave of blocks repeats the whole T loop;
  * warps_k          fewer warps per unit group: their partial sums meet in shared memory
  *                  behind a barrier, which costs more than the products they split at
- *                  these sizes (flashrnn-warps at b5c0325, lstm bf16 forward, cell_split 2:
- *                  dh = 32, warps_k 1 against 2, 0.99 against 1.31 ms; dh = 64, 1.35 against
- *                  1.79 ms; at dh = 128 the three choices are within 4%);
+ *                  these sizes (flashrnn-warps; experiments/flashrnn-headdim, Design notes);
  * cell             the cell's instructions per warp, 2 with one warp per group and k slice,
- *                  1 with cell_split = 2 (a step is one warp's chain of instructions, 1 warp
- *                  per scheduler: ncu at 63acdd5, ~3.9 cycles per issued instruction; same
- *                  file: warps_k 1, cell_split 2 against 1, dh = 32 0.99 against 1.42 ms);
+ *                  1 with cell_split = 2 (a step is one warp's chain of instructions, one
+ *                  warp per scheduler: Nsight Compute and flashrnn-warps, same notes);
  * step_cost        MACs of one step on the busiest SM, divided by the tensor-core units its
  *                  warps can keep busy (at most 4), ×12 to stay an integer: the step's
  *                  critical path, so more SMs and enough warps per SM win;

@@ -1,72 +1,30 @@
-/* flashrnn_tune.h — the tiling of the persistent head-wise LSTM/GRU kernels, chosen by a small
- * integer constraint solver (FlashRNN's "ConstrINT", in C). Pure C, no CUDA: testable on a CPU.
- *
- * The recurrence of one pass, per head (H heads of dh units, G gates: 4 lstm, 3 gru):
+/* tune.h — the tiling of the persistent head-wise LSTM/GRU kernels (fused_*.cu), chosen by a
+ * small integer constraint solver (FlashRNN's "ConstrINT", in C). Pure C, no CUDA: testable on
+ * a CPU. Per head (H heads of dh units, G gates: 4 lstm, 3 gru) and step, the kernels compute
  *
  *   forward    gates_t[B][G·dh] = h_{t-1}[B][dh] · R[dh][G·dh]  + Wx_t      then the cell
  *   backward   dh_{t-1}[B][dh]  = dgates_t[B][G·dh] · R^T        (+ the direct gradient)
  *
- * R of every head is loaded into registers once per pass and kept there for all T steps. The
- * solver picks how the heads, the batch and the warps are cut into blocks:
- *
- *   variables (domains)                                             meaning
- *   hpb  heads_per_block  ∈ divisors(H)                              heads one block owns
- *   bph  blocks_per_head  ∈ divisors(G·dh)                           a head's units cut into bph blocks
- *   bt   batch_tile       ∈ multiples of 8 dividing B_pad            batch rows per block
- *   wk   warps_k          ∈ divisors(dh / 16)                        warps that share one unit group
- *   cs   cell_split       ∈ {1, 2}                                   copies of each of those warps: the
- *                                                                    copies make the same products, and
- *                                                                    each runs the cell for 8 of the 16 units
- *   hs   head_sync        ∈ {grid, cluster} when bph > 1             how a split head's blocks meet each
- *                                                                    step: an exchange through global memory
- *                                                                    (grid), or as one thread-block cluster
- *                                                                    (distributed shared memory, hardware
- *                                                                    barrier; bph <= max_cluster)
- * and, fixed by the kernel: warps_n = the block's unit groups (warps per group: warps_k × cell_split),
- * reg_strips = G (all of a warp's R in registers).
- *
- * with gate_tile = G·dh / bph columns of R per block, B_pad = B rounded up to 8.
- * Constraints (need <= limit, all must hold): dh_mma_granularity, instantiated_k_slice,
- * unit_groups_whole, split_head_alone, threads_per_block, regs_per_thread (<= 255),
- * regs_per_block (<= per SM), smem_per_block (<= opt-in), smem_per_sm, threads_per_sm,
- * co_resident_for_grid_sync, cluster_size.
- * Objective (lexicographic, each minimised): head_sync (0 whole heads, 1 a cluster, 2 an
- * exchange through global memory), waves, warps_k, cell (1 with
- * cell_split 2, else 2), step_cost (MACs on the busiest SM per step / busy tensor units),
- * blocks_per_head, R bytes in shared memory (0 with this kernel); then the first candidate
- * found. Their definitions sit in flashrnn_tune.c,
- * one table each, next to the resource model; flashrnn_constraint_names() lists them.
- *
- * THE KERNEL this models (kernels/flashrnn_fused.cu; when it changes, change the model here):
- *  - Tensor cores: bf16 mma.sync m16n8k16 (fp32 accumulate); fp32 as tf32 m16n8k8. M = 16
- *    units of one gate (forward) or 16 units (backward), K = the contraction, N = 8 batch
- *    rows (bt is padded to 8). dh must be a multiple of 16.
- *  - A unit group is 16 hidden units with all G of their gates. A block owns whole groups
- *    (U = hpb·dh/bph units), each group has warps_k warps, and warp (group, k) keeps its
- *    slice of R in registers as mma fragments: forward the G strips of its group × k_slice =
- *    dh/wk rows of h; backward the group's 16 rows of R × G·k_slice gate columns. That is
- *    G·16·k_slice·bytes/128 registers per thread in both passes; kernels exist only for the
- *    k_slices of the instantiation table (problem.k_slices). With cell_split = 2 every such
- *    warp has a twin holding the same slice: the twins make the same products and each runs
- *    the cell for 8 of the group's 16 units.
- *  - Registers per thread: the compiled kernel's count when the caller gives it
- *    (problem.regs), else the estimate FLASHRNN_BASE_REGS + R + fp32 accumulators of one
- *    8-row tile (forward 4·G, backward 4) + biases 2·G + 2. Allocation rounds up to 8.
- *  - Shared memory: flashrnn_smem_layout below (the kernel computes its offsets with it).
- *  - blocks_per_head > 1: a head's blocks exchange h (backward: dL/d(R h)) every step. With
- *    head_sync = grid through global memory: forward as tagged words each block polls until
- *    they carry the step, backward behind a counter barrier; the grid is launched
- *    cooperatively, so it must be resident all at once (a block waiting on one never
- *    scheduled would wait forever), which the solver checks. (flashrnn_fused_plan may
- *    then also launch the grid in clusters whose blocks share the backward's reload:
- *    flashrnn_tiling::share.) With
- *    head_sync = cluster the bph blocks are one thread-block cluster: each block stores its
- *    part into every block's shared memory and the cluster's hardware barrier ends the step;
- *    clusters need not be co-resident with each other, but bph <= max_cluster (16 on sm_90,
- *    non-portable; whether the GPU can place such a cluster is checked at launch,
- *    cudaOccupancyMaxActiveClusters). Only with one head per block.
- *
- * Shapes: the grid is (H / hpb) · bph · (B_pad / bt) blocks of wn·wk·cell_split warps.
+ * with each head's R in registers for the whole pass. The solver picks how heads, batch and
+ * warps are cut into blocks (B_pad = B rounded up to 8):
+ *   hpb  heads_per_block  ∈ divisors(H)            heads one block owns
+ *   bph  blocks_per_head  ∈ divisors(G·dh)         a head's units cut into bph blocks
+ *   bt   batch_tile       ∈ 8 | bt | B_pad         batch rows per block
+ *   wk   warps_k          ∈ divisors(dh / 16)      warps that share one unit group's contraction
+ *   cs   cell_split       ∈ {1, 2}                 twins of each warp: the same products, each
+ *                                                  runs the cell for 8 of the group's 16 units
+ *   hs   head_sync        ∈ {grid, cluster}        how a split head's blocks meet each step:
+ *                                                  through global memory (the grid launched
+ *                                                  cooperatively, all blocks resident), or as one
+ *                                                  thread-block cluster (bph <= max_cluster)
+ * The kernel fixes warps_n = the block's unit groups (16 units × G gates; wk·cs warps each)
+ * and reg_strips = G.
+ * The model of it (derive in tune.c): mma tiles of 16 units × 8 batch rows, so dh is a multiple
+ * of 16 and kernels exist only for the table's k_slices = dh / wk (problem.k_slices); R takes
+ * G·16·k_slice·bytes/128 registers a thread, the rest is the kernel's real count (problem.regs)
+ * or an estimate; shared memory is flashrnn_smem_layout below, which the kernels use too.
+ * Constraints (need <= limit) and the lexicographic objective are one table each in tune.c,
+ * with their reasons. The grid is (H / hpb) · bph · (B_pad / bt) blocks of warps_n·wk·cs warps.
  */
 #ifndef LOGT_FLASHRNN_TUNE_H
 #define LOGT_FLASHRNN_TUNE_H
@@ -138,7 +96,7 @@ typedef struct flashrnn_problem {
  *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru);
  *          backward [2][bt][U] (what reaches h_{t-1} from step t, and dL/dc)
  *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160]
- *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in flashrnn_fused.cu),
+ *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in fused_common.cuh),
  *          when wk > 1
  *   bias   forward: fp32 biases of the block's units, b [G][U] then bn [U]
  *   mbar   backward, wk > 1: one 8-byte mbarrier per warp k slice, [wk], where the reload of
@@ -146,7 +104,7 @@ typedef struct flashrnn_problem {
 typedef struct flashrnn_smem { int64_t op, pff, pfd, state, red, bias, mbar, total; int pad, nf, nd; } flashrnn_smem;
 
 /* Steps whose inputs are in flight or ready: the step's own and FLASHRNN_STAGES - 1 ahead
- * (a step, ~1 µs, is about one DRAM round trip; three ahead hide it with room to spare). */
+ * (a step takes about one DRAM round trip; three ahead hide it with room to spare). */
 #define FLASHRNN_STAGES 4
 
 static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int bph, int bt, int wk,
@@ -194,7 +152,7 @@ typedef struct flashrnn_tiling {
     int share;               /* grid_sync, backward: the head's blocks launched in       */
                              /* clusters of this many, which share the step's reload     */
                              /* (multicast copies); 0 none. Set by flashrnn_fused_plan,  */
-                             /* not the tuner (flashrnn_fused.h, grid_share)             */
+                             /* not the tuner (fused.h, grid_share)                     */
     char why[256];           /* one sentence for the record; on failure, what failed   */
     /* set when nothing fits (flashrnn_tune returned LOGT_EUNSUPPORTED) */
     const char *failed;      /* the constraint the closest candidate broke, or NULL     */

@@ -1,0 +1,33 @@
+/* fused_kernels.cuh — the instantiated fused kernels, as the launch (fused_launch.cu) sees
+ * them: the one table of compiled sizes, and each pass's kernels of a row of it, returned by
+ * a getter that fused_forward.cu and fused_backward.cu instantiate for every row. */
+#ifndef LOGT_FLASHRNN_FUSED_KERNELS_CUH
+#define LOGT_FLASHRNN_FUSED_KERNELS_CUH
+
+#include "fused_common.cuh"
+
+/* The only compile-time specialisation: (cell, dtype, k_slice). The registers R takes per
+ * thread are G·k_slice/4 (bf16) or G·k_slice/2 (tf32): 64 at most here. */
+#define FLASHRNN_INSTANCES(X)                                                                   \
+    X(LstmCell, bf16, 16) X(LstmCell, bf16, 32) X(LstmCell, bf16, 64)                          \
+    X(LstmCell, float, 16) X(LstmCell, float, 32)                                              \
+    X(GruCell, bf16, 16) X(GruCell, bf16, 32) X(GruCell, bf16, 64)                             \
+    X(GruCell, float, 16) X(GruCell, float, 32)
+
+typedef void (*kernel_fn)(const flashrnn_fused_args, const Geo);
+
+/* A pass's kernels of one row: head[0] whole heads (no exchange code), head[1] split heads
+ * (grid or cluster); gates[w - 1] the split forward with w = 1 or 2 gates a warp, where the
+ * row has it (lstm, bf16, k_slice 64), else NULL. */
+struct PassKernels { kernel_fn head[2], gates[2]; };
+
+template <class Cell, typename T, int KS> PassKernels forward_kernels();    /* fused_forward.cu */
+template <class Cell, typename T, int KS> PassKernels backward_kernels();   /* fused_backward.cu */
+
+#ifdef FLASHRNN_PROBE
+/* the probe's sums of the pass's last launch, from its file's copy (probe_read) */
+cudaError_t forward_probe(long long (*cycles)[PROBE_PHASES], long long *ns);
+cudaError_t backward_probe(long long (*cycles)[PROBE_PHASES], long long *ns);
+#endif
+
+#endif
