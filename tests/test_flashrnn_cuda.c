@@ -44,6 +44,14 @@ static void free_result(result *r)
  * first, on -x. */
 static int forward_twice;
 
+/* How many of a test's n knob variants to run: all, or with LOGT_TEST_SMALL=1 (the sanitizer's
+ * runs, scripts/gpu-sanitize.sh, which are 10-100 times slower) the first only. */
+static int variants(int n)
+{
+    const char *e = getenv("LOGT_TEST_SMALL");
+    return e && *e && strcmp(e, "0") ? 1 : n;
+}
+
 /* Build cfg's net (parameters w unless NULL), run forward and backward, copy back in f64. */
 static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, const double *dh,
                        const double *h0, const double *c0, const double *w, result *r)
@@ -233,7 +241,7 @@ Test(flashrnn_cuda, head_sync_cluster_and_grid_match_the_reference)
     const char *knobs[] = {"fused,head_sync=cluster", "fused,head_sync=grid",
                            "fused,head_sync=cluster,cluster_store=cell",
                            "fused,head_sync=cluster,cluster_store=copy"};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < variants(4); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){6, 4, 8, 256, 256, 1});
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){12, 17, 16, 512, 256, 0});
@@ -321,7 +329,7 @@ Test(flashrnn_cuda, spread_cell_matches_the_reference)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,cell_spread=on", "fused,cell_spread=off"};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < variants(2); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){6, 9, 8, 256, 256, 1});
@@ -342,7 +350,7 @@ Test(flashrnn_cuda, warp_gates_match_the_reference)
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,warp_gates=all", "fused,warp_gates=2", "fused,warp_gates=1",
                            "fused,warp_gates=auto"};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < variants(4); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){37, 16, 24, 768, 768, 0});
         logt_model_cfg cfg;   /* the run's detail says what ran */
@@ -392,7 +400,7 @@ Test(flashrnn_cuda, grid_share_matches_the_reference)
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,head_sync=grid,grid_share=on", "fused,head_sync=grid,grid_share=off",
                            "fused,head_sync=grid,grid_share=auto"};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < variants(3); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){5, 9, 8, 768, 768, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){5, 16, 8, 768, 768, 1});
         char kn[96];
@@ -411,7 +419,7 @@ Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,head_sync=grid,grad_overlap=auto", "fused,head_sync=grid,grad_overlap=off"};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < variants(2); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){70, 5, 8, 768, 768, 1});
         char kn[96];
         snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
@@ -433,7 +441,7 @@ Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 300)
     SKIP_WITHOUT_GPU("flashrnn cuda");
     forward_twice = 1;
     const char *knobs[] = {"fused,proj_overlap=auto", "fused,proj_overlap=off", "fused,proj_overlap=late"};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < variants(3); k++) {
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){64, 5, 8, 768, 768, 1});
         expect_matches("gru", knobs[k], LOGT_BF16, (shape){70, 16, 8, 768, 768, 0});
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){48, 3, 8, 128, 64, 1});
