@@ -113,7 +113,8 @@ static logt_status check_device_dtype(const logt_model_ops *ops, const logt_mode
     const char *dev = logt_device_name(cfg->device);
     if (!(ops->devices & LOGT_BIT(cfg->device)))
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s does not run on the %s backend (it runs on %s)",
-                         ops->name, dev, name_list(list, sizeof list, ops->devices, LOGT_CUDA + 1, device_name));
+                         ops->name, dev,
+                         name_list(list, sizeof list, ops->devices, LOGT_CUDA + 1, device_name));
     const unsigned dts = ops->dtypes[cfg->device];
     if (!(dts & LOGT_BIT(cfg->dtype))) {
         name_list(list, sizeof list, dts, LOGT_BF16 + 1, dtype_name);
@@ -129,14 +130,6 @@ static logt_status check_device_dtype(const logt_model_ops *ops, const logt_mode
 static logt_status check_heads(const logt_model_ops *ops, const logt_model_cfg *cfg)
 {
     const int D = cfg->hidden_size, d = cfg->head_dim;
-    if (d < 0 || (d > 0 && D % d != 0)) {
-        char divs[256];
-        size_t used = 0;
-        for (int k = 1; k <= D && used < sizeof divs - 16; k++)
-            if (D % k == 0) used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", k);
-        return LOGT_FAIL(LOGT_EINVAL, "head dim %d does not divide the hidden size D = %d: choose one of %s%s",
-                         d, D, divs, ops->heads ? " (or 0 for one head of dh = D)" : "");
-    }
     if (!ops->heads && d != 0 && d != D) {
         char heads[128] = "";
         size_t used = 0;
@@ -146,6 +139,15 @@ static logt_status check_heads(const logt_model_ops *ops, const logt_model_cfg *
                                          logt_model_at(i)->name);
         return LOGT_FAIL(LOGT_EINVAL, "%s has one head: head_dim must be 0 or D = %d, not %d "
                          "(the models with heads: %s)", ops->name, D, d, heads);
+    }
+    if (d < 0 || (d > 0 && D % d != 0)) {
+        char divs[256];
+        size_t used = 0;
+        for (int k = 1; k <= D && used < sizeof divs - 16; k++)
+            if (D % k == 0)
+                used += (size_t)snprintf(divs + used, sizeof divs - used, "%s%d", used ? ", " : "", k);
+        return LOGT_FAIL(LOGT_EINVAL, "head dim %d does not divide the hidden size D = %d: choose "
+                         "one of %s (or 0 for one head of dh = D)", d, D, divs);
     }
     return LOGT_OK;
 }
@@ -171,7 +173,8 @@ static logt_status check_cell(const logt_model_ops *ops, const logt_model_cfg *c
     for (int i = 1; ops->cells[i] && used < sizeof list; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                  ops->cells[i + 1] ? ", " : " and ", ops->cells[i]);
-    return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are %s", ops->name, cfg->cell, list);
+    return LOGT_FAIL(LOGT_EINVAL, "%s has no cell '%s': the valid cells are %s", ops->name,
+                     cfg->cell, list);
 }
 
 static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *cfg)

@@ -49,7 +49,8 @@ typedef struct logt_model_cfg {
     int layers;            /* stacked by the net; each model sees one layer           */
     char cell[16];         /* "lstm", "gru", ... for models with a choice             */
     uint64_t seed;
-    int nknobs;            /* the model's own settings, validated by the model        */
+    int nknobs;            /* the model's own settings: names checked against its ops, */
+                           /* values by the model                                    */
     logt_knob knobs[LOGT_MAX_KNOBS];
 } logt_model_cfg;
 

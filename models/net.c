@@ -19,16 +19,21 @@
 #define BUILT_DEVICES LOGT_BIT(LOGT_CPU)
 #endif
 
-/* What the model declares (logt_model_check), the depth, and a backend this build has (a
- * layout needs no device; a net does). */
+/* A backend this build has: checked after the layout (which needs no device, so that a bad
+ * configuration reads the same in every build), before a layer is made. */
+static logt_status check_built(const logt_model_ops *ops, const logt_model_cfg *cfg)
+{
+    if (BUILT_DEVICES & LOGT_BIT(cfg->device)) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s on %s: this build of logt has no %s backend "
+                     "(nvcc was not found when it was built): install the CUDA toolkit and "
+                     "rebuild%s", ops->name, logt_device_name(cfg->device), logt_device_name(cfg->device),
+                     ops->devices & LOGT_BIT(LOGT_CPU) ? ", or use the cpu backend" : "");
+}
+
+/* What the model declares (logt_model_check) and the depth. */
 static logt_status check_cfg(const logt_model_ops *ops, const logt_model_cfg *cfg)
 {
     LOGT_TRY(logt_model_check(ops, cfg));
-    if (!(BUILT_DEVICES & LOGT_BIT(cfg->device)))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s on %s: this build of logt has no %s backend "
-                         "(nvcc was not found when it was built): install the CUDA toolkit and "
-                         "rebuild, or use the cpu backend", ops->name, logt_device_name(cfg->device),
-                         logt_device_name(cfg->device));
     if (cfg->layers < 1 || cfg->layers > LOGT_MAX_LAYERS)
         return LOGT_FAIL(LOGT_EINVAL, "layers = %d: it must be between 1 and %d", cfg->layers,
                          LOGT_MAX_LAYERS);
@@ -59,6 +64,7 @@ logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out)
         if (l > 0) lc.input_size = cfg->hidden_size;
         memset(&net->layout[l], 0, sizeof net->layout[l]);
         s = ops->layout(&lc, &net->layout[l]);
+        if (s == LOGT_OK) s = check_built(ops, &lc);
         if (s == LOGT_OK) s = ops->create(&lc, &net->layer[l]);
         if (s == LOGT_OK) {
             net->layer[l]->ops = ops;

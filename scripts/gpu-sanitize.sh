@@ -7,9 +7,10 @@
 #   scripts/gpu-sanitize.sh [-t SECONDS_PER_TEST] [-j PARALLEL] [-b BUDGET_SECONDS] [-l LIST] [BUNDLE_DIR]
 #
 # -l LIST runs only LIST's lines ("TOOL SUITE/TEST", e.g. "racecheck scan_cuda/staged_tiles").
-# A run is clean (no report), clean with no CUDA call (the test touches no GPU), reports in
-# cuBLAS only (racecheck's hazards all inside cuBLAS's own kernels, not logt's), REPORTS (look
-# at its log), a failed test, or TIMEOUT; a run not started within BUDGET seconds is not run.
+# A run is clean (no report), clean with no CUDA call (the test touches no GPU), no test ran
+# (it skipped: too few GPUs, say), reports in cuBLAS only (racecheck's hazards all inside
+# cuBLAS's own kernels, not logt's), REPORTS (look at its log), a failed test, or TIMEOUT; a
+# run not started within BUDGET seconds is not run, and none ends after BUDGET + SECONDS.
 # synccheck tracks more barriers than its default (the fused kernels' blocks have several).
 #
 # The tests run with LOGT_TEST_SMALL=1: those that loop over knob variants run the first only
@@ -30,7 +31,9 @@ done
 shift $((OPTIND - 1))
 bundle=${1:-bundle}
 out=${OUT:-/tmp/logt-gpu}
+rm -rf "$out/sanitize"
 mkdir -p "$out/sanitize"
+: > "$out/sanitize.txt"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$san" ] || { echo "gpu-sanitize: compute-sanitizer not found (install the CUDA toolkit's)" >&2; exit 1; }
 
@@ -62,15 +65,17 @@ export LOGT_TEST_SMALL=1 san per bundle out start budget
 # shellcheck disable=SC2016
 xargs -P "$par" -L 1 sh -c '
     tool=$1 t=$2 log=$out/sanitize/$1-$(echo "$2" | tr / _).log
+    left=$(( budget + per - ($(date +%s) - start) ))   # no run ends later than budget + per
     if [ $(( $(date +%s) - start )) -ge "$budget" ]; then echo "$tool $t: not run (budget spent)"; exit 0; fi
+    [ "$left" -lt "$per" ] && per=$left
     extra=""; [ "$tool" = synccheck ] && extra="--num-cuda-barriers 4096"
     # shellcheck disable=SC2086
-    timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 --print-limit 20 \
+    timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 --print-limit 10000 \
         "$bundle/run" logt-tests --filter "$t" --jobs 1 > "$log" 2>&1
     rc=$?
-    sum=$(grep "ERROR SUMMARY\|RACECHECK SUMMARY" "$log" | sort | uniq -c | tr -s " " | tr "\n" ";")
-    passed=$(grep -c "Failing: 0 | Crashing: 0" "$log")
-    ours=$(grep "Race reported\|Barrier error\|Invalid .* access\|Program hit" "$log" | grep -vc "nvjet_\|cutlass\|xmma\|cublas")
+    sum=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | sort | uniq -c | tr -s " " | tr "\n" ";")
+    passed=$(grep -c "Tested: 1 | Passing: 1 | Failing: 0 | Crashing: 0" "$log")
+    ours=$(grep -E "Race reported|Barrier error|Invalid |Program hit" "$log" | grep -Evc "nvjet_|cutlass|xmma|cublas")
     case $rc in
     0) what=clean ;;
     86) if [ "$tool" = racecheck ] && [ "$ours" -eq 0 ] && [ "$passed" -eq 1 ]; then what="reports in cuBLAS only"; else what=REPORTS; fi ;;
@@ -78,7 +83,11 @@ xargs -P "$par" -L 1 sh -c '
     *) if grep -q "terminated before first instrumented API call" "$log" && [ "$passed" -eq 1 ]; then
            what="clean, no CUDA call"; else what="exit $rc"; fi ;;
     esac
-    [ "$passed" -eq 1 ] || case $what in TIMEOUT*) ;; *) what="$what; the test FAILED" ;; esac
+    if grep -q "Tested: 0 | Passing: 0 | Failing: 0 | Crashing: 0" "$log"; then
+        what="no test ran (it skipped, or the filter names none)"
+    elif [ "$passed" -ne 1 ]; then
+        case $what in TIMEOUT*) ;; *) what="$what; the test FAILED" ;; esac
+    fi
     echo "$tool $t: $what [$sum]"
 ' _ < "$jobs" >> "$out/sanitize.txt"
-echo "gpu-sanitize: done in $(( $(date +%s) - start )) s; $(grep -c ": clean" "$out/sanitize.txt") clean, $(grep -c "cuBLAS only" "$out/sanitize.txt") with reports in cuBLAS only, $(grep -c "REPORTS\|exit \|FAILED" "$out/sanitize.txt") with reports or errors, $(grep -c TIMEOUT "$out/sanitize.txt") timed out, $(grep -c "not run" "$out/sanitize.txt") not run" | tee -a "$out/sanitize.txt" >&2
+echo "gpu-sanitize: done in $(( $(date +%s) - start )) s; $(grep ": clean" "$out/sanitize.txt" | grep -vc FAILED) clean, $(grep -c "cuBLAS only" "$out/sanitize.txt") with reports in cuBLAS only, $(grep -Ec "REPORTS|exit |FAILED" "$out/sanitize.txt") with reports or errors, $(grep -c TIMEOUT "$out/sanitize.txt") timed out, $(grep -c "not run" "$out/sanitize.txt") not run" | tee -a "$out/sanitize.txt" >&2

@@ -123,7 +123,7 @@ Test(core, unknown_model_lists_the_known_ones)
 
 Test(core, head_dim_must_divide_hidden)
 {
-    cr_assert_eq(make("lstm", LOGT_CPU, 2, 12, 5, NULL, NULL), LOGT_EINVAL);
+    cr_assert_eq(make("flashrnn", LOGT_CPU, 2, 12, 5, NULL, NULL), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "head dim 5 does not divide the hidden size D = 12"), "%s",
               logt_errmsg());
     cr_assert(strstr(logt_errmsg(), "1, 2, 3, 4, 6, 12"), "%s", logt_errmsg());

@@ -1,4 +1,4 @@
-/* test_deer.c — the float64 CPU reference of deer (models/deer.h): Newton in every mode
+/* test_deer.c — the float64 CPU reference of deer (models/deer/deer.h): Newton in every mode
  * against the sequential loop (flashrnn's gru and lstm with the same parameters, and a tanh
  * loop written here), the analytic Jacobians against central differences, the chunked
  * associative matrix scan against the serial one, the adjoint gradients against BPTT

@@ -1,4 +1,4 @@
-/* test_deer_cuda.c — deer's CUDA forward (models/deer_cuda.cu): Newton (mode = quasi, and
+/* test_deer_cuda.c — deer's CUDA forward (models/deer/deer_cuda.cu): Newton (mode = quasi, and
  * full for a state of 1) by both routes (newton_kernel = persistent, launches), mode = full
  * by the matrix scan, mode = damped (its step against Thomas's algorithm, too), and the two sequential baselines (solver = launch, fused) against
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,

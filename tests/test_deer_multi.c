@@ -1,4 +1,4 @@
-/* test_deer_multi.c — quasi-DEER over a sequence split into pieces (models/deer_multi.h).
+/* test_deer_multi.c — quasi-DEER over a sequence split into pieces (models/deer/deer_multi.h).
  *
  * CPU: the float64 pieces algorithm (G = 1, 2, 3, 7; pieces of one step, uneven pieces, B odd;
  * gru, lstm, tanh) against deer's own float64 reference on the whole sequence with mode =

@@ -1,4 +1,4 @@
-/* test_flashrnn.c — the float64 CPU reference of flashrnn (models/flashrnn.h): every
+/* test_flashrnn.c — the float64 CPU reference of flashrnn (models/flashrnn/flashrnn.h): every
  * gradient against central differences for both cells (one head and several, odd B, T = 1,
  * with and without an initial state, one layer and two), a GRU step worked by hand, the
  * block-diagonal structure (H heads = H separate one-head models), the lstm cell with one

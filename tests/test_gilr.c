@@ -221,11 +221,7 @@ Test(gilr_cpu, registered_with_their_layouts)
     cr_assert(g && gl);
     cr_assert_eq(g->nstate, 1);
     cr_assert_eq(gl->nstate, 2);
-#ifdef LOGT_HAVE_CUDA
-    unsigned devices = (1u << LOGT_CPU) | (1u << LOGT_CUDA);
-#else
-    unsigned devices = 1u << LOGT_CPU;
-#endif
+    const unsigned devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA);   /* declared; built or not */
     cr_assert_eq(g->devices, devices);
     cr_assert_eq(gl->devices, devices);
     logt_net *net = make_net("gilr", 3, 4, 1, 1);   /* W [2D][I], b [2D] */

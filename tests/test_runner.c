@@ -695,7 +695,7 @@ Test(runner, failing_run_is_recorded_and_sweep_continues)
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4 --set sweep.head_dim=3,0"),
                  1, "%s", err);
     EXPECT_ERR("FAILED");
-    EXPECT_ERR("head dim 3 does not divide the hidden size D = 4");
+    EXPECT_ERR("lstm has one head: head_dim must be 0 or D = 4, not 3");
     EXPECT_ERR("2 of 4 runs failed");
     logt_store *st = open_results("r.h5");
     logt_summary_row *rows;
@@ -712,7 +712,7 @@ Test(runner, failing_run_is_recorded_and_sweep_continues)
             cr_assert_str_eq(status, "failed");
             cr_assert(isnan(rows[i].median_ms));
             cr_assert_eq(logt_store_get_str(st, rows[i].run, "", "error", error, sizeof error), LOGT_OK);
-            cr_assert(strstr(error, "does not divide"), "%s", error);
+            cr_assert(strstr(error, "lstm has one head"), "%s", error);
         } else {
             cr_assert_str_eq(status, "ok");
         }
@@ -837,12 +837,12 @@ Test(runner, malformed_file)
     expect_config_error("[experiment]\n", "[experiment] needs models = ...");
 }
 
-Test(runner, head_dim_not_dividing_D)
+Test(runner, head_dim_the_model_refuses)
 {
     write_at("exp/experiment.ini", speed_ini);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.head_dim=3 --set sweep.T=4 "
                             "--set sweep.pass=forward"), 1, "%s", err);
-    EXPECT_ERR("head dim 3 does not divide the hidden size D = 4: choose one of 1, 2, 4");
+    EXPECT_ERR("lstm has one head: head_dim must be 0 or D = 4, not 3 (the models with heads: flashrnn)");
 }
 
 Test(runner, bad_command_line)

@@ -37,7 +37,7 @@ static const char *const seeds_ini =
     "repeats = 1\n";
 
 /* Seven runs of both kinds: three trainings (deterministic on the CPU) and four speed
- * runs, two of which fail (head dim 3 does not divide D = 4) and are results too. */
+ * runs, two of which fail (head_dim 3: lstm has one head) and are results too. */
 static const char *const mixed_ini =
     "[experiment]\n"
     "name = mixed\n"

@@ -4,7 +4,7 @@
  *
  *   make dev && build/bin/gemm-small-dev [N D I]
  *
- * For each product (row-major, as models/sru/sru_cuda.cu calls kernels/gemm.h):
+ * For each product (row-major, as models/sru/sru_cuda.cu and sru_cuda_backward.cu call kernels/gemm.h):
  *   fwd  G_k [N][D] = X [N][I] · W_k [D][I]^T, k = 0..2      (strided batch of 3)
  *   dW   dW [3D][I] = dG [N][3D]^T · X [N][I]                (sum over N rows)
  *   dx   dx [N][I]  = dG [N][3D] · W [3D][I] (+ dx)           (sum over 3D)

@@ -21,7 +21,7 @@ static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fa
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
-static const char *const cell_names[] = {"gru", "tanh", "lstm", NULL};   /* deer_cell */
+static const char *const cell_names[] = {[DEER_GRU] = "gru", [DEER_TANH] = "tanh", [DEER_LSTM] = "lstm", NULL};
 extern const logt_model_ops logt_deer_ops;
 
 const char *deer_mode_name(deer_mode mode)
@@ -54,7 +54,9 @@ static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const c
 
 static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
 {
-    o->cell = (deer_cell)logt_model_cell(&logt_deer_ops, cfg);   /* cell_names' order */
+    const int c = logt_model_cell(&logt_deer_ops, cfg);   /* cell_names: the enum's order */
+    if (c < 0) return logt_model_check(&logt_deer_ops, cfg);   /* names the valid cells */
+    o->cell = (deer_cell)c;
     const char *mode = logt_cfg_knob(cfg, "mode", "full");
     int found = -1;
     for (int i = 0; i < 3; i++)

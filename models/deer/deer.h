@@ -20,8 +20,17 @@
  * R [1][D][D], b [D]). The residual and tol are over the whole state.
  * Devices: cpu (deer.c, float64, every mode, forward and backward: the reference) and cuda
  * (f32 states: deer_cuda.cu, deer_cuda_full.cu, deer_cuda_damped.cu, deer_cuda_backward.cu);
- * over a sequence split in time across GPUs: deer_multi.h. The knobs, the routes and what
- * they measure: experiments/deer-convergence and experiments/deer-speedup, Design notes.
+ * over a sequence split in time across GPUs: deer_multi.h.
+ *
+ * Knobs (checked in deer.c; what they measure: experiments/deer-convergence and deer-speedup):
+ *   mode = full (default) | quasi | damped      tol = 1e-10 (cpu) or 1e-5 (cuda), on the residual
+ *   max_iter = 200          on_fail = error (default) | sequential (report, then the loop's answer)
+ *   lambda = 1 (damped: the initial damping, halved after a step that lowers the residual)
+ *   warm = off | on (start from the previous call's solution of the same shape)
+ *   r_scale = 1 (a factor on R's initialisation bound)
+ *   cuda only: solver = newton (default) | launch | fused (the sequential baselines: a kernel a
+ *   step, or one persistent kernel); newton_kernel = auto | persistent | launches (the whole
+ *   solve in one cooperative kernel, states of 1 to 4; or a kernel and a scan an iteration).
  */
 #ifndef LOGT_DEER_H
 #define LOGT_DEER_H

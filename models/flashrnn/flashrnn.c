@@ -21,7 +21,7 @@
 #include "../cells/gru_cell.h"
 #include "../cells/lstm_cell.h"
 
-static const char *const cells[] = {"lstm", "gru", NULL};   /* flashrnn_cell */
+static const char *const cells[] = {[FLASHRNN_LSTM] = "lstm", [FLASHRNN_GRU] = "gru", NULL};
 extern const logt_model_ops logt_flashrnn_ops;
 static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "poll_delay", "forget_init", NULL};
 
@@ -118,7 +118,9 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
-    *cell = (flashrnn_cell)logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells' order */
+    const int c = logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells: the enum's order */
+    if (c < 0) return logt_model_check(&logt_flashrnn_ops, cfg);   /* names the valid cells */
+    *cell = (flashrnn_cell)c;
     const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
     if (cfg->device == LOGT_CUDA && d % 16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,

@@ -214,7 +214,7 @@ struct Walk {
  * partial sums' stores and barrier, p5 a spreading thread's sums, p2 the cell, p3 the barrier
  * and poll of h (grid), p4 the step's end; backward: p4 the products and sums, p0 the cell,
  * p1 the counter barrier, p2 the reload, p3 the end barrier. The counts live in static shared
- * memory (32 bytes more a block; thread 0's alone), so that the phase functions reach them;
+ * memory (36 bytes more a block; thread 0's alone), so that the phase functions reach them;
  * the sums of each pass's file (its own static copy) are read back by probe_read. Compare
  * its medians with the plain build's. */
 #ifdef FLASHRNN_PROBE

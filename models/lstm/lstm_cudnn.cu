@@ -318,8 +318,8 @@ static logt_status set_shape(lstm_cudnn_model *m, rnn_state *s, int T, int B, cu
     if (ds == CUDNN_STATUS_NOT_SUPPORTED)   /* a T beyond this cuDNN's limit is refused here */
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "cuDNN refused a sequence of T = %d steps (batch %d, input "
                          "%d): cudnnSetRNNDataDescriptor returned NOT_SUPPORTED, whatever the "
-                         "algorithm. HINT: cuDNN 9.14 took T = 16384 and refused 65536; use a "
-                         "shorter T for lstm-cudnn", T, B, I);
+                         "algorithm. HINT: use a shorter T for lstm-cudnn (the limit is "
+                         "cuDNN's, and differs between its versions)", T, B, I);
     CUDNN_TRY(ds);
     CUDNN_TRY(cudnnSetRNNDataDescriptor(s->yd, s->dt, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T,
                                         B, D, s->seq_h, NULL));

@@ -1,5 +1,6 @@
 /* sru.c — the sru model (equations, knobs and layout in sru.h): its ops and the float64 CPU
- * reference. The CUDA path is sru_cuda.cu, dispatched from the ops below on cfg.device.
+ * reference. The CUDA path is sru_cuda.cu and sru_cuda_backward.cu, dispatched from the ops
+ * below on cfg.device.
  *
  * Forward: the input projection of all T steps at once (one product per row block of
  * [W; Wp]), then c by one of two routes: the element-wise loop over t (both gates read

@@ -9,11 +9,23 @@
  *   c_t = f_t ⊙ c_{t-1} + (1 − f_t) ⊙ z_t
  *   h_t = r_t ⊙ c_t + (1 − r_t) ⊙ α x'_t               x'_t = x_t when I == D, else W_p x_t
  *
- * Knobs (checked in sru_parse_knobs; each in full in experiments/sru-speed/README.md, Design
- * notes): v = on | zero (zero: the 2017 form, v ≡ 0, c a linear recurrence); route = auto |
- * loop | scan | newton (c by the loop over t, by the shared linear scan when v = zero, or by
- * Newton over the sequence, whose Jacobian is exactly diagonal); highway_scale = off | sqrt3 |
- * a number (α, default 1); math = fp32 | tf32 | 3xtf32 (the cuda GEMMs).
+ * Knobs (checked in sru_parse_knobs; the reasons behind them in experiments/sru-speed,
+ * Design notes):
+ *   v = on (default) | zero      zero: the 2017 form, v ≡ 0, c a linear recurrence in c
+ *   route = auto | loop | scan | newton
+ *                                c by the loop over t; by the shared linear scan (v = zero
+ *                                only: a = f, b = (1 − f) ⊙ z); or (v = on) by Newton over the
+ *                                sequence, whose Jacobian g' = f + f(1 − f) v_f (c_{t-1} − z)
+ *                                is exactly diagonal: one evaluation and one scan an iteration,
+ *                                until max |c_t − g(c_{t-1})| <= 1e-12 (cpu) or 1e-6 of
+ *                                max(1, max |c|) (cuda), at most 64 evaluations. auto: scan
+ *                                when v = zero, else loop
+ *   highway_scale = off | sqrt3 | a positive number
+ *                                α above; off (default) is 1, sqrt3 the authors' scaling for a
+ *                                highway bias initialised at 0, applied at run time
+ *   math = fp32 (default) | tf32 | 3xtf32
+ *                                the cuda GEMMs: strict fp32, TF32 tensor cores, or three TF32
+ *                                products of split operands (fp32's accuracy, kernels/gemm.h)
  *
  * Parameters, in this order (W and Wp adjacent: [W; Wp] is one [4D][I] matrix, one GEMM):
  *   W  [3D][I]  rows 0..D-1 W (candidate z), D..2D-1 W_f, 2D..3D-1 W_r (the authors' U order)
@@ -80,8 +92,9 @@ int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int
                              int v_on);
 
 #ifdef LOGT_HAVE_CUDA
-/* The cuda path (sru_cuda.cu): forward, backward, and freeing its scratch. Same contract as
- * the cpu pair above; x, h, dh, dx are cuda tensors of cfg.dtype (f32 or bf16). */
+/* The cuda path (sru_cuda.cu, sru_cuda_backward.cu): forward, backward, and freeing its
+ * scratch. Same contract as the cpu pair above; x, h, dh, dx are cuda tensors of cfg.dtype
+ * (f32 or bf16). */
 logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
 logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
 void sru_free_cuda(sru_model *m);
