@@ -186,7 +186,7 @@ static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *
         if (!ok) {
             char list[256] = "none";
             size_t used = 0;
-            for (const char *const *k = ops->knobs; k && *k; k++)
+            for (const char *const *k = ops->knobs; k && *k && used < sizeof list; k++)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                          k == ops->knobs ? "" : ", ", *k);
             return LOGT_FAIL(LOGT_EINVAL, "model %s has no setting '%s' (it takes: %s)", ops->name,
