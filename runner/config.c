@@ -46,7 +46,7 @@ static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},
     {"eval_every", V_POSINT}, {"eval_batches", V_POSINT}, {"test_batches", V_POSINT},
     {"solve_acc", V_NNNUM}, {"max_train_s", V_NNNUM}, {"keep_checkpoint", V_BOOL}, {"readout", V_WORDS},
-    {"curriculum", V_POSINTS}, {NULL, 0}};
+    {"curriculum", V_POSINTS}, {"diverge", V_NNNUM}, {NULL, 0}};
 static const keydef plot_keys[] = {
     {"x", V_XFIELD}, {"y", V_MEASURE}, {"series", V_FIELDS}, {"where", V_FILTERS},
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
@@ -228,11 +228,11 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
         break;
     case V_POSINTS:
         if (logt_parse_i64(s, &iv) || iv < 1 || iv > INT32_MAX)
-            return cfg_bad(where, s, key, "positive integers");
+            return cfg_bad(where, s, key, "positive integers up to 2147483647 (2^31 - 1)");
         break;
     case V_NNINTS:
         if (logt_parse_i64(s, &iv) || iv < 0 || iv > INT32_MAX)
-            return cfg_bad(where, s, key, "non-negative integers");
+            return cfg_bad(where, s, key, "non-negative integers up to 2147483647 (2^31 - 1)");
         break;
     case V_U64S:
         if (logt_parse_u64(s, &uv)) return cfg_bad(where, s, key, "non-negative integers");
@@ -250,11 +250,11 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
         break;
     case V_POSINT:
         if (logt_parse_i64(s, &iv) || iv < 1 || iv > INT32_MAX)
-            return cfg_bad(where, s, key, "a positive integer");
+            return cfg_bad(where, s, key, "a positive integer up to 2147483647 (2^31 - 1)");
         break;
     case V_NNINT:
         if (logt_parse_i64(s, &iv) || iv < 0 || iv > INT32_MAX)
-            return cfg_bad(where, s, key, "a non-negative integer");
+            return cfg_bad(where, s, key, "a non-negative integer up to 2147483647 (2^31 - 1)");
         break;
     case V_POSNUM:
         if (logt_parse_f64(s, &dv) || !(dv > 0) || !isfinite(dv))

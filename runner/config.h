@@ -78,6 +78,7 @@ typedef struct logt_experiment {
     char task[32];
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
+    double diverge;          /* [train] diverge: a loss this many times the first fails */
     int keep_checkpoint;     /* [train] keep_checkpoint: a budget-stopped run keeps it */
     int gpu_readout;         /* [train] readout = gpu                                  */
     int ncurriculum;         /* [train] curriculum = T1, T2, ...: increasing lengths   */
@@ -102,6 +103,7 @@ typedef struct logt_run_spec {
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
+    double diverge;          /* a loss this many times the run's first fails it (0: off) */
     int keep_checkpoint;     /* a run stopped by max_train_s keeps its checkpoint      */
     int gpu_readout;         /* the readout on the GPU (train/readout_cuda.h)          */
     int ncurriculum;         /* the curriculum's lengths below T, each trained until it  */

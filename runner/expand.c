@@ -110,6 +110,7 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->solve_acc = e->solve_acc;
         r->max_train_s = e->max_train_s;   /* not in the key: a budget, not a different training */
         r->keep_checkpoint = e->keep_checkpoint;   /* not in the key either */
+        r->diverge = e->diverge;   /* nor this: it stops a training, never changes one */
         r->gpu_readout = e->gpu_readout;
         char solve[256] = "";   /* in the key only when set: keys of earlier runs stay as they were */
         if (r->solve_acc > 0) snprintf(solve, sizeof solve, " solve_acc=%.17g", r->solve_acc);

@@ -163,11 +163,17 @@ logt_status logt_exp_parse(const char *dir, char *const *sets, int nsets, logt_e
     char *text = NULL;
     logt_status s = logt_read_file(e->file, &text);
     if (s != LOGT_OK) {
+        char file[sizeof e->file];
+        logt_strlcpy(file, sizeof file, e->file);
         logt_exp_free(e);
         if (stat(dir, &st) != 0)
             return LOGT_USER_FAIL(LOGT_EINVAL, "no experiment at %s: it does not exist. HINT: `logt list` "
                              "shows the experiments", dir);
-        return LOGT_USER_FAIL(LOGT_EINVAL, "no experiment at %s: cannot read %s", dir, e->file);
+        if (S_ISDIR(st.st_mode) && stat(file, &st) != 0)
+            return LOGT_USER_FAIL(LOGT_EINVAL, "no experiment at %s: it has no experiment.ini (an "
+                                  "experiment is a directory with one). HINT: `logt list` shows the "
+                                  "experiments", dir);
+        return LOGT_USER_FAIL(LOGT_EINVAL, "no experiment at %s: cannot read %s", dir, file);
     }
     /* inih splits lines longer than its buffer into two: refuse them instead. */
     int line = 1;

@@ -180,6 +180,11 @@ static logt_status resolve_settings(logt_experiment *e)
         return LOGT_FAIL(LOGT_EINVAL, "[train] solve_acc = %g: a validation accuracy in (0, 1] at which "
                          "a run counts as solved and stops, or 0 (off)", e->solve_acc);
     logt_parse_f64(cfg_getv(e, "train", "max_train_s", "0"), &e->max_train_s);
+    logt_parse_f64(cfg_getv(e, "train", "diverge", "1e6"), &e->diverge);
+    if (e->diverge != 0 && !(e->diverge > 1))
+        return LOGT_FAIL(LOGT_EINVAL, "[train] diverge = %g: the factor over a run's first loss at "
+                         "which it counts as diverging and fails (above 1; default 1e6), or 0 (off)",
+                         e->diverge);
     e->keep_checkpoint = cfg_is_true(cfg_getv(e, "train", "keep_checkpoint", "true"));
     const char *ro = cfg_getv(e, "train", "readout", "host");
     if (strcmp(ro, "host") && strcmp(ro, "gpu"))

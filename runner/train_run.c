@@ -88,6 +88,18 @@ static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SET
     return logt_store_flush(st);
 }
 
+/* The run's first training loss, the yardstick of [train] diverge: NAN before its first step,
+ * else (a resumed run) the first value stored. */
+static double first_loss(const logt_run_spec *r, logt_store *st, int64_t id, int64_t step)
+{
+    double *v = NULL, first = NAN;
+    int64_t n = 0;
+    if (r->diverge > 0 && step > 0 && logt_store_read(st, id, "loss", &v, &n) == LOGT_OK && n > 0)
+        first = v[0];
+    free(v);
+    return first;
+}
+
 /* max_train_s: a run stops once its training time (its wall_s, resumes included) reaches it */
 static int over_budget(const logt_run_spec *r, double wall)
 {
@@ -292,6 +304,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     if ((s = train_open(ctx, r, st, id, resume, &ts, res, fatal)) != LOGT_OK) goto done;
     double last_flush = logt_now(), loss = NAN;
     if ((s = solved_earlier(r, st, id, ts.neval, res, fatal)) != LOGT_OK) goto done;
+    double first = first_loss(r, st, id, ts.g.tr->step);
     res->budget_step = -1;
     while (ts.g.tr->step < r->steps && res->solve_step < 0 && !over_budget(r, ts.wall)) {
         if (run_stop_requested) {
@@ -303,6 +316,12 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (s == LOGT_OK && fail_at > 0 && ts.g.tr->step == fail_at)
             s = LOGT_FAIL(LOGT_ENUMERIC, "step %d failed: injected by LOGT_TEST_FAIL_AFTER_STEPS",
                           fail_at);
+        if (s == LOGT_OK && isnan(first)) first = loss;
+        if (s == LOGT_OK && r->diverge > 0 && first > 0 && loss > r->diverge * first)
+            s = LOGT_FAIL(LOGT_ENUMERIC, "training step %lld: the loss %.4g is %.3g times its first "
+                          "value %.4g, past diverge = %g: the run diverges. HINT: lower the learning "
+                          "rate or set a gradient clip ([train] diverge = 0 turns this check off)",
+                          (long long)ts.g.tr->step, loss, loss / first, first, r->diverge);
         if (s != LOGT_OK) {
             char msg[2048];   /* keep the losses so far, and the run's error message */
             logt_strlcpy(msg, sizeof msg, logt_errmsg());
