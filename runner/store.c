@@ -1,11 +1,11 @@
 /* store.c — the HDF5 results file: its summary's row type, opening, creating and closing
  * it, root attributes, and the summary's rows (layout in store.h and runner/README.md).
  * The runs' contents are in store_runs.c, compaction in store_compact.c, the HDF5 helpers
- * in store_h5.c.
+ * in store_h5.c, the file on disk (whole-image commits, the writer's lock) in store_file.c.
  *
- * A file is never created over an existing one (H5F_ACC_EXCL) and never
- * truncated; one that is not HDF5, is read-only, or belongs to another
- * experiment is refused with a hint.
+ * A file is never created over an existing one and never written in place; one that is not
+ * HDF5, is read-only, is damaged, is being written by another logt or belongs to another
+ * experiment is refused with a hint, and left as it was.
  */
 #include "store_internal.h"
 
@@ -111,6 +111,7 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
     (void)info;
     logt_store *st = data;
     int64_t id;
+    st->links++;
     if (logt_parse_i64(name, &id) != 0) return 0;   /* not one of ours: ignore */
     if (id > st->max_id) st->max_id = id;
     hid_t g = H5Gopen2(runs, name, H5P_DEFAULT);
@@ -125,6 +126,11 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
         ok = h5_attr_get_str(st, g, what, "status", status, sizeof status) == LOGT_OK;
     H5Gclose(g);
     if (!ok) return -1;
+    /* a damaged heap reads as an empty string: a key is never empty, a status is ok or failed */
+    if ((has_key && !*key) || (has_status && strcmp(status, "ok") && strcmp(status, "failed"))) {
+        st->damaged = id + 1;
+        return -1;
+    }
     if (!has_key) return 0;   /* created but killed before its key was written: skip it */
     if (st->n == st->cap) {
         st->cap = st->cap ? 2 * st->cap : 64;
@@ -140,13 +146,56 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
     return 0;
 }
 
+static logt_status summary_len(logt_store *st, int64_t *n);
+
+/* The index of /runs, checked against the file's own records: every link of /runs listed,
+ * every run of /summary indexed. A damaged region can hide a run's group or its
+ * key from HDF5 without an error; such a file is refused, never taken as lacking those runs
+ * (which would run them again into it). */
 static logt_status load_index(logt_store *st)
 {
     logt_status s = LOGT_OK;
+    hid_t runtype = -1;
+    int64_t *ids = NULL, n = 0;
     st->max_id = -1;
-    CHK(H5Literate(st->runs, H5_INDEX_NAME, H5_ITER_INC, NULL, index_run, st),
-        "cannot list the runs in /runs");
+    st->links = st->damaged = 0;
+    H5G_info_t info;
+    herr_t listed = H5Literate(st->runs, H5_INDEX_NAME, H5_ITER_INC, NULL, index_run, st);
+    if (listed < 0 && st->damaged) {
+        H5Eclear2(H5E_DEFAULT);
+        s = LOGT_USER_FAIL(LOGT_EIO, "%s is damaged: the key or status of run %lld cannot be read. "
+                           "HINT: keep it for inspection and write elsewhere with --out NEW.h5",
+                           st->path, (long long)(st->damaged - 1));
+        goto done;
+    }
+    CHK(listed, "cannot list the runs in /runs");
+    CHK(H5Gget_info(st->runs, &info), "cannot count the runs in /runs");
+    if ((hsize_t)st->links != info.nlinks) {
+        s = LOGT_USER_FAIL(LOGT_EIO, "%s is damaged: /runs has %llu runs but only %lld can be "
+                           "listed. HINT: keep it for inspection and write elsewhere with --out "
+                           "NEW.h5", st->path, (unsigned long long)info.nlinks, (long long)st->links);
+        goto done;
+    }
+    if ((s = summary_len(st, &n)) != LOGT_OK || n == 0) goto done;
+    if (!(ids = malloc((size_t)n * sizeof *ids))) {
+        s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+        goto done;
+    }
+    CHK(runtype = H5Tcreate(H5T_COMPOUND, sizeof(int64_t)), "cannot make a type");
+    CHK(H5Tinsert(runtype, "run", 0, H5T_NATIVE_INT64), "cannot make a type");
+    CHK(H5Dread(st->summary, runtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids), "cannot read /summary");
+    for (int64_t i = 0; i < n; i++) {
+        const run_ix *r = store_find_id(st, ids[i]);
+        if (!r) {   /* a redone run keeps its row while it has no status: not damage */
+            s = LOGT_USER_FAIL(LOGT_EIO, "%s is damaged: /summary lists run %lld, but its group "
+                               "in /runs or its key cannot be read. HINT: keep it for inspection "
+                               "and write elsewhere with --out NEW.h5", st->path, (long long)ids[i]);
+            goto done;
+        }
+    }
 done:
+    free(ids);
+    h5_close(runtype);
     return s;
 }
 
@@ -184,10 +233,9 @@ static logt_status check_hdf5(const char *path)
     return LOGT_OK;
 }
 
-static logt_status create_file(logt_store *st, const logt_store_meta *meta)
+/* The directory of a new file: made, and writable. */
+static logt_status check_dir(const logt_store *st)
 {
-    logt_status s = LOGT_OK;
-    hid_t space = -1, dcpl = -1, type = -1;
     LOGT_TRY(logt_mkdirs(st->path, 0));
     char dir[PATH_MAX];
     logt_strlcpy(dir, sizeof dir, st->path);
@@ -197,7 +245,16 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
     if (access(dir, W_OK) != 0)
         return LOGT_USER_FAIL(LOGT_EIO, "cannot create results file %s: directory %s is not "
                               "writable. HINT: pass --out FILE in a writable place", st->path, dir);
-    st->file = H5Fcreate(st->path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
+    return LOGT_OK;
+}
+
+static logt_status create_file(logt_store *st, const logt_store_meta *meta)
+{
+    logt_status s = LOGT_OK;
+    hid_t space = -1, dcpl = -1, type = -1;
+    hid_t fapl = store_core_fapl(NULL, 0);   /* in memory until the first commit */
+    st->file = fapl < 0 ? -1 : H5Fcreate(STORE_MEMORY_NAME, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    h5_close(fapl);
     if (st->file < 0) return H5FAIL(st, "cannot create the results file");
     char now[64];
     logt_iso8601(now, sizeof now);
@@ -236,12 +293,40 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
         "cannot create /summary");
     CHK(st->rowtype = H5Tcopy(type), "cannot make the summary's row type");
     st->missing = 0;
-    CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
 done:
     h5_close(type);
     h5_close(dcpl);
     h5_close(space);
     return s;
+}
+
+/* An existing file, into memory, checked before anything of it changes: HDF5, written by
+ * logt for this experiment, whole. */
+static logt_status open_existing(logt_store *st, const logt_store_meta *meta)
+{
+    const char *path = st->path;
+    void *image = NULL;
+    size_t n = 0;
+    LOGT_TRY(check_hdf5(path));
+    LOGT_TRY(store_read_image(path, &image, &n));
+    hid_t fapl = store_core_fapl(image, n);
+    free(image);
+    st->file = fapl < 0 ? -1 : H5Fopen(STORE_MEMORY_NAME, H5F_ACC_RDWR, fapl);
+    h5_close(fapl);
+    if (st->file < 0)
+        return H5FAIL(st, "cannot open the results file: it is damaged (truncated, or overwritten "
+                          "in part). HINT: keep it for inspection and write elsewhere with --out NEW.h5");
+    char name[256] = "";
+    if (h5_attr_get_str(st, st->file, "/", "experiment", name, sizeof name) != LOGT_OK)
+        return LOGT_USER_FAIL(LOGT_EIO, "%s was not written by logt (no 'experiment' attribute). "
+                              "HINT: pass --out NEW.h5", path);
+    if (strcmp(name, meta->experiment))
+        return LOGT_USER_FAIL(LOGT_EINVAL,
+                              "%s holds results of experiment '%s', not '%s'. HINT: pass --out "
+                              "FILE to write '%s' elsewhere",
+                              path, name, meta->experiment, meta->experiment);
+    LOGT_TRY(open_groups(st));
+    return load_index(st);
 }
 
 logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_store **out)
@@ -263,39 +348,31 @@ logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_
                                "results file %s is read-only: logt cannot add runs to it. HINT: "
                                "chmod u+w it, or write elsewhere with --out NEW.h5",
                                path);
-        else s = check_hdf5(path);
-        if (s == LOGT_OK) {
-            st->file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-            if (st->file < 0)
-                s = H5FAIL(st, "cannot open the results file for writing: it is damaged "
-                               "(truncated?) or another logt run holds it open. HINT: write "
-                               "elsewhere with --out NEW.h5 and keep this file for inspection");
-        }
-        char name[256] = "";
-        if (s == LOGT_OK && h5_attr_get_str(st, st->file, "/", "experiment", name, sizeof name) != LOGT_OK)
-            s = LOGT_USER_FAIL(LOGT_EIO, "%s was not written by logt (no 'experiment' attribute). "
-                               "HINT: pass --out NEW.h5", path);
-        if (s == LOGT_OK && strcmp(name, meta->experiment))
-            s = LOGT_USER_FAIL(LOGT_EINVAL,
-                               "%s holds results of experiment '%s', not '%s'. HINT: pass --out "
-                               "FILE to write '%s' elsewhere",
-                               path, name, meta->experiment, meta->experiment);
-        if (s == LOGT_OK) s = open_groups(st);
+        if (s == LOGT_OK) s = store_lock(path, st->lock, sizeof st->lock);
+        if (s == LOGT_OK) s = open_existing(st, meta);
+        /* accepted: what this sweep changes at the root, in memory until the first commit */
         char now[64];
         logt_iso8601(now, sizeof now);
         if (s == LOGT_OK) s = h5_attr_put_str(st, st->file, "/", "updated", now);
         if (s == LOGT_OK && meta->backend) s = h5_attr_put_str(st, st->file, "/", "backend", meta->backend);
         if (s == LOGT_OK && meta->experiment_ini)
             s = h5_attr_put_str(st, st->file, "/", "experiment_ini", meta->experiment_ini);
+        if (s == LOGT_OK) store_clean_tmp(path);
+        if (s == LOGT_OK) st->writable = 1;
     } else if (errno == ENOENT) {
-        s = create_file(st, meta);
+        s = check_dir(st);
+        if (s == LOGT_OK) s = store_lock(path, st->lock, sizeof st->lock);
+        if (s == LOGT_OK) s = create_file(st, meta);
+        if (s == LOGT_OK) st->writable = 1;
+        if (s == LOGT_OK) s = store_commit(st);   /* the file exists from the start */
+        if (s == LOGT_OK) s = load_index(st);
     } else {
         s = LOGT_USER_FAIL(LOGT_EIO, "cannot use results file %s: %s", path, strerror(errno));
     }
-    if (s == LOGT_OK) s = load_index(st);
     if (s != LOGT_OK) {
         char msg[2048];
         logt_strlcpy(msg, sizeof msg, logt_errmsg());
+        st->writable = 0;   /* a refused file is left as it was */
         logt_store_close(st);
         logt_fail_at(s, "", 0, "%s", strncmp(msg, ":0: ", 4) ? msg : msg + 4);
         return s;
@@ -335,6 +412,7 @@ logt_status logt_store_open_read(const char *path, logt_store **out)
 
 logt_status logt_store_flush(logt_store *st)
 {
+    if (st->writable) return store_commit(st);
     logt_status s = LOGT_OK;
     CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
 done:
@@ -344,11 +422,12 @@ done:
 logt_status logt_store_close(logt_store *st)
 {
     if (!st) return LOGT_OK;
-    logt_status s = LOGT_OK;
+    logt_status s = st->writable && !st->broken ? store_commit(st) : LOGT_OK;
     h5_close(st->rowtype);
     h5_close(st->summary);
     h5_close(st->runs);
     if (st->file >= 0 && H5Fclose(st->file) < 0) s = H5FAIL(st, "cannot close the results file");
+    store_unlock(st->lock);
     for (int i = 0; i < st->n; i++) free(st->ix[i].key);
     free(st->ix);
     free(st);
@@ -443,7 +522,7 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     CHK(mspace = H5Screate_simple(1, &count, NULL), "cannot make a dataspace");
     CHK(H5Dwrite(st->summary, st->rowtype, mspace, fspace, H5P_DEFAULT, row), "cannot write /summary");
     if ((s = logt_store_set_str(st, row->run, "", "status", row->status)) != LOGT_OK) goto done;
-    CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
+    if ((s = logt_store_flush(st)) != LOGT_OK) goto done;
     run_ix *r = store_find_id(st, row->run);
     if (r) r->state = failed ? LOGT_RUN_FAILED : LOGT_RUN_OK;
 done:
@@ -486,7 +565,7 @@ logt_status logt_store_add_rows(logt_store *st, const logt_summary_row *rows, in
         "cannot select in /summary");
     CHK(mspace = H5Screate_simple(1, &count, NULL), "cannot make a dataspace");
     CHK(H5Dwrite(st->summary, st->rowtype, mspace, fspace, H5P_DEFAULT, rows), "cannot write /summary");
-    CHK(H5Fflush(st->file, H5F_SCOPE_GLOBAL), "cannot flush");
+    s = logt_store_flush(st);
 done:
     h5_close(mspace);
     h5_close(fspace);

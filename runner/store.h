@@ -11,9 +11,10 @@
  *   /summary          compound, one row per finished run (logt_summary_row); files
  *                     written before a column existed are read with it NaN
  *
- * Growing datasets are chunked with an unlimited maximum size. Nothing here
- * ever truncates or deletes a file (logt_store_compact replaces one by its complete copy):
- * an existing file is opened read-write and must belong to the same experiment. Every HDF5 call is checked and a failure
+ * Growing datasets are chunked with an unlimited maximum size. A writer holds the file in
+ * memory and commits it whole (logt_store_flush: a copy beside it, renamed over it), under a
+ * lock of its own (PATH.lock): nothing here writes a file in place, truncates or deletes it.
+ * An existing file must be whole and belong to the same experiment. Every HDF5 call is checked and a failure
  * is an error naming the file and the object; HDF5's own printing is off.
  * Paths inside a run ("checkpoint/0/w") create their groups as needed.
  */
@@ -40,8 +41,9 @@ typedef struct logt_store_meta {
  * existing file must be HDF5, writable and written for meta->experiment. */
 logt_status logt_store_open(const char *path, const logt_store_meta *meta, logt_store **out);
 logt_status logt_store_open_read(const char *path, logt_store **out);
-/* Flush and close; st may be NULL. */
+/* Commit (a writer) and close, releasing the lock; st may be NULL. */
 logt_status logt_store_close(logt_store *st);
+/* A writer's commit: the whole file, atomically, to its path (store_file.c). */
 logt_status logt_store_flush(logt_store *st);
 const char *logt_store_path(const logt_store *st);
 /* A string attribute of the root ("" and an error when it is missing). */

@@ -67,9 +67,14 @@ logt_status logt_store_compact(const char *path, int64_t *before, int64_t *after
     char tmp[PATH_MAX + 16];
     snprintf(tmp, sizeof tmp, "%s.compact", path);
     *before = file_size(path), *after = -1;
+    char lock[PATH_MAX + 8] = "";   /* no writer between the copy and the rename */
+    LOGT_TRY(store_lock(path, lock, sizeof lock));
     unlink(tmp);   /* a leftover of a compaction killed half-way */
     src = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (src < 0) return H5FAIL(st, "cannot reopen the file for compaction");
+    if (src < 0) {
+        store_unlock(lock);
+        return H5FAIL(st, "cannot reopen the file for compaction");
+    }
     CHK(fcpl = H5Fget_create_plist(src), "cannot read the creation properties");
     dst = H5Fcreate(tmp, H5F_ACC_EXCL, fcpl, H5P_DEFAULT);
     if (dst < 0) {
@@ -95,5 +100,6 @@ done:
     h5_close(dst);
     h5_close(src);
     if (s != LOGT_OK) unlink(tmp);   /* the original is untouched */
+    store_unlock(lock);
     return s;
 }

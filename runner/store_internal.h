@@ -25,7 +25,14 @@ struct logt_store {
     int n, cap;
     run_ix *ix;
     int64_t max_id;
+    int64_t links;          /* links of /runs seen while indexing                  */
+    int64_t damaged;        /* 1 + the id of a run found damaged while indexing    */
     int removed;            /* objects deleted while open (logt_store_remove)      */
+    int writable;           /* opened to write: held in memory, committed whole    */
+    int commits;            /* commits that reached the disk                       */
+    int broken;             /* a commit failed: nothing more is written            */
+    char broken_msg[PATH_MAX + 512];
+    char lock[PATH_MAX + 8];   /* the writer's lock, "" when none is held          */
 };
 
 /* ---- errors and handles (store_h5.c) ------------------------------------------------ */
@@ -61,6 +68,26 @@ logt_status h5_attr_get_str(const logt_store *st, hid_t obj, const char *what, c
                             char *buf, size_t n);
 logt_status h5_attr_get_num(const logt_store *st, hid_t obj, const char *what, const char *name,
                             hid_t memtype, void *out);
+
+/* ---- the file on disk (store_file.c) ------------------------------------------------ */
+
+/* The name HDF5 knows a writer's in-memory file by: the core driver refuses an image under a
+ * name that exists on disk, and nothing can exist below /dev/null. Messages name the path. */
+#define STORE_MEMORY_NAME "/dev/null/logt-results"
+/* File access through HDF5's core driver without a backing store, starting from image[n]
+ * (NULL: a new file); -1 on failure. */
+hid_t store_core_fapl(const void *image, size_t n);
+/* The whole file at path, malloc'd. */
+logt_status store_read_image(const char *path, void **image, size_t *n);
+/* Write the in-memory file whole to its path: a temporary file beside it, synced, renamed
+ * over it. After a failure, nothing more is written (every later commit fails the same). */
+logt_status store_commit(logt_store *st);
+/* Remove what commits interrupted by a kill left beside path (with the lock held). */
+void store_clean_tmp(const char *path);
+/* Take path's writer lock, PATH.lock, and name it in held[n]; a stale one of this host is
+ * taken over. */
+logt_status store_lock(const char *path, char *held, size_t n);
+void store_unlock(const char *lock);
 
 /* ---- runs (store_runs.c) ------------------------------------------------------------- */
 

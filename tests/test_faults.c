@@ -127,3 +127,238 @@ Test(faults, numbers_past_int32_name_the_limit)
     cr_assert_eq(logt(NULL, "run exp --backend cpu --set speed.repeats=3000000000"), 1, "%s", err);
     EXPECT_ERR("expected a positive integer up to 2147483647 (2^31 - 1)");
 }
+
+/* ---- the results file ------------------------------------------------------------------ */
+
+/* Two short trainings: deterministic on the CPU, a checkpoint every 5 steps. */
+static const char *const train_ini =
+    "[experiment]\n"
+    "name = two\n"
+    "models = lstm\n"
+    "kind = train\n"
+    "[sweep]\n"
+    "seed = 1, 2\n"
+    "[train]\n"
+    "task = adding\n"
+    "T = 8\n"
+    "B = 4\n"
+    "D = 4\n"
+    "steps = 15\n"
+    "eval_every = 5\n"
+    "eval_batches = 1\n"
+    "test_batches = 1\n"
+    "lr = 0.01\n";
+
+static void read_file(const char *rel, char **buf, size_t *n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot read %s", path);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    *buf = malloc(*n + 1);
+    cr_assert(*buf && fread(*buf, 1, *n, f) == *n);
+    fclose(f);
+}
+
+static void write_file(const char *rel, const char *buf, size_t n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(buf, 1, n, f) == n);
+    fclose(f);
+}
+
+static int exists(const char *rel)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    return access(path, F_OK) == 0;
+}
+
+/* The runs of rel with status ok, each with its whole loss curve equal to the same run's
+ * in ref (same key); returns how many. */
+static int ok_runs_match(const char *rel, const char *ref)
+{
+    logt_store *st = open_results(rel), *want = open_results(ref);
+    int ok = 0;
+    for (int i = 0; i < logt_store_nruns(st); i++) {
+        int64_t id, wid;
+        const char *key;
+        logt_run_state state, wstate;
+        logt_store_run_at(st, i, &id, &key, &state);
+        logt_store_find(want, key, &wid, &wstate);
+        cr_assert_geq(wid, 0, "%s: a run the uninterrupted sweep does not have: %s", rel, key);
+        if (state != LOGT_RUN_OK) continue;
+        double *a, *b;
+        int64_t na, nb;
+        cr_assert_eq(logt_store_read(st, id, "loss", &a, &na), LOGT_OK);
+        cr_assert_eq(logt_store_read(want, wid, "loss", &b, &nb), LOGT_OK);
+        cr_assert_eq(na, nb, "%s: run %s has %lld losses, not %lld", rel, key, (long long)na, (long long)nb);
+        for (int64_t j = 0; j < na; j++) cr_assert_eq(a[j], b[j], "%s: %s loss[%lld]", rel, key, (long long)j);
+        free(a), free(b);
+        ok++;
+    }
+    logt_store_close(st);
+    logt_store_close(want);
+    return ok;
+}
+
+/* Finished runs the sweep reported on stderr before it stopped ("[k/2] ... loss"). */
+static int reported_runs(void)
+{
+    int n = 0;
+    for (const char *p = err; (p = strstr(p, "/2] lstm train")); p++) n++;
+    return n;
+}
+
+/* A write that fails (a full disk, a quota) at the k-th commit of the file, for every k the
+ * sweep has: the sweep stops with one message; the file holds every run reported finished,
+ * whole; the same command then resumes it to the file an uninterrupted sweep writes. */
+Test(faults, a_write_failing_at_any_point_loses_no_finished_run, .timeout = 180)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 0, "%s", err);
+    int k = 1;
+    for (;; k++) {
+        char env[64], args[128];
+        snprintf(env, sizeof env, "LOGT_TEST_FAIL_WRITE=%d", k);
+        snprintf(args, sizeof args, "run exp --backend cpu --out k%d.h5", k);
+        char rel[32];
+        snprintf(rel, sizeof rel, "k%d.h5", k);
+        int rc = logt(env, args);
+        if (rc == 0) break;   /* k is past the sweep's last commit */
+        cr_assert_eq(rc, 1, "k = %d: %s", k, err);
+        EXPECT_ERR("No space left on device");
+        EXPECT_ERR("nothing in it is lost");
+        EXPECT_ERR("run the same command again to resume");
+        cr_assert(!strstr(err, "HDF5-DIAG"), "k = %d: %s", k, err);
+        const int reported = reported_runs();
+        if (k == 1) {   /* the new file's first commit: no file at all */
+            cr_assert(!exists(rel), "k = 1 left a file");
+        } else {
+            cr_assert_geq(ok_runs_match(rel, "whole.h5"), reported, "k = %d: a finished run was lost", k);
+        }
+        cr_assert_eq(logt(NULL, args), 0, "k = %d, resumed: %s", k, err);
+        cr_assert_eq(ok_runs_match(rel, "whole.h5"), 2, "k = %d: the resumed sweep", k);
+    }
+    cr_assert_gt(k, 10, "only %d commits: the hook did not reach the sweep's writes", k - 1);
+}
+
+/* A kill in the middle of a commit leaves the file as the commit before left it, and its
+ * temporary file and lock are cleared by the next run. */
+Test(faults, a_kill_inside_a_write_leaves_the_last_commit, .timeout = 120)
+{
+    write_at("exp/experiment.ini", train_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 0, "%s", err);
+    for (int k = 2; k <= 12; k += 5) {
+        char env[64], args[128], rel[32], lock[40];
+        snprintf(env, sizeof env, "LOGT_TEST_DIE_IN_WRITE=%d", k);
+        snprintf(rel, sizeof rel, "d%d.h5", k);
+        snprintf(lock, sizeof lock, "d%d.h5.lock", k);
+        snprintf(args, sizeof args, "run exp --backend cpu --out %s", rel);
+        cr_assert_eq(logt(env, args), 137, "k = %d: %s", k, err);
+        cr_assert(exists(lock), "the killed run's lock is left");
+        ok_runs_match(rel, "whole.h5");   /* readable, and what is finished is whole */
+        cr_assert_eq(logt(NULL, args), 0, "k = %d, resumed: %s", k, err);
+        EXPECT_ERR("stale lock");
+        cr_assert_eq(ok_runs_match(rel, "whole.h5"), 2);
+        cr_assert(!exists(lock), "the lock outlived its run");
+        char cmd[PATH_MAX + 64];
+        snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '^\\.%s\\.tmp-'", dir, rel);
+        cr_assert_neq(system(cmd), 0, "a temporary file of the killed commit is left");
+    }
+}
+
+/* A second writer is refused while the first holds the file, with or without HDF5's own
+ * locking; the message names the holder. A lock of another host is never taken over. */
+Test(faults, a_second_writer_is_refused)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    char *before;
+    size_t nb;
+    read_file("r.h5", &before, &nb);
+    char text[512];   /* a live writer: this test's own process */
+    char host[256];
+    gethostname(host, sizeof host);
+    snprintf(text, sizeof text, "host=%s pid=%ld start=0\n", host, (long)getpid());
+    write_at("r.h5.lock", text);
+    for (int locking = 0; locking < 2; locking++) {
+        cr_assert_eq(logt(locking ? NULL : "HDF5_USE_FILE_LOCKING=FALSE",
+                          "run exp --backend cpu --out r.h5 --retry-failed"), 1, "%s", err);
+        EXPECT_ERR("is being written by logt");
+        EXPECT_ERR("remove r.h5.lock");
+    }
+    write_at("r.h5.lock", "host=elsewhere.example pid=1 start=1\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 1, "%s", err);
+    EXPECT_ERR("host elsewhere.example");
+    char *after;
+    size_t na;
+    read_file("r.h5", &after, &na);
+    cr_assert(na == nb && !memcmp(before, after, nb), "a refused file was changed");
+    free(before), free(after);
+    /* a stale one of this host: a pid that cannot be running */
+    write_at("r.h5.lock", "host=");
+    snprintf(text, sizeof text, "host=%s pid=2147483600 start=5\n", host);
+    write_at("r.h5.lock", text);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("stale lock");
+    cr_assert(!exists("r.h5.lock"));
+}
+
+/* A reader holding the file open does not stop a writer, and keeps reading what it opened. */
+Test(faults, a_reader_holding_the_file_does_not_block_a_writer)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4"), 0, "%s", err);
+    logt_store *reader = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(reader), 1);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("1 already in r.h5");
+    cr_assert_eq(logt_store_nruns(reader), 1);
+    logt_store_close(reader);
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(count_ok_runs(st), 2);
+    logt_store_close(st);
+}
+
+/* A damaged region anywhere in the file: the file is refused and left as it was, or (the
+ * damage in values, which HDF5 cannot see) taken as it reads, never with its runs read as
+ * missing and run again beside themselves. */
+Test(faults, a_damaged_file_is_refused_untouched_or_read_whole, .timeout = 180)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    char *good, *bad, *after;
+    size_t n, na;
+    read_file("r.h5", &good, &n);
+    bad = malloc(n);
+    int refused = 0, taken = 0;
+    for (size_t off = 512; off + 256 <= n; off += 512) {
+        memcpy(bad, good, n);
+        for (size_t i = 0; i < 256; i++) bad[off + i] = (char)(0xA5 ^ (i * 37));
+        write_file("d.h5", bad, n);
+        const int rc = logt(NULL, "run exp --backend cpu --out d.h5");
+        cr_assert(rc == 0 || rc == 1, "damage at %zu: exit %d: %s", off, rc, err);
+        if (rc == 1) {
+            refused++;
+            read_file("d.h5", &after, &na);
+            cr_assert(na == n && !memcmp(after, bad, n), "damage at %zu: the refused file was changed: %s",
+                      off, err);
+            free(after);
+            continue;
+        }
+        taken++;
+        EXPECT_ERR("0 to run");
+        logt_store *st = open_results("d.h5");
+        cr_assert_eq(count_ok_runs(st), 2, "damage at %zu", off);
+        logt_store_close(st);
+    }
+    cr_log_info("%d damaged copies refused, %d taken", refused, taken);
+    cr_assert_gt(refused, 0);
+    free(good), free(bad);
+}
