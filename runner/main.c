@@ -7,6 +7,7 @@
  */
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,9 +237,11 @@ static logt_status prepare(const opts *o, logt_experiment **e, logt_ctx **ctx)
 static int run_outcome(const logt_run_report *rep)
 {
     if (rep->interrupted) {
-        fprintf(stderr, "logt: interrupted: finished runs are in %s; run the same command again "
-                "to resume\n", rep->out);
-        return 130;
+        const int sig = rep->signal ? rep->signal : SIGINT;
+        fprintf(stderr, "logt: interrupted by %s: finished runs are in %s; run the same command "
+                "again to resume\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", rep->out);
+        if (*rep->stopped) fprintf(stderr, "logt: %s\n", rep->stopped);
+        return 128 + sig;
     }
     if (rep->failed) {
         fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "

@@ -25,6 +25,8 @@ typedef struct logt_run_report {
     int total, skipped, ran, ok, failed;   /* of this shard's runs, when sharded     */
     int sweep_total;        /* runs in the whole sweep                             */
     int interrupted;        /* stopped by SIGINT/SIGTERM: rerun to resume          */
+    int signal;             /* which of the two                                    */
+    char stopped[1536];     /* the training run it stopped, and its checkpoint ("") */
     char out[4096];         /* the results file used                               */
 } logt_run_report;
 

@@ -25,8 +25,7 @@
 volatile sig_atomic_t run_stop_requested;
 static void on_signal(int sig)
 {
-    (void)sig;
-    run_stop_requested = 1;
+    run_stop_requested = sig;   /* which one, for the exit status */
 }
 
 int run_env_int(const char *name)
@@ -168,7 +167,10 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         run_inputs_free();   /* the training run's peak memory is its own */
         s = one_train_run(ctx, r, st, id, resume, pr, row, what, sizeof what, &budget_stopped,
                           interrupted, &fatal);
-        if (*interrupted) return LOGT_OK;
+        if (*interrupted) {   /* where it stopped, for the sweep's last word */
+            logt_strlcpy(err, nerr, what);
+            return LOGT_OK;
+        }
     }
     if (fatal) return s;
     logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : "failed");
@@ -401,7 +403,8 @@ static logt_status run_todo(logt_ctx *ctx, const logt_run_opts *opts, const logt
         if (s != LOGT_OK) break;
         if (interrupted || run_stop_requested) {
             rep->interrupted = 1;
-            if (!interrupted) {   /* the run finished before the signal was seen */
+            if (interrupted) snprintf(rep->stopped, sizeof rep->stopped, "%s: %s", r->label, err);
+            else {   /* the run finished before the signal was seen */
                 rep->ran++;
                 rep->ok += !strcmp(row.status, "ok");
                 rep->failed += strcmp(row.status, "ok") != 0;
@@ -450,6 +453,7 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     run_inputs_free();
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    rep->signal = rep->interrupted ? (int)run_stop_requested : 0;
     if (pr.tty && ntodo) fprintf(stderr, "\r\033[K");
     if (s == LOGT_OK) {
         char el[32];

@@ -78,6 +78,7 @@ typedef struct train_result {
     int64_t input_size, peak;
     char impl[160];
     int interrupted, resumed_at;
+    int64_t stopped_at;     /* the step a signal stopped it at */
     int stopped_short;       /* a curriculum run that ended before its own T: the length it was at */
 } train_result;
 
@@ -309,6 +310,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     while (ts.g.tr->step < r->steps && res->solve_step < 0 && !over_budget(r, ts.wall)) {
         if (run_stop_requested) {
             res->interrupted = 1;
+            res->stopped_at = ts.g.tr->step;
             break;
         }
         double gn, t0 = logt_now();
@@ -388,8 +390,24 @@ logt_status one_train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
         return w;
     }
     *budget_stopped = tr.budget_step >= 0;
-    if (tr.interrupted) {
+    if (tr.interrupted) {   /* where it stopped, and where it resumes from */
         *interrupted = 1;
+        int64_t latest = -1, at = -1;
+        char slot[32];
+        if (logt_store_has(st, id, "checkpoint", "latest") &&
+            logt_store_get_i64(st, id, "checkpoint", "latest", &latest) == LOGT_OK) {
+            snprintf(slot, sizeof slot, "checkpoint/%lld", (long long)latest);
+            if (logt_store_get_i64(st, id, slot, "step", &at) != LOGT_OK) at = -1;
+        }
+        if (at >= 0)
+            snprintf(what, nwhat, "its run %06lld stopped at step %lld of %d; its checkpoint "
+                     "(/runs/%06lld/%s, step %lld) is in %s: the same command resumes it from "
+                     "there", (long long)id, (long long)tr.stopped_at, r->steps, (long long)id,
+                     slot, (long long)at, logt_store_path(st));
+        else
+            snprintf(what, nwhat, "its run %06lld stopped at step %lld of %d, before its first "
+                     "checkpoint: the same command starts it again", (long long)id,
+                     (long long)tr.stopped_at, r->steps);
         return LOGT_OK;
     }
     if (s == LOGT_OK && !isnan(tr.final_eval_bpc))

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../runner/store.h"
@@ -361,4 +363,51 @@ Test(faults, a_damaged_file_is_refused_untouched_or_read_whole, .timeout = 180)
     cr_log_info("%d damaged copies refused, %d taken", refused, taken);
     cr_assert_gt(refused, 0);
     free(good), free(bad);
+}
+
+/* ---- signals ----------------------------------------------------------------------------- */
+
+/* `logt run exp --out out` in the background, stopped by sig once its training has passed
+ * step 100: its exit status. */
+static int stopped_by(int sig, const char *out)
+{
+    char errfile[PATH_MAX];
+    snprintf(errfile, sizeof errfile, "%s/stderr.txt", dir);
+    unlink(errfile);
+    err[0] = '\0';
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        if (chdir(dir) != 0 || !freopen(errfile, "w", stderr)) _exit(99);
+        execl(bin, bin, "run", "exp", "--backend", "cpu", "--out", out, (char *)NULL);
+        _exit(98);
+    }
+    for (int i = 0; i < 2000 && !strstr(err, "step 100/"); i++) {
+        usleep(10000);
+        read_at("stderr.txt", err, sizeof err);
+    }
+    if (!strstr(err, "step 100/")) kill(pid, SIGKILL);
+    cr_assert(strstr(err, "step 100/"), "the training did not start: %s", err);
+    kill(pid, sig);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    read_at("stderr.txt", err, sizeof err);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* SIGINT and SIGTERM stop a training run at a step, exit 130 and 143, and say where its
+ * checkpoint is (resuming from it: runner/killed_training_resumes_from_checkpoint). */
+Test(faults, a_signal_says_where_the_checkpoint_is, .timeout = 120)
+{
+    write_at("exp/experiment.ini",
+             "[experiment]\nname = long\nmodels = lstm\nkind = train\n[train]\ntask = adding\n"
+             "T = 16\nB = 4\nD = 8\nsteps = 1000000\neval_every = 50\neval_batches = 1\n");
+    cr_assert_eq(stopped_by(SIGINT, "s.h5"), 130, "%s", err);
+    EXPECT_ERR("interrupted by SIGINT: finished runs are in s.h5");
+    EXPECT_ERR("its run 000000 stopped at step");
+    EXPECT_ERR("its checkpoint (/runs/000000/checkpoint/");
+    EXPECT_ERR("is in s.h5: the same command resumes it from there");
+    cr_assert_eq(stopped_by(SIGTERM, "t.h5"), 143, "%s", err);
+    EXPECT_ERR("interrupted by SIGTERM: finished runs are in t.h5");
+    EXPECT_ERR("its checkpoint (/runs/000000/checkpoint/");
 }
