@@ -88,7 +88,8 @@ typedef struct logt_experiment {
     logt_plot plot[LOGT_MAX_PLOTS];
 } logt_experiment;
 
-/* One point of the sweep: everything a run needs, and its canonical key. */
+/* One point of the sweep: everything a run needs, and its canonical key. The sweep axes
+ * set their fields (runner/axes.c): T, B, pass and those of cfg. */
 typedef struct logt_run_spec {
     int kind;
     logt_model_cfg cfg;      /* model (a kernel's name for kernel runs), device,
