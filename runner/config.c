@@ -1,9 +1,9 @@
-/* config.c — what experiment.ini may hold: the sweep keys and kinds of run, the sections
- * and their keys, and each value checked for its key.
+/* config.c — what experiment.ini may hold: the kinds of run, the sections and their keys,
+ * and each value checked for its key.
  *
  * Every value is checked once at parse time whatever the backend, so a typo in
- * [sweep.cuda] is caught on a CPU-only machine too. The fields and measures a plot may
- * name are in plot_table.c.
+ * [sweep.cuda] is caught on a CPU-only machine too. The sweep keys are the axes of
+ * axes.c; the fields and measures a plot may name are in plot_table.c.
  */
 #include "config_internal.h"
 
@@ -15,18 +15,7 @@
 #include "../datasets/dataset.h"
 #include "kernels.h"
 
-const char *const logt_axis_names[LOGT_NAXIS] = {"T",      "B",    "D",    "input_size", "head_dim",
-                                                 "layers", "dtype", "seed", "pass",       "cell"};
-const char *const cfg_axis_defaults[LOGT_NAXIS] = {"128", "8", "64", "0", "0",
-                                                   "1",   "",  "1",  "forward", ""};
 const char *const logt_kind_names[LOGT_NKIND] = {"speed", "train", "kernel"};
-
-int cfg_axis_index(const char *name)
-{
-    for (int a = 0; a < LOGT_NAXIS; a++)
-        if (!strcmp(logt_axis_names[a], name)) return a;
-    return -1;
-}
 
 /* ---- what may be written ---------------------------------------------------- */
 
@@ -35,10 +24,11 @@ typedef struct { const char *key; vtype type; } keydef;
 static const keydef experiment_keys[] = {
     {"name", V_NAME}, {"description", V_TEXT}, {"kind", V_KINDS}, {"models", V_MODELS},
     {"backend", V_BACKEND}, {NULL, 0}};
-static const keydef sweep_keys[] = {
-    {"T", V_POSINTS}, {"B", V_POSINTS}, {"D", V_POSINTS}, {"input_size", V_NNINTS},
-    {"head_dim", V_NNINTS}, {"layers", V_POSINTS}, {"dtype", V_DTYPES}, {"seed", V_U64S},
-    {"pass", V_PASSES}, {"cell", V_WORDS}, {"zip", V_ZIP}, {NULL, 0}};
+/* [sweep] holds the axes (axes.c), each checked by its type, and zip */
+static const vtype axis_vtypes[LOGT_AXIS_NTYPES] = {
+    [LOGT_AXIS_POSINT] = V_POSINTS, [LOGT_AXIS_NNINT] = V_NNINTS, [LOGT_AXIS_U64] = V_U64S,
+    [LOGT_AXIS_DTYPE] = V_DTYPES,   [LOGT_AXIS_PASS] = V_PASSES,  [LOGT_AXIS_WORD] = V_WORDS};
+static const keydef zip_key = {"zip", V_ZIP};
 static const keydef speed_keys[] = {
     {"warmup", V_NNINT}, {"repeats", V_POSINT}, {"head_start_us", V_NNINT}, {NULL, 0}};
 static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
@@ -82,28 +72,41 @@ int cfg_parse_section(const char *section, char *name, size_t nn, char *backend,
     return S_UNKNOWN;
 }
 
-static const keydef *section_keys(int base, int second)
+static const keydef *section_keys(int base)
 {
     switch (base) {
-    case S_EXPERIMENT: return second ? NULL : experiment_keys;
-    case S_SWEEP: return second ? NULL : sweep_keys;
-    case S_SPEED: return second ? sweep_keys : speed_keys;
-    case S_TRAIN: return second ? sweep_keys : train_keys;
-    case S_KERNEL: return second ? sweep_keys : kernel_keys;
-    case S_PLOT: return second ? NULL : plot_keys;
+    case S_EXPERIMENT: return experiment_keys;
+    case S_SPEED: return speed_keys;
+    case S_TRAIN: return train_keys;
+    case S_KERNEL: return kernel_keys;
+    case S_PLOT: return plot_keys;
     }
     return NULL;
+}
+
+/* Key i of a section, in the order messages list them: its own keys, then for [sweep],
+ * [speed], [train] and [kernel] the axes and zip. 0 past the last. */
+static int section_key(int base, int i, keydef *k)
+{
+    const keydef *own = section_keys(base);
+    for (; own && own->key; own++, i--)
+        if (i == 0) {
+            *k = *own;
+            return 1;
+        }
+    if (base != S_SWEEP && base != S_SPEED && base != S_TRAIN && base != S_KERNEL) return 0;
+    if (i < logt_naxes) *k = (keydef){logt_axes[i].name, axis_vtypes[logt_axes[i].type]};
+    else if (i == logt_naxes) *k = zip_key;
+    return i <= logt_naxes;
 }
 
 static void keys_list(int base, char *buf, size_t n)
 {
     size_t used = 0;
+    keydef k;
     buf[0] = '\0';
-    for (int pass = 0; pass < 2; pass++) {
-        const keydef *k = section_keys(base, pass);
-        for (; k && k->key && used < n; k++)
-            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", k->key);
-    }
+    for (int i = 0; section_key(base, i, &k) && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", k.key);
 }
 
 /* Check that `key` may appear in `section`; set *type. */
@@ -139,12 +142,12 @@ logt_status cfg_check_key(const char *where, const char *section, const char *ke
                          "%s: 'backend' cannot be set in [%s]: it decides which backend section "
                          "applies; set it in [experiment]",
                          where, section);
-    for (int pass = 0; pass < 2; pass++)
-        for (const keydef *k = section_keys(base, pass); k && k->key; k++)
-            if (!strcmp(k->key, key)) {
-                *type = k->type;
-                return LOGT_OK;
-            }
+    keydef k;
+    for (int i = 0; section_key(base, i, &k); i++)
+        if (!strcmp(k.key, key)) {
+            *type = k.type;
+            return LOGT_OK;
+        }
     keys_list(base, known, sizeof known);
     return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown key '%s' in [%s] (known: %s)", where, key, section,
                      known);
@@ -211,11 +214,11 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
         }
         break;
     case V_ZIP:
-        if (cfg_axis_index(s) < 0) {
+        if (logt_axis_index(s) < 0) {
             size_t used = 0;
-            for (int a = 0; a < LOGT_NAXIS; a++)
+            for (int a = 0; a < logt_naxes; a++)
                 used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", a ? ", " : "",
-                                         logt_axis_names[a]);
+                                         logt_axes[a].name);
             return cfg_bad(where, s, key, known);
         }
         if (l->n < 2) return cfg_bad(where, value, key, "two or more sweep keys to walk together");

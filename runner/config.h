@@ -14,16 +14,13 @@
 #include <limits.h>
 
 #include "../models/model.h"
+#include "axes.h"
 #include "util.h"
 
 /* speed and train runs time or train a model of the registry; kernel runs time one
  * kernel of runner/kernels.c against a device-to-device copy. */
 enum { LOGT_KIND_SPEED, LOGT_KIND_TRAIN, LOGT_KIND_KERNEL, LOGT_NKIND };
 extern const char *const logt_kind_names[LOGT_NKIND];   /* "speed", "train", "kernel" */
-
-/* The sweep keys, in the order the sweep nests them (after the model). */
-enum { AX_T, AX_B, AX_D, AX_INPUT, AX_HEAD, AX_LAYERS, AX_DTYPE, AX_SEED, AX_PASS, AX_CELL, LOGT_NAXIS };
-extern const char *const logt_axis_names[LOGT_NAXIS];
 
 typedef struct logt_entry {
     char *section;   /* as written: "sweep.cuda", "model.lstm-cudnn"        */
@@ -40,7 +37,7 @@ typedef struct logt_knob_axis {
 /* A sweep key named in a [model.M] section: model M runs only at these of its values. */
 typedef struct logt_only {
     char model[32];
-    int axis;
+    int axis;                /* in logt_axes */
     logt_list vals;
 } logt_only;
 
@@ -71,8 +68,8 @@ typedef struct logt_experiment {
     char name[LOGT_WORD], description[512], backend[8];
     int nkinds, kinds[LOGT_NKIND];
     logt_list models;
-    logt_list axis[LOGT_NKIND][LOGT_NAXIS];
-    unsigned zip[LOGT_NKIND];    /* bit a: sweep key a is walked with the other zipped keys */
+    logt_list axis[LOGT_NKIND][LOGT_MAX_AXES];   /* each axis's values (logt_axes order) */
+    unsigned zip[LOGT_NKIND];    /* bit a: axis a is walked with the other zipped axes */
     int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
     int head_start_us;       /* [speed] head_start_us                              */
     char task[32];
@@ -91,7 +88,8 @@ typedef struct logt_experiment {
     logt_plot plot[LOGT_MAX_PLOTS];
 } logt_experiment;
 
-/* One point of the sweep: everything a run needs, and its canonical key. */
+/* One point of the sweep: everything a run needs, and its canonical key. The sweep axes
+ * set their fields (runner/axes.c): T, B, pass and those of cfg. */
 typedef struct logt_run_spec {
     int kind;
     logt_model_cfg cfg;      /* model (a kernel's name for kernel runs), device,
@@ -138,7 +136,7 @@ char *logt_exp_text(const logt_experiment *e);
 int logt_exp_text_diff(const char *a, const char *b, char *la, char *lb, size_t n);
 
 /* The runs of the sweep, in order: kinds, models, then the sweep keys in
- * logt_axis_names order, then the model's knobs; for kernel runs the kernels
+ * logt_axes order, then the model's knobs; for kernel runs the kernels
  * come innermost (all kernels of one shape in a row, sharing its inputs).
  * *out is malloc'd. */
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n);

@@ -18,8 +18,6 @@ typedef enum {
 
 enum { S_EXPERIMENT, S_SWEEP, S_SPEED, S_TRAIN, S_KERNEL, S_MODEL, S_PLOT, S_UNKNOWN };
 
-extern const char *const cfg_axis_defaults[LOGT_NAXIS];   /* a sweep key's default, "" none */
-int cfg_axis_index(const char *name);                     /* in logt_axis_names, or -1 */
 /* "model.lstm-cudnn.cuda" -> S_MODEL, name "lstm-cudnn", backend "cuda". */
 int cfg_parse_section(const char *section, char *name, size_t nn, char *backend, size_t nb);
 /* Check that `key` may appear in `section`; set *type. `where`: "FILE:LINE" or "--set ...". */

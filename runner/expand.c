@@ -8,16 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sweep keys a kind of run uses; the others keep their first value. Training has
- * no pass (and ignores input_size: its duplicates are dropped by key); a kernel sees
- * only T, C = B·D, dtype and seed. */
-static int axis_used(int kind, int a)
-{
-    if (kind == LOGT_KIND_TRAIN) return a != AX_PASS;
-    if (kind == LOGT_KIND_KERNEL)
-        return a == AX_T || a == AX_B || a == AX_D || a == AX_DTYPE || a == AX_SEED;
-    return 1;
-}
+/* Does kind vary axis a? The others keep their first value. */
+static int axis_used(int kind, int a) { return logt_axes[a].kinds >> kind & 1; }
 
 static int cmp_knob(const void *a, const void *b)
 {
@@ -28,25 +20,10 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
                       const logt_knob_axis *const *kx, const int *ki, int nk, logt_run_spec *r)
 {
     const logt_list *ax = e->axis[kind];
-    int64_t T, B, D, I, H, L;
-    uint64_t seed;
-    logt_parse_i64(ax[AX_T].v[ai[AX_T]], &T);
-    logt_parse_i64(ax[AX_B].v[ai[AX_B]], &B);
-    logt_parse_i64(ax[AX_D].v[ai[AX_D]], &D);
-    logt_parse_i64(ax[AX_INPUT].v[ai[AX_INPUT]], &I);
-    logt_parse_i64(ax[AX_HEAD].v[ai[AX_HEAD]], &H);
-    logt_parse_i64(ax[AX_LAYERS].v[ai[AX_LAYERS]], &L);
-    logt_parse_u64(ax[AX_SEED].v[ai[AX_SEED]], &seed);
-    if (I == 0) I = D;
-
     memset(r, 0, sizeof *r);
     r->kind = kind;
-    logt_model_cfg_init(&r->cfg, model, e->device, (int)I, (int)D);
-    logt_dtype_parse(ax[AX_DTYPE].v[ai[AX_DTYPE]], &r->cfg.dtype);
-    r->cfg.head_dim = (int)H;
-    r->cfg.layers = (int)L;
-    r->cfg.seed = seed;
-    logt_strlcpy(r->cfg.cell, sizeof r->cfg.cell, ax[AX_CELL].v[ai[AX_CELL]]);
+    logt_model_cfg_init(&r->cfg, model, e->device, 0, 0);
+    for (int a = 0; a < logt_naxes; a++) logt_axis_set(&logt_axes[a], r, ax[a].v[ai[a]]);
     logt_knob knobs[LOGT_MAX_KNOBS];
     for (int k = 0; k < nk; k++) {
         logt_strlcpy(knobs[k].key, sizeof knobs[k].key, kx[k]->key);
@@ -58,46 +35,42 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
     for (int k = 0; k < nk && used < sizeof r->knobs; k++)
         used += (size_t)snprintf(r->knobs + used, sizeof r->knobs - used, "%s%s=%s", k ? "," : "",
                                  knobs[k].key, knobs[k].val);
-    r->T = (int)T;
-    r->B = (int)B;
-    const char *dtype = logt_dtype_name(r->cfg.dtype);
-    double per_token = (double)D * (double)(D + I) * (double)L;
+    const double T = r->T, B = r->B, D = r->cfg.hidden_size, I = r->cfg.input_size;
+    double per_token = D * (D + I) * r->cfg.layers;
     char extra[256] = "";   /* for the label only, which cuts it short anyway */
     size_t eu = 0;
-    for (int a = AX_INPUT; a < LOGT_NAXIS && eu < sizeof extra; a++)
-        if (a != AX_PASS && axis_used(kind, a) && ax[a].n > 1)
-            eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", logt_axis_names[a],
+    for (int a = 0; a < logt_naxes && eu < sizeof extra; a++)
+        if (logt_axes[a].label && axis_used(kind, a) && ax[a].n > 1)
+            eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", logt_axes[a].name,
                                    ax[a].v[ai[a]]);
     for (int k = 0; k < nk && eu < sizeof extra; k++)
         eu += (size_t)snprintf(extra + eu, sizeof extra - eu, " %s=%s", kx[k]->key,
                                kx[k]->vals.v[ki[k]]);
+    char axes[256] = "";   /* the axes' fields of the key; LOGT_KEY_IF_SET ones go at its end */
     if (kind == LOGT_KIND_SPEED) {
-        logt_strlcpy(r->pass, sizeof r->pass, ax[AX_PASS].v[ai[AX_PASS]]);
         r->warmup = e->warmup[kind];
         r->repeats = e->repeats[kind];
         r->head_start_us = e->head_start_us;
         char hs[40] = "";   /* only when set: keys of runs without one stay as they were */
         if (r->head_start_us) snprintf(hs, sizeof hs, " head_start_us=%d", r->head_start_us);
-        snprintf(r->key, sizeof r->key,
-                 "speed model=%s backend=%s T=%d B=%d D=%d input_size=%d head_dim=%d layers=%d "
-                 "dtype=%s seed=%llu cell=%s pass=%s knobs=%s warmup=%d repeats=%d%s",
-                 model, e->backend, r->T, r->B, (int)D, (int)I, (int)H, (int)L, dtype,
-                 (unsigned long long)seed, r->cfg.cell, r->pass, r->knobs, r->warmup, r->repeats, hs);
-        snprintf(r->label, sizeof r->label, "%s T=%d B=%d D=%d %s%.150s", model, r->T, r->B, (int)D,
-                 r->pass, extra);
-        r->cost = (double)T * (double)B * per_token * (!strcmp(r->pass, "fwdbwd") ? 3 : 1) *
+        logt_axes_key(kind, 0, r, axes, sizeof axes);
+        snprintf(r->key, sizeof r->key, "speed model=%s backend=%s%s knobs=%s warmup=%d repeats=%d%s",
+                 model, e->backend, axes, r->knobs, r->warmup, r->repeats, hs);
+        snprintf(r->label, sizeof r->label, "%s T=%d B=%d D=%d %s%.150s", model, r->T, r->B,
+                 r->cfg.hidden_size, r->pass, extra);
+        r->cost = T * B * per_token * (!strcmp(r->pass, "fwdbwd") ? 3 : 1) *
                   (r->warmup + r->repeats) + 1e6;
     } else if (kind == LOGT_KIND_KERNEL) {
         /* only T, B, D, dtype, seed matter: the key leaves the rest out */
+        r->pass[0] = '\0';
         r->warmup = e->warmup[kind];
         r->repeats = e->repeats[kind];
-        snprintf(r->key, sizeof r->key,
-                 "kernel model=%s backend=%s T=%d B=%d D=%d dtype=%s seed=%llu warmup=%d repeats=%d",
-                 model, e->backend, r->T, r->B, (int)D, dtype, (unsigned long long)seed, r->warmup,
-                 r->repeats);
+        logt_axes_key(kind, 0, r, axes, sizeof axes);
+        snprintf(r->key, sizeof r->key, "kernel model=%s backend=%s%s warmup=%d repeats=%d", model,
+                 e->backend, axes, r->warmup, r->repeats);
         snprintf(r->label, sizeof r->label, "%s T=%d C=%lld (B=%d D=%d)%.150s", model, r->T,
-                 (long long)B * D, r->B, (int)D, extra);
-        r->cost = (double)T * (double)B * (double)D * 2 * (r->warmup + r->repeats) + 1e6;
+                 (long long)r->B * r->cfg.hidden_size, r->B, r->cfg.hidden_size, extra);
+        r->cost = T * B * D * 2 * (r->warmup + r->repeats) + 1e6;
     } else {
         snprintf(r->pass, sizeof r->pass, "train");
         logt_strlcpy(r->task, sizeof r->task, e->task);
@@ -122,18 +95,18 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
             snprintf(solve + strlen(solve), sizeof solve - strlen(solve), "%s%d",
                      i ? "," : " curriculum=", e->curriculum[i]);
         }
+        logt_axes_key(kind, 0, r, axes, sizeof axes);
         snprintf(r->key, sizeof r->key,
-                 "train model=%s backend=%s task=%s T=%d B=%d D=%d head_dim=%d layers=%d dtype=%s "
-                 "seed=%llu cell=%s knobs=%s steps=%d lr=%.17g clip=%.17g eval_every=%d "
-                 "eval_batches=%d%s",
-                 model, e->backend, r->task, r->T, r->B, (int)D, (int)H, (int)L, dtype,
-                 (unsigned long long)seed, r->cfg.cell, r->knobs, r->steps, r->lr, r->clip,
-                 r->eval_every, r->eval_batches, solve);
+                 "train model=%s backend=%s task=%s%s knobs=%s steps=%d lr=%.17g clip=%.17g "
+                 "eval_every=%d eval_batches=%d%s",
+                 model, e->backend, r->task, axes, r->knobs, r->steps, r->lr, r->clip, r->eval_every,
+                 r->eval_batches, solve);
         snprintf(r->label, sizeof r->label, "%s train %s T=%d B=%d D=%d%.150s", model, r->task, r->T,
-                 r->B, (int)D, extra);
-        r->cost = (double)T * (double)B * per_token *
+                 r->B, r->cfg.hidden_size, extra);
+        r->cost = T * B * per_token *
                       (3.0 * r->steps + (double)r->eval_batches * r->steps / r->eval_every) + 1e6;
     }
+    logt_axes_key(kind, 1, r, r->key, sizeof r->key);
 }
 
 /* Add r to runs unless the same key is there already (training ignores input_size, a
@@ -160,14 +133,14 @@ static int next_point(const logt_experiment *e, int kind, int *ai)
     const logt_list *ax = e->axis[kind];
     const unsigned zip = e->zip[kind];
     int lead = -1;
-    for (int a = 0; a < LOGT_NAXIS && lead < 0; a++)
+    for (int a = 0; a < logt_naxes && lead < 0; a++)
         if ((zip >> a & 1) && axis_used(kind, a)) lead = a;
-    for (int a = LOGT_NAXIS - 1; a >= 0; a--) {
+    for (int a = logt_naxes - 1; a >= 0; a--) {
         if (!axis_used(kind, a) || ((zip >> a & 1) && a != lead)) continue;
         int wrapped = ++ai[a] == ax[a].n;
         if (wrapped) ai[a] = 0;
         if (a == lead)
-            for (int b = 0; b < LOGT_NAXIS; b++)
+            for (int b = 0; b < logt_naxes; b++)
                 if (zip >> b & 1) ai[b] = ai[a];
         if (!wrapped) return 0;
     }
@@ -199,7 +172,7 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
         int kind = e->kinds[kk];
         if (kind == LOGT_KIND_KERNEL) {
             /* the kernels innermost: one shape's inputs serve every kernel in a row */
-            int ai[LOGT_NAXIS] = {0};
+            int ai[LOGT_MAX_AXES] = {0};
             do {
                 for (int m = 0; s == LOGT_OK && m < e->models.n; m++) {
                     fill_spec(e, kind, e->models.v[m], ai, NULL, NULL, 0, r);
@@ -213,7 +186,7 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
             int nk = 0;
             for (int j = 0; j < e->nknob; j++)
                 if (!strcmp(e->knob[j].model, e->models.v[m])) kx[nk++] = &e->knob[j];
-            int ai[LOGT_NAXIS] = {0}, ki[LOGT_MAX_KNOBS] = {0};
+            int ai[LOGT_MAX_AXES] = {0}, ki[LOGT_MAX_KNOBS] = {0};
             for (;;) {
                 fill_spec(e, kind, e->models.v[m], ai, kx, ki, nk, r);
                 if (allowed(e, kind, e->models.v[m], ai)

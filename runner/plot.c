@@ -79,16 +79,15 @@ static void figure_free(figure *f)
 static int field(const logt_summary_row *r, const char *name, char *buf, size_t n)
 {
     const struct { const char *name; const char *s; } strs[] = {
-        {"kind", r->kind}, {"model", r->model}, {"backend", r->backend}, {"pass", r->pass},
-        {"dtype", r->dtype}, {"cell", r->cell}, {"task", r->task}, {"impl", r->impl},
-        {"knobs", r->knobs}, {"status", r->status},
+        {"kind", r->kind}, {"model", r->model}, {"backend", r->backend}, {"task", r->task},
+        {"impl", r->impl}, {"knobs", r->knobs}, {"status", r->status},
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if (!strcmp(name, strs[i].name)) return logt_strlcpy(buf, n, strs[i].s), 1;
+    const int a = logt_axis_index(name);
+    if (a >= 0) return logt_axis_row_text(&logt_axes[a], r, buf, n), 1;
     const struct { const char *name; long long v; } nums[] = {
-        {"run", r->run}, {"T", r->T}, {"B", r->B}, {"D", r->D}, {"input_size", r->input_size},
-        {"head_dim", r->head_dim}, {"layers", r->layers}, {"seed", (long long)r->seed},
-        {"C", r->B * r->D},
+        {"run", r->run}, {"C", r->B * r->D},   /* C: a kernel run's channels */
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (!strcmp(name, nums[i].name)) return snprintf(buf, n, "%lld", nums[i].v), 1;
@@ -108,13 +107,12 @@ static int field(const logt_summary_row *r, const char *name, char *buf, size_t 
     return 0;
 }
 
+/* Numbers are named in a series label ("D=768"), other values stand alone ("fwdbwd"). */
 static int is_numeric_field(const char *name)
 {
-    static const char *const nums[] = {"run", "T", "B", "D", "C", "input_size", "head_dim", "layers",
-                                       "seed"};
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if (!strcmp(nums[i], name)) return 1;
-    return 0;
+    const int a = logt_axis_index(name);
+    if (a >= 0) return logt_axes[a].plot == LOGT_PLOT_X;
+    return !strcmp(name, "run") || !strcmp(name, "C");
 }
 
 static double measure(const logt_summary_row *r, const char *name)
@@ -199,8 +197,8 @@ static const logt_summary_row *baseline_of(const logt_experiment *e, const logt_
                                            const logt_summary_row *rows, int64_t n,
                                            const logt_summary_row *r)
 {
-    static const char *const same[] = {"kind", "backend", "pass", "dtype", "cell", "task", "T", "B",
-                                       "D", "input_size", "head_dim", "layers", "seed"};
+    static const char *const same[] = {"kind", "backend", "task"};   /* and every axis */
+    const int nsame = (int)(sizeof same / sizeof same[0]);
     char bf[LOGT_WORD];
     snprintf(bf, sizeof bf, "%.*s", (int)strcspn(p->baseline, "="), p->baseline);
     logt_trim(bf);
@@ -208,11 +206,12 @@ static const logt_summary_row *baseline_of(const logt_experiment *e, const logt_
         const logt_summary_row *b = &rows[i];
         if (!keep_row(e, p, b, 1) || !matches(b, p->baseline)) continue;
         int ok = 1;
-        for (size_t k = 0; ok && k < sizeof same / sizeof same[0]; k++) {
+        for (int k = 0; ok && k < nsame + logt_naxes; k++) {
+            const char *f = k < nsame ? same[k] : logt_axes[k - nsame].name;
             char v1[160], v2[160];
-            if (!strcmp(same[k], bf)) continue;
-            field(r, same[k], v1, sizeof v1);
-            field(b, same[k], v2, sizeof v2);
+            if (!strcmp(f, bf)) continue;
+            field(r, f, v1, sizeof v1);
+            field(b, f, v2, sizeof v2);
             ok = !strcmp(v1, v2);
         }
         if (ok) return b;

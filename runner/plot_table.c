@@ -1,17 +1,22 @@
 /* plot_table.c — what a [plot.NAME] section may name: the fields of a run (for series,
- * where and baseline), the x axes, and the measures (y) with their labels; and a [plot.*]
- * section resolved for a backend into a logt_plot.
+ * where and baseline: the sweep axes of axes.c and a few more), the x axes, and the measures
+ * (y) with their labels; and a [plot.*] section resolved for a backend into a logt_plot.
  */
 #include "config_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const char *const fields[] = {"run", "kind", "model", "backend", "pass", "dtype", "cell",
-                                     "task", "impl", "knobs", "T", "B", "D", "C", "input_size",
-                                     "head_dim", "layers", "seed", NULL};
-static const char *const xfields[] = {"T", "B", "D", "C", "input_size", "head_dim", "layers", "seed",
-                                      "step", "wall_s", NULL};
+/* A run's fields besides the axes (axes.c) and the knobs. Messages list them: these four,
+ * the axes that name values, the three after, then the numbers, each axis's derived fields
+ * after it; x may be a number, or for per-step values step or wall_s. */
+static const char *const fields_first[] = {"run", "kind", "model", "backend", NULL};
+static const char *const fields_then[] = {"task", "impl", "knobs", NULL};
+static const char *const curve_x[] = {"step", "wall_s", NULL};
+static const struct { const char *name, *after; } derived[] = {
+    {"C", "D"},   /* B·D, the channels of a kernel run */
+};
+enum { MAX_FIELDS = 16 + 2 * LOGT_MAX_AXES };
 /* curve: one value per step (one curve per run); higher: more is better */
 static const struct { const char *name, *label; int curve, higher; } measures[] = {
     {"median_ms", "median time per pass (ms)", 0, 0},
@@ -54,7 +59,32 @@ static void join_names(const char *const *names, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", names[i]);
 }
 
-int logt_plot_is_field(const char *name) { return in_names(fields, name); }
+/* The fields (x: the x axes) in the order messages list them, NULL-terminated. */
+static void field_names(int x, const char *names[MAX_FIELDS])
+{
+    int n = 0, order[LOGT_MAX_AXES];
+    logt_axes_by_column(order);
+    for (int i = 0; !x && fields_first[i]; i++) names[n++] = fields_first[i];
+    for (int i = 0; !x && i < logt_naxes; i++)
+        if (logt_axes[order[i]].plot == LOGT_PLOT_VALUE) names[n++] = logt_axes[order[i]].name;
+    for (int i = 0; !x && fields_then[i]; i++) names[n++] = fields_then[i];
+    for (int i = 0; i < logt_naxes; i++) {
+        const logt_axis *a = &logt_axes[order[i]];
+        if (a->plot != LOGT_PLOT_X) continue;
+        names[n++] = a->name;
+        for (size_t d = 0; d < sizeof derived / sizeof derived[0]; d++)
+            if (!strcmp(derived[d].after, a->name)) names[n++] = derived[d].name;
+    }
+    for (int i = 0; x && curve_x[i]; i++) names[n++] = curve_x[i];
+    names[n] = NULL;
+}
+
+int logt_plot_is_field(const char *name)
+{
+    const char *fields[MAX_FIELDS];
+    field_names(0, fields);
+    return in_names(fields, name);
+}
 
 int logt_plot_is_measure(const char *name, int *curve)
 {
@@ -97,10 +127,12 @@ static logt_status check_filter(const char *where, const char *key, const char *
 logt_status cfg_check_plot_item(const char *where, const char *key, vtype type, const char *s)
 {
     char known[512];
+    const char *names[MAX_FIELDS];
     switch (type) {
     case V_XFIELD:
-        if (!in_names(xfields, s)) {
-            join_names(xfields, known, sizeof known);
+        field_names(1, names);
+        if (!in_names(names, s)) {
+            join_names(names, known, sizeof known);
             return cfg_bad(where, s, key, known);
         }
         break;
@@ -139,6 +171,8 @@ static logt_status check_plot_field(const logt_experiment *e, const logt_plot *p
 {
     if (logt_plot_is_field(field) || is_knob_name(e, field)) return LOGT_OK;
     char known[512];
+    const char *fields[MAX_FIELDS];
+    field_names(0, fields);
     join_names(fields, known, sizeof known);
     char sec[LOGT_WORD + 8];
     snprintf(sec, sizeof sec, "plot.%s", p->name);

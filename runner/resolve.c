@@ -65,9 +65,9 @@ static logt_status resolve_zip(logt_experiment *e, int kind)
     logt_list l;
     LOGT_TRY(logt_list_split(en->value, ',', &l));
     const logt_list *ax = e->axis[kind];
-    int first = cfg_axis_index(l.v[0]);
+    int first = logt_axis_index(l.v[0]);
     for (int i = 0; i < l.n; i++) {
-        int a = cfg_axis_index(l.v[i]);
+        int a = logt_axis_index(l.v[i]);
         if (ax[a].n != ax[first].n)
             return LOGT_USER_FAIL(LOGT_EINVAL,
                                   "%s: zip = %s walks its keys together, so their lists need one "
@@ -139,15 +139,14 @@ static logt_status resolve_models(logt_experiment *e, logt_device dev)
     return LOGT_OK;
 }
 
-/* Each sweep key's list for each kind: [KIND], else [sweep], else the default. */
+/* Each axis's list for each kind: [KIND], else [sweep], else the default. */
 static logt_status resolve_axes(logt_experiment *e, logt_device dev)
 {
     for (int k = 0; k < LOGT_NKIND; k++)
-        for (int a = 0; a < LOGT_NAXIS; a++) {
-            const char *v = cfg_getv(e, logt_kind_names[k], logt_axis_names[a], NULL);
-            if (!v) v = cfg_getv(e, "sweep", logt_axis_names[a], NULL);
-            if (!v && a == AX_DTYPE) v = logt_dtype_name(logt_param_dtype(dev));
-            if (!v) v = cfg_axis_defaults[a];
+        for (int a = 0; a < logt_naxes; a++) {
+            const char *v = cfg_getv(e, logt_kind_names[k], logt_axes[a].name, NULL);
+            if (!v) v = cfg_getv(e, "sweep", logt_axes[a].name, NULL);
+            if (!v) v = logt_axis_default(&logt_axes[a], dev);
             if (!*v) {
                 e->axis[k][a].n = 1;
                 e->axis[k][a].v[0][0] = '\0';
@@ -232,7 +231,7 @@ static logt_status resolve_knobs(logt_experiment *e, logt_device dev)
         int per_model = 0;
         for (int i = 0; i < e->nent; i++) {
             if (strcmp(e->ent[i].section, sec) && strcmp(e->ent[i].section, secb)) continue;
-            const int a = cfg_axis_index(e->ent[i].key);
+            const int a = logt_axis_index(e->ent[i].key);
             if (a >= 0) {   /* a sweep key: this model runs only at the values listed */
                 int seen = 0;
                 for (int j = 0; j < e->nonly; j++)

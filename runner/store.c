@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,33 +19,50 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "axes.h"
+
 #define SUMMARY_CHUNK 64    /* rows per chunk of /summary                  */
 
 /* ---- the summary's row type ----------------------------------------------------------- */
 
-/* The columns of /summary: the fields of logt_summary_row, by name. Types: 'i' int64,
- * 'u' uint64, 'd' double, 's' fixed-length UTF-8. A file written by an older logt lacks
- * the columns added since (bytes, gbps, copy_gbps, pct_of_copy, iterations, test_loss,
- * test_acc, solve_s): it is read and written through the columns it has (HDF5 matches
- * compound members by name). */
+/* The columns of /summary: the fields of logt_summary_row, by name, in their order (so a new
+ * file's columns are the struct's). The sweep axes' columns come from their table (axes.c),
+ * the others are listed here. Types: 'i' int64, 'u' uint64, 'd' double, 's' fixed-length
+ * UTF-8. A file written by an older logt lacks the columns added since (bytes, gbps,
+ * copy_gbps, pct_of_copy, iterations, test_loss, test_acc, solve_s): it is read and written
+ * through the columns it has (HDF5 matches compound members by name). */
 typedef struct column {
     const char *name;
     size_t off, size;
     char type;
 } column;
 #define COL(f, t) {#f, offsetof(logt_summary_row, f), sizeof(((logt_summary_row *)0)->f), t}
-static const column columns[] = {
-    COL(run, 'i'), COL(kind, 's'), COL(model, 's'), COL(backend, 's'), COL(pass, 's'),
-    COL(dtype, 's'), COL(cell, 's'), COL(task, 's'), COL(T, 'i'), COL(B, 'i'), COL(D, 'i'),
-    COL(input_size, 'i'), COL(head_dim, 'i'), COL(layers, 'i'), COL(seed, 'u'), COL(knobs, 's'),
-    COL(impl, 's'), COL(status, 's'), COL(median_ms, 'd'), COL(p10_ms, 'd'), COL(p90_ms, 'd'),
-    COL(tokens_per_s, 'd'), COL(peak_mem_bytes, 'i'), COL(final_loss, 'd'),
+static const column own_columns[] = {
+    COL(run, 'i'), COL(kind, 's'), COL(model, 's'), COL(backend, 's'), COL(task, 's'),
+    COL(knobs, 's'), COL(impl, 's'), COL(status, 's'), COL(median_ms, 'd'), COL(p10_ms, 'd'),
+    COL(p90_ms, 'd'), COL(tokens_per_s, 'd'), COL(peak_mem_bytes, 'i'), COL(final_loss, 'd'),
     COL(final_eval_loss, 'd'), COL(final_eval_acc, 'd'), COL(bytes, 'd'), COL(gbps, 'd'),
     COL(copy_gbps, 'd'), COL(pct_of_copy, 'd'), COL(iterations, 'd'), COL(test_loss, 'd'),
     COL(test_acc, 'd'), COL(solve_s, 'd'),
 };
 #undef COL
-enum { NCOLUMNS = sizeof columns / sizeof columns[0] };
+enum { NOWN = sizeof own_columns / sizeof own_columns[0], MAX_COLUMNS = NOWN + LOGT_MAX_AXES };
+_Static_assert(MAX_COLUMNS <= 64, "a store's `missing` holds one bit per column");
+static column columns[MAX_COLUMNS];
+static int ncolumns;
+static pthread_once_t columns_once = PTHREAD_ONCE_INIT;
+
+/* columns[]: own_columns and the axes', sorted by their offset in the row. */
+static void columns_init(void)
+{
+    for (int i = 0; i < NOWN + logt_naxes; i++) {
+        const logt_axis *a = i < NOWN ? NULL : &logt_axes[i - NOWN];
+        column c = a ? (column){a->name, a->col, a->col_size, logt_axis_col_type(a)} : own_columns[i];
+        int k = ncolumns++;
+        for (; k > 0 && columns[k - 1].off > c.off; k--) columns[k] = columns[k - 1];
+        columns[k] = c;
+    }
+}
 
 /* Does the compound type t have a member `name`? */
 static int has_member(hid_t t, const char *name)
@@ -58,11 +76,12 @@ static int has_member(hid_t t, const char *name)
  * type has; *missing (when not NULL) gets bit i for each column i it lacks. */
 static hid_t summary_type(hid_t file, uint64_t *missing)
 {
+    pthread_once(&columns_once, columns_init);
     hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(logt_summary_row));
     if (t < 0) return -1;
     int ok = 1;
     if (missing) *missing = 0;
-    for (int i = 0; i < NCOLUMNS && ok; i++) {
+    for (int i = 0; i < ncolumns && ok; i++) {
         const column *c = &columns[i];
         if (file >= 0 && !has_member(file, c->name)) {
             if (missing) *missing |= 1ull << i;
@@ -85,7 +104,7 @@ static hid_t summary_type(hid_t file, uint64_t *missing)
 /* What a column the file lacks reads as: NaN, 0 or "". */
 static void fill_missing(logt_summary_row *r, uint64_t missing)
 {
-    for (int i = 0; i < NCOLUMNS; i++) {
+    for (int i = 0; i < ncolumns; i++) {
         if (!(missing >> i & 1)) continue;
         char *p = (char *)r + columns[i].off;
         if (columns[i].type == 'd') *(double *)p = NAN;
@@ -438,7 +457,7 @@ const char *logt_store_path(const logt_store *st) { return st->path; }
 
 int logt_store_summary_has(const logt_store *st, const char *column)
 {
-    for (int i = 0; i < NCOLUMNS; i++)
+    for (int i = 0; i < ncolumns; i++)
         if (!strcmp(columns[i].name, column)) return !(st->missing >> i & 1);
     return 0;
 }
@@ -491,7 +510,7 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     hid_t runtype = -1, fspace = -1, mspace = -1;
     int64_t *ids = NULL;
     int failed = strcmp(row->status, "ok") != 0;
-    for (int i = 0; i < NCOLUMNS; i++)
+    for (int i = 0; i < ncolumns; i++)
         if ((st->missing >> i & 1) && has_value(row, i))
             return LOGT_USER_FAIL(LOGT_EINVAL,
                                   "%s was written by an older logt: its /summary has no column '%s' "

@@ -114,6 +114,8 @@ logt_status logt_store_truncate(logt_store *st, int64_t id, const char *path, in
 logt_status logt_store_read(logt_store *st, int64_t id, const char *path, double **v, int64_t *n);
 
 /* ---- the summary ----------------------------------------------------------------- */
+/* Its fields are /summary's columns, in order; the sweep axes' columns (pass, dtype, cell,
+ * T, ..., seed) are named by their rows in runner/axes.c. */
 typedef struct logt_summary_row {
     int64_t run;
     char kind[8], model[32], backend[8], pass[16], dtype[8], cell[16], task[16];

@@ -79,18 +79,9 @@ static void row_init(logt_summary_row *row, const logt_run_spec *r, int64_t id)
     logt_strlcpy(row->kind, sizeof row->kind, logt_kind_names[r->kind]);
     logt_strlcpy(row->model, sizeof row->model, r->cfg.model);
     logt_strlcpy(row->backend, sizeof row->backend, logt_device_name(r->cfg.device));
-    logt_strlcpy(row->pass, sizeof row->pass, r->pass);
-    logt_strlcpy(row->dtype, sizeof row->dtype, logt_dtype_name(r->cfg.dtype));
-    logt_strlcpy(row->cell, sizeof row->cell, r->cfg.cell);
     logt_strlcpy(row->task, sizeof row->task, r->task);
     logt_strlcpy(row->knobs, sizeof row->knobs, r->knobs);
-    row->T = r->T;
-    row->B = r->B;
-    row->D = r->cfg.hidden_size;
-    row->input_size = r->cfg.input_size;
-    row->head_dim = r->cfg.head_dim;
-    row->layers = r->cfg.layers;
-    row->seed = r->cfg.seed;
+    for (int a = 0; a < logt_naxes; a++) logt_axis_to_row(&logt_axes[a], r, row);
     row->median_ms = row->p10_ms = row->p90_ms = row->tokens_per_s = NAN;
     row->final_loss = row->final_eval_loss = row->final_eval_acc = NAN;
     row->bytes = row->gbps = row->copy_gbps = row->pct_of_copy = row->iterations = NAN;
@@ -109,9 +100,6 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
         {"kind", logt_kind_names[r->kind]},
         {"model", c->model},
         {"backend", logt_device_name(c->device)},
-        {"cell", c->cell},
-        {"dtype", logt_dtype_name(c->dtype)},
-        {"pass", r->pass},
         {"knobs", r->knobs},
         {"label", r->label},
         {"started", now},
@@ -122,12 +110,13 @@ static logt_status run_attrs(logt_store *st, int64_t id, const logt_run_spec *r,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         LOGT_TRY(logt_store_set_str(st, id, "", strs[i][0], strs[i][1]));
-    const struct { const char *name; int64_t v; } ints[] = {
-        {"T", r->T}, {"B", r->B}, {"D", c->hidden_size}, {"input_size", c->input_size},
-        {"head_dim", c->head_dim}, {"layers", c->layers}, {"seed", (int64_t)c->seed},
-    };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        LOGT_TRY(logt_store_set_i64(st, id, "", ints[i].name, ints[i].v));
+    for (int a = 0; a < logt_naxes; a++) {   /* numbers as int64 attributes, the rest as text */
+        const logt_axis *ax = &logt_axes[a];
+        char v[LOGT_WORD];
+        logt_axis_text(ax, r, v, sizeof v);
+        LOGT_TRY(logt_axis_is_number(ax) ? logt_store_set_i64(st, id, "", ax->name, logt_axis_i64(ax, r))
+                                         : logt_store_set_str(st, id, "", ax->name, v));
+    }
     if (r->kind == LOGT_KIND_SPEED || r->kind == LOGT_KIND_KERNEL) {
         LOGT_TRY(logt_store_set_i64(st, id, "", "warmup", r->warmup));
         LOGT_TRY(logt_store_set_i64(st, id, "", "repeats", r->repeats));
