@@ -16,9 +16,13 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 MPI_PKG   ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 B         := build
 
-PKGS      := hdf5-serial inih criterion
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# Criterion links into the tests only: in any process that loads it, its initializer takes a
+# test worker's map named in the environment (BXFI_MAP, which a logt started by a test
+# inherits) for its own and aborts when the map is gone
+PKGS      := hdf5-serial inih
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) criterion 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP $(PKG_CFLAGS)
@@ -85,7 +89,7 @@ $(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
 	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
 $(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+	$(CC) $^ -o $@ $(RPATH) $(TEST_LIBS) $(PKG_LIBS) $(LDLIBS)
 # kernels/dev/ holds standalone workbenches with a main (not in LIB_CU: no recursion)
 $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
