@@ -2,6 +2,7 @@
 #   make            build (CPU-only when nvcc is absent)
 #   make run        install what is missing, build, run experiments/quickstart, plot it
 #   make test       install what is missing, build, run every test
+#                   (SANITIZE=1: the CPU side under ASan and UBSan, in build-san/)
 #   make bench      the lstm-vs-cudnn experiment (GPU)
 #   make datasets   fetch the digits and charlm files out of Debian packages into datasets/data/
 #   make dev        workbenches in kernels/dev/, models/deer/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
@@ -16,12 +17,34 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 MPI_PKG   ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo ompi-c)
 B         := build
 
-PKGS      := hdf5-serial inih criterion
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+# SANITIZE=1: AddressSanitizer (leaks included) and UBSan on the C code, in a build directory
+# of its own. CPU side only: CUDA code is not sanitized (NVCC is empty; compute-sanitizer checks
+# the GPU side, scripts/gpu-sanitize.sh). A report fails the test it comes from, in the test
+# process or in a logt the test starts: the first report ends the process with exit code 86
+# (no recovery), each test checks for leaks at its end (tests/leakcheck.c, through the wrap),
+# and tests/cli.h fails on a report in logt's stderr. Allocations keep their whole stack, so
+# tests/lsan.supp can name the library a leak is in (Open MPI unloads its plugins first).
+ifeq ($(SANITIZE),1)
+  override NVCC :=
+  B          := build-san
+  SAN_FLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS    += $(SAN_FLAGS)
+  TEST_LDFLAGS := -Wl,--wrap=criterion_internal_test_main
+  SAN_ENV    := ASAN_OPTIONS=halt_on_error=1:exitcode=86:detect_leaks=1:fast_unwind_on_malloc=0 \
+                UBSAN_OPTIONS=halt_on_error=1:exitcode=86:print_stacktrace=1 \
+                LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+endif
+
+# Criterion links into the tests only: in any process that loads it, its initializer takes a
+# test worker's map named in the environment (BXFI_MAP, which a logt started by a test
+# inherits) for its own and aborts when the map is gone
+PKGS      := hdf5-serial inih
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) criterion 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_LIBS  = $(shell pkg-config --libs criterion 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP $(PKG_CFLAGS)
+CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP $(PKG_CFLAGS) $(SAN_FLAGS)
 LDLIBS   := -lm -lpthread
 
 LIB_C  := $(wildcard core/*.c kernels/*.c models/*.c models/*/*.c train/*.c datasets/*.c)
@@ -48,7 +71,8 @@ ifneq ($(NVCC),)
   endif
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o) $(LIB_CU:%.cu=$(B)/%.cu.o)
 else
-  ifeq ($(MAKELEVEL),0)
+  # (said once, and not for SANITIZE=1, which leaves CUDA out on purpose)
+  ifeq ($(MAKELEVEL)$(SANITIZE),0)
     $(info nvcc not found: building the CPU backend only (install the CUDA toolkit for the cuda backend))
   endif
   LIB_OBJ   := $(LIB_C:%.c=$(B)/%.o)
@@ -82,10 +106,10 @@ $(B)/liblogt.a: $(LIB_OBJ) $(RUN_OBJ)
 	$(AR) rcs $@ $^
 $(B)/bin/logt: $(B)/runner/main.o $(B)/liblogt.a
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
 $(B)/bin/logt-tests: $(TEST_OBJ) $(B)/liblogt.a
 	@mkdir -p $(@D)
-	$(CC) $^ -o $@ $(RPATH) $(PKG_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) $(TEST_LDFLAGS) $^ -o $@ $(RPATH) $(TEST_LIBS) $(PKG_LIBS) $(LDLIBS)
 # kernels/dev/ holds standalone workbenches with a main (not in LIB_CU: no recursion)
 $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
@@ -118,7 +142,7 @@ run: deps
 
 test: deps
 	$(MAKE) --no-print-directory all
-	$(B)/bin/logt-tests --jobs 2
+	$(SAN_ENV) $(B)/bin/logt-tests --jobs 2
 
 bench: deps
 	$(MAKE) --no-print-directory all

@@ -3,7 +3,8 @@
  * The binary is the `logt` next to the test binary (found through /proc/self/exe), so
  * `make B=dir test` tests the build in dir. A suite calls cli_setup("name") and
  * cli_teardown() around each test; logt(env, args) runs `env logt args` in the
- * directory and keeps its stderr in `err` for EXPECT_ERR.
+ * directory and keeps its stderr in `err` for EXPECT_ERR; a sanitizer's report there fails
+ * the test.
  */
 #ifndef LOGT_TEST_CLI_H
 #define LOGT_TEST_CLI_H
@@ -67,6 +68,25 @@ static inline void read_at(const char *rel, char *buf, size_t n)
     fclose(f);
 }
 
+/* A sanitizer's report in logt's stderr (make test SANITIZE=1) fails the test with the report:
+ * ASan and LSan open theirs with "==PID==ERROR: ", UBSan with "FILE:LINE:COL: runtime error: ". */
+static inline void expect_no_sanitizer_report(const char *args)
+{
+    static char report[16384];
+    char path[PATH_MAX], line[1024];
+    snprintf(path, sizeof path, "%s/stderr.txt", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!n && !strstr(line, "==ERROR: ") && !strstr(line, ": runtime error: ")) continue;
+        n += (size_t)snprintf(report + n, sizeof report - n, "%s", line);
+        if (n >= sizeof report - 1) break;
+    }
+    fclose(f);
+    cr_assert(n == 0, "logt %s: a sanitizer's report:\n%s", args, report);
+}
+
 /* Run `env logt args` in the test directory; its exit status, stderr in err. */
 static inline int logt(const char *env, const char *args)
 {
@@ -75,6 +95,7 @@ static inline int logt(const char *env, const char *args)
              env ? env : "", bin, args);
     int st = system(cmd);
     read_at("stderr.txt", err, sizeof err);
+    expect_no_sanitizer_report(args);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
