@@ -161,6 +161,38 @@ static int allowed(const logt_experiment *e, int kind, const char *model, const 
     return 1;
 }
 
+/* A model that a sweep key of its [model.M] section leaves without a run is an error naming
+ * that setting: otherwise the sweep silently skips it (or, with one model, writes nothing). */
+static logt_status model_has_runs(const logt_experiment *e, const char *model, const logt_run_spec *runs,
+                                  int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(runs[i].cfg.model, model)) return LOGT_OK;
+    for (int j = 0; j < e->nonly; j++) {
+        const logt_only *o = &e->only[j];
+        if (strcmp(o->model, model)) continue;
+        const char *name = logt_axes[o->axis].name, *where = "?", *value = "";
+        char sec[LOGT_WORD + 8];
+        snprintf(sec, sizeof sec, "model.%s", model);
+        for (int i = 0; i < e->nent; i++)
+            if (!strcmp(e->ent[i].key, name) && !strncmp(e->ent[i].section, sec, strlen(sec)))
+                where = e->ent[i].where, value = e->ent[i].value;
+        char have[512] = "";
+        size_t used = 0;
+        for (int k = 0; k < e->nkinds; k++) {
+            const logt_list *l = &e->axis[e->kinds[k]][o->axis];
+            for (int v = 0; v < l->n && used < sizeof have; v++)
+                used += (size_t)snprintf(have + used, sizeof have - used, "%s%s", used ? ", " : "", l->v[v]);
+        }
+        return LOGT_USER_FAIL(LOGT_EINVAL,
+                              "%s: %s = %s leaves %s no run: the sweep's %s is %s. HINT: a sweep key "
+                              "in [model.%s] runs %s only at those of the sweep's values; to run "
+                              "%s = %s, set it in [sweep] (--set sweep.%s=...)",
+                              where, name, value, model, name, have, model, model, name, value, name);
+    }
+    return LOGT_OK;
+}
+
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
 {
     *out = NULL;
@@ -203,6 +235,7 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
         }
     }
     free(r);
+    for (int m = 0; s == LOGT_OK && m < e->models.n; m++) s = model_has_runs(e, e->models.v[m], runs, count);
     if (s != LOGT_OK) {
         free(runs);
         return s;

@@ -405,6 +405,15 @@ static int cmd_plot(opts *o)
         logt_exp_free(e);
         return fail();
     }
+    char of[LOGT_WORD] = "";   /* another experiment's runs would fill these plots wrongly */
+    if (logt_store_root_str(st, "experiment", of, sizeof of) != LOGT_OK || strcmp(of, name)) {
+        LOGT_USER_FAIL(LOGT_EINVAL, "%s holds results of experiment '%s', not '%s': its runs "
+                     "are not this experiment's. HINT: logt plot the experiment '%s' with --in %s, "
+                     "or pass a results file of '%s'", path, *of ? of : "?", name, of, path, name);
+        logt_store_close(st);
+        logt_exp_free(e);
+        return fail();
+    }
     /* the plots of the backend the results were last run on */
     logt_store_root_str(st, "backend", backend, sizeof backend);
     int rc = 0;

@@ -277,6 +277,36 @@ static logt_status resolve_plots(logt_experiment *e, logt_device dev)
     return LOGT_OK;
 }
 
+/* A --set into [model.M] or [model.M.BACKEND] that no run of this sweep reads (M not among
+ * its models, or another backend) is an error, not a setting silently ignored. */
+static logt_status check_model_sets(const logt_experiment *e, logt_device dev)
+{
+    for (int i = 0; i < e->nent; i++) {
+        const logt_entry *en = &e->ent[i];
+        char name[LOGT_WORD + 8], backend[16];
+        if (strncmp(en->where, "--set ", 6) ||
+            cfg_parse_section(en->section, name, sizeof name, backend, sizeof backend) != S_MODEL)
+            continue;
+        if (logt_list_find(&e->models, name) < 0) {
+            char known[512] = "";
+            size_t used = 0;
+            for (int m = 0; m < e->models.n && used < sizeof known; m++)
+                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", m ? ", " : "",
+                                         e->models.v[m]);
+            return LOGT_USER_FAIL(LOGT_EINVAL, "%s: %s is not among this experiment's models (%s): "
+                                  "the setting would change no run. HINT: add it with --set "
+                                  "experiment.models=%s,%s, or leave the setting out", en->where,
+                                  name, known, known, name);
+        }
+        if (*backend && strcmp(backend, logt_device_name(dev)))
+            return LOGT_USER_FAIL(LOGT_EINVAL, "%s: this sweep runs on %s, and [%s] is read on %s "
+                                  "only: the setting would change no run. HINT: set [model.%s] "
+                                  "instead, or run with --backend %s", en->where,
+                                  logt_device_name(dev), en->section, backend, name, backend);
+    }
+    return LOGT_OK;
+}
+
 logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
 {
     e->device = dev;
@@ -290,5 +320,6 @@ logt_status logt_exp_resolve(logt_experiment *e, logt_device dev)
     LOGT_TRY(resolve_settings(e));
     LOGT_TRY(resolve_curriculum(e));
     LOGT_TRY(resolve_knobs(e, dev));
+    LOGT_TRY(check_model_sets(e, dev));
     return resolve_plots(e, dev);
 }

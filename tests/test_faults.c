@@ -411,3 +411,38 @@ Test(faults, a_signal_says_where_the_checkpoint_is, .timeout = 120)
     EXPECT_ERR("interrupted by SIGTERM: finished runs are in t.h5");
     EXPECT_ERR("its checkpoint (/runs/000000/checkpoint/");
 }
+
+/* ---- options that would change nothing ----------------------------------------------------- */
+
+/* A sweep key in [model.M] that leaves M no run, and a --set into a model section no run
+ * reads, are errors naming the setting; no results file is made. */
+Test(faults, a_setting_that_matches_no_run_is_an_error)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.lstm.T=64"), 1, "%s", err);
+    EXPECT_ERR("--set model.lstm.T=64: T = 64 leaves lstm no run: the sweep's T is 4, 8");
+    EXPECT_ERR("--set sweep.T=");
+    cr_assert(!exists("r.h5"), "a results file was made for an empty sweep");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.flashrnn.kernel=fused"), 1, "%s", err);
+    EXPECT_ERR("flashrnn is not among this experiment's models (lstm)");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.lstm.cuda.algo=standard"), 1,
+                 "%s", err);
+    EXPECT_ERR("[model.lstm.cuda] is read on cuda only");
+    cr_assert(!exists("r.h5"));
+    /* narrowing still works: a value of the sweep's */
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.lstm.T=8"), 0, "%s", err);
+    EXPECT_ERR("1 runs");
+}
+
+/* `logt plot EXP --in FILE` with a file of another experiment is refused, naming both. */
+Test(faults, plotting_another_experiments_file_is_refused)
+{
+    write_at("exp/experiment.ini", speed_ini);
+    write_at("other/experiment.ini",
+             "[experiment]\nname = other\nmodels = lstm\nkind = speed\n[sweep]\nT = 4\nB = 2\nD = 4\n"
+             "[speed]\nwarmup = 0\nrepeats = 2\n[plot.t]\nx = T\ny = median_ms\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set sweep.T=4"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "plot other --in r.h5"), 1, "%s", err);
+    EXPECT_ERR("r.h5 holds results of experiment 'tiny', not 'other'");
+    cr_assert(!exists("plots"), "plots were drawn from another experiment's runs");
+}
