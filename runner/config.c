@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../datasets/dataset.h"
-#include "kernels.h"
+#include "../models/kernels.h"
 
 const char *const logt_kind_names[LOGT_NKIND] = {"speed", "train", "kernel"};
 

@@ -18,7 +18,7 @@
 #include "util.h"
 
 /* speed and train runs time or train a model of the registry; kernel runs time one
- * kernel of runner/kernels.c against a device-to-device copy. */
+ * kernel of models/kernels.c against a device-to-device copy. */
 enum { LOGT_KIND_SPEED, LOGT_KIND_TRAIN, LOGT_KIND_KERNEL, LOGT_NKIND };
 extern const char *const logt_kind_names[LOGT_NKIND];   /* "speed", "train", "kernel" */
 

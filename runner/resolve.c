@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels.h"
+#include "../models/kernels.h"
 
 /* ---- resolving for a backend ------------------------------------------------------ */
 
@@ -100,7 +100,7 @@ static logt_status resolve_kinds(logt_experiment *e)
 static logt_status resolve_models(logt_experiment *e, logt_device dev)
 {
     logt_list l;
-    /* a kernel experiment names kernels (runner/kernels.c), the others registry models */
+    /* a kernel experiment names kernels (models/kernels.c), the others registry models */
     const int kernels = e->kinds[0] == LOGT_KIND_KERNEL;
     const logt_entry *models = cfg_get(e, "experiment", "models");
     if (!models) {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "../core/rng.h"
-#include "kernels.h"
+#include "../models/kernels.h"
 
 /* ---- statistics ---------------------------------------------------------------------- */
 

@@ -1,9 +1,11 @@
-/* kernels.h — the kernels that `kind = kernel` experiments time, by name.
+/* bench.h — a kernel timed on its own, as `kind = kernel` experiments do: its arguments, its
+ * traffic, and the copy it is measured against.
  *
  * A kernel experiment times one library kernel on its own (no model around it) and
- * compares it with a device-to-device copy timed in the same run. The table in
- * kernels.c maps a name (`models = scan, scan-serial`) to a function that runs the
- * kernel once on buffers the runner has already allocated and filled.
+ * compares it with a device-to-device copy timed in the same run. Each kernel's owner
+ * defines its logt_kernel (kernels/scan_bench.c, models/sru/sru_bench.c); the table of
+ * names is models/kernels.c. An entry runs the kernel once on buffers the runner has
+ * already allocated and filled.
  *
  * Shapes: every array is [T][C] elements of the run's dtype, C = B·D channels.
  * The runner allocates the kernel's `nin` input arrays as one block `in` (array i
@@ -17,12 +19,12 @@
  * so its bytes are (nin + nout)·T·C·sizeof(dtype) and its effective bandwidth is
  * those bytes over its median time.
  *
- * Adding a kernel is one function with the signature of `run` and one line in the
- * table (a kernel whose arrays are not [T][C] takes several: SRU's packed gates
+ * Adding a kernel is one function with the signature of `run`, its logt_kernel beside it,
+ * and one line in models/kernels.c (a kernel whose arrays are not [T][C] takes several: SRU's packed gates
  * [T][B][3D] are 3 arrays of the block).
  */
-#ifndef LOGT_RUNNER_KERNELS_H
-#define LOGT_RUNNER_KERNELS_H
+#ifndef LOGT_KERNELS_BENCH_H
+#define LOGT_KERNELS_BENCH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,12 +48,6 @@ typedef struct logt_kernel {
      * ("scan_cuda route=lookback"); the runner asks on the first call only. */
     logt_status (*run)(logt_ctx *ctx, const logt_kernel_args *a, char *impl, size_t nimpl);
 } logt_kernel;
-
-const logt_kernel *logt_kernel_find(const char *name);   /* NULL when unknown */
-int logt_kernel_count(void);
-const logt_kernel *logt_kernel_at(int i);
-/* "scan, scan-reverse, ..." into buf. */
-void logt_kernel_names(char *buf, size_t n);
 
 /* Array i of the input or output block. */
 const void *logt_kernel_in(const logt_kernel_args *a, int i);
