@@ -138,7 +138,7 @@ logt_status store_commit(logt_store *st)
     tmp_name(st->path, (long)getpid(), tmp, sizeof tmp);
     unlink(tmp);   /* a leftover of this pid's earlier process */
     struct stat sb;
-    const mode_t mode = stat(st->path, &sb) == 0 ? sb.st_mode & 07777 : 0644;
+    const mode_t mode = stat(st->path, &sb) == 0 ? sb.st_mode & 07777 : 0666;   /* new: umask's */
     int ok = write_tmp(tmp, image, (size_t)n, mode) == 0 && rename(tmp, st->path) == 0;
     if (ok) {   /* the rename itself, durable */
         dir_of(st->path, dir, sizeof dir);
@@ -247,6 +247,10 @@ logt_status store_lock(const char *path, char *held, size_t n)
         const int got = fstat(fileno(f), &before) == 0 && fgets(other, sizeof other, f) != NULL;
         fclose(f);
         if (!got || sscanf(other, "host=%255s pid=%ld start=%llu", ohost, &opid, &ostart) < 2) {
+            if (attempt < 2) {   /* being written by its maker this instant: look again */
+                usleep(200000);
+                continue;
+            }
             return LOGT_USER_FAIL(LOGT_EIO, "results file %s is locked by %s, which does not say by "
                                   "whom. HINT: if no logt writes %s, remove %s", path, lock, path, lock);
         }
