@@ -6,7 +6,9 @@
 #
 #   scripts/gpu-sanitize.sh [-t SECONDS_PER_TEST] [-j PARALLEL] [-b BUDGET_SECONDS] [-l LIST] [BUNDLE_DIR]
 #
-# -l LIST runs only LIST's lines ("TOOL SUITE/TEST", e.g. "racecheck scan_cuda/staged_tiles").
+# -l LIST runs only LIST's lines ("TOOL SUITE/TEST", e.g. "racecheck scan_cuda/staged_tiles");
+# "TOOL SUITE/TEST#N" runs only the test's N-th case (from 0; tests/test_flashrnn_cuda.c's
+# LOGT_TEST_CASE), for a test too slow under a sanitizer as a whole.
 # A run is clean (no report), clean with no CUDA call (the test touches no GPU), no test ran
 # (it skipped: too few GPUs, say), reports in cuBLAS only (racecheck's hazards all inside
 # cuBLAS's own kernels, not logt's), REPORTS (look at its log), a failed test, or TIMEOUT; a
@@ -64,14 +66,15 @@ start=$(date +%s)
 export LOGT_TEST_SMALL=1 san per bundle out start budget
 # shellcheck disable=SC2016
 xargs -P "$par" -L 1 sh -c '
-    tool=$1 t=$2 log=$out/sanitize/$1-$(echo "$2" | tr / _).log
+    tool=$1 t=${2%%#*} log=$out/sanitize/$1-$(echo "$2" | tr /# _-).log
+    tcase=""; case $2 in *#*) tcase=${2##*#} ;; esac
     left=$(( budget + per - ($(date +%s) - start) ))   # no run ends later than budget + per
-    if [ $(( $(date +%s) - start )) -ge "$budget" ]; then echo "$tool $t: not run (budget spent)"; exit 0; fi
+    if [ $(( $(date +%s) - start )) -ge "$budget" ]; then echo "$tool $2: not run (budget spent)"; exit 0; fi
     [ "$left" -lt "$per" ] && per=$left
     extra=""; [ "$tool" = synccheck ] && extra="--num-cuda-barriers 4096"
     # shellcheck disable=SC2086
-    timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 --print-limit 10000 \
-        "$bundle/run" logt-tests --filter "$t" --jobs 1 > "$log" 2>&1
+    LOGT_TEST_CASE=$tcase timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 \
+        --print-limit 10000 "$bundle/run" logt-tests --filter "$t" --jobs 1 > "$log" 2>&1
     rc=$?
     sum=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | sort | uniq -c | tr -s " " | tr "\n" ";")
     passed=$(grep -c "Tested: 1 | Passing: 1 | Failing: 0 | Crashing: 0" "$log")
@@ -85,9 +88,11 @@ xargs -P "$par" -L 1 sh -c '
     esac
     if grep -q "Tested: 0 | Passing: 0 | Failing: 0 | Crashing: 0" "$log"; then
         what="no test ran (it skipped, or the filter names none)"
+    elif [ -n "$tcase" ] && [ "$passed" -eq 1 ] && ! grep -q "test case $tcase ran" "$log"; then
+        what="no case $tcase ran (the test has fewer cases)"
     elif [ "$passed" -ne 1 ]; then
         case $what in TIMEOUT*) ;; *) what="$what; the test FAILED" ;; esac
     fi
-    echo "$tool $t: $what [$sum]"
+    echo "$tool $2: $what [$sum]"
 ' _ < "$jobs" >> "$out/sanitize.txt"
 echo "gpu-sanitize: done in $(( $(date +%s) - start )) s; $(grep ": clean" "$out/sanitize.txt" | grep -vc FAILED) clean, $(grep -c "cuBLAS only" "$out/sanitize.txt") with reports in cuBLAS only, $(grep -Ec "REPORTS|exit |FAILED" "$out/sanitize.txt") with reports or errors, $(grep -c TIMEOUT "$out/sanitize.txt") timed out, $(grep -c "not run" "$out/sanitize.txt") not run" | tee -a "$out/sanitize.txt" >&2
