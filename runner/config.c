@@ -14,6 +14,7 @@
 
 #include "../datasets/dataset.h"
 #include "../models/kernels.h"
+#include "claims.h"
 
 const char *const logt_kind_names[LOGT_NKIND] = {"speed", "train", "kernel"};
 
@@ -42,10 +43,15 @@ static const keydef plot_keys[] = {
     {"baseline", V_FILTER1}, {"logx", V_BOOL}, {"logy", V_BOOL}, {"xlabel", V_TEXT},
     {"ylabel", V_TEXT}, {"title", V_TEXT}, {NULL, 0}};
 
+/* [claims] keys are CLAIM.FIELD (runner/claims.h) */
+static const keydef claim_fields[] = {
+    {"text", V_TEXT}, {"y", V_MEASURE}, {"row", V_FILTERS}, {"over", V_OVER}, {"paper", V_TEXT},
+    {"bar", V_BAR}, {NULL, 0}};
+
 /* ---- sections ------------------------------------------------------------------ */
 
 static const char *const section_bases[] = {"experiment", "sweep", "speed", "train", "kernel",
-                                            "model", "plot"};
+                                            "model", "plot", "claims"};
 
 /* "model.lstm-cudnn.cuda" -> S_MODEL, name "lstm-cudnn", backend "cuda". */
 int cfg_parse_section(const char *section, char *name, size_t nn, char *backend, size_t nb)
@@ -109,6 +115,28 @@ static void keys_list(int base, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", k.key);
 }
 
+/* "CLAIM.FIELD" in [claims]: a claim's name and one of its fields. */
+static logt_status check_claim_key(const char *where, const char *section, const char *backend,
+                                   const char *key, vtype *type)
+{
+    if (*backend)
+        return LOGT_USER_FAIL(LOGT_EINVAL, "%s: [%s]: claims hold for every backend; write them in "
+                              "[claims] and name a backend in a claim's row if it needs one",
+                              where, section);
+    const char *dot = strchr(key, '.');
+    char claim[LOGT_WORD];
+    snprintf(claim, sizeof claim, "%.*s", dot ? (int)(dot - key) : 0, key);
+    if (dot && cfg_is_word(claim, ""))
+        for (const keydef *k = claim_fields; k->key; k++)
+            if (!strcmp(dot + 1, k->key)) {
+                *type = k->type;
+                return LOGT_OK;
+            }
+    return LOGT_USER_FAIL(LOGT_EINVAL, "%s: bad key '%s' in [claims]: expected CLAIM.FIELD, CLAIM a "
+                          "name of letters, digits, '-' and '_', FIELD one of text, y, row, over, "
+                          "paper, bar", where, key);
+}
+
 /* Check that `key` may appear in `section`; set *type. */
 logt_status cfg_check_key(const char *where, const char *section, const char *key, vtype *type)
 {
@@ -117,7 +145,8 @@ logt_status cfg_check_key(const char *where, const char *section, const char *ke
     if (base == S_UNKNOWN)
         return LOGT_USER_FAIL(LOGT_EINVAL,
                          "%s: unknown section [%s] (known: [experiment], [sweep], [speed], [train], "
-                         "[kernel], [model.NAME], [plot.NAME]; each may end in .cpu or .cuda)",
+                         "[kernel], [model.NAME], [plot.NAME], [claims]; all but [claims] may end "
+                         "in .cpu or .cuda)",
                          where, section);
     if (strlen(name) > 48)
         return LOGT_USER_FAIL(LOGT_EINVAL, "%s: section name [%s] is longer than 48 characters",
@@ -137,6 +166,7 @@ logt_status cfg_check_key(const char *where, const char *section, const char *ke
         *type = V_KNOBVALS;
         return LOGT_OK;
     }
+    if (base == S_CLAIMS) return check_claim_key(where, section, backend, key, type);
     if (base == S_EXPERIMENT && *backend && !strcmp(key, "backend"))
         return LOGT_USER_FAIL(LOGT_EINVAL,
                          "%s: 'backend' cannot be set in [%s]: it decides which backend section "
@@ -291,6 +321,10 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
     case V_KNOBVALS:
         if (strlen(s) >= sizeof(((logt_knob *)0)->val) || strchr(s, '=') || strchr(s, ' '))
             return cfg_bad(where, s, key, "words without spaces or '='");
+        break;
+    case V_OVER:
+    case V_BAR:
+        LOGT_TRY(logt_claim_check_value(where, key, type == V_BAR, value));
         break;
     }
     return LOGT_OK;

@@ -13,10 +13,10 @@
 typedef enum {
     V_NAME, V_TEXT, V_KINDS, V_MODELS, V_BACKEND, V_POSINTS, V_NNINTS, V_U64S, V_DTYPES, V_PASSES,
     V_WORDS, V_POSINT, V_NNINT, V_POSNUM, V_NNNUM, V_TASK, V_BOOL, V_XFIELD, V_MEASURE, V_FIELDS,
-    V_FILTERS, V_FILTER1, V_KNOBVALS, V_KERNELS, V_ZIP,
+    V_FILTERS, V_FILTER1, V_KNOBVALS, V_KERNELS, V_ZIP, V_OVER, V_BAR,
 } vtype;
 
-enum { S_EXPERIMENT, S_SWEEP, S_SPEED, S_TRAIN, S_KERNEL, S_MODEL, S_PLOT, S_UNKNOWN };
+enum { S_EXPERIMENT, S_SWEEP, S_SPEED, S_TRAIN, S_KERNEL, S_MODEL, S_PLOT, S_CLAIMS, S_UNKNOWN };
 
 /* "model.lstm-cudnn.cuda" -> S_MODEL, name "lstm-cudnn", backend "cuda". */
 int cfg_parse_section(const char *section, char *name, size_t nn, char *backend, size_t nb);

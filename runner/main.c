@@ -22,6 +22,7 @@
 #include "plot.h"
 #include "run.h"
 #include "store.h"
+#include "reproduce.h"
 #include "util.h"
 
 #define MAX_SETS 64
@@ -33,9 +34,11 @@ static const char *const main_help =
     "stores results in HDF5 and plots them with gnuplot.\n"
     "\n"
     "commands:\n"
-    "  run EXP_DIR     run an experiment's sweep into results/NAME.h5 (resumes)\n"
+    "  run EXP_DIR     run an experiment's sweep into results/local/NAME.h5 (resumes)\n"
     "  merge SHARD...  join the shard files of a sweep (run --shard I/N) into one\n"
     "  plot EXP_DIR    render the experiment's figures into plots/ from its results\n"
+    "  reproduce EXP|all  run an experiment here, plot it, and judge its claims against\n"
+    "                  the paper's figures and the reference results/NAME.h5 (--check: judge only)\n"
     "  list            the models (and the backends they run on) and the experiments\n"
     "  info            this machine: GPU, driver, CUDA, cuDNN, cuBLAS versions\n"
     "\n"
@@ -53,15 +56,16 @@ static const char *const run_help =
     "options:\n"
     "  --backend B       cpu, cuda, or auto (cuda when a GPU is usable, else cpu);\n"
     "                    default: [experiment] backend, else auto\n"
-    "  --out FILE        results file (default results/NAME.h5; never overwritten)\n"
+    "  --out FILE        results file (default results/local/NAME.h5; never overwritten;\n"
+    "                    results/NAME.h5 is the experiment's reference)\n"
     "  --set S.K=V       override key K of section [S], e.g. --set sweep.T=16,32\n"
     "                    --set train.steps=10 --set model.lstm-cudnn.algo=standard\n"
     "  --retry-failed    redo the runs stored as failed\n"
     "  --shard I/N       run every N-th run of the sweep from run I (0 <= I < N) into a file\n"
-    "                    of its own, results/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
+    "                    of its own, results/local/NAME.shard-I-of-N.h5 (or --out FILE); resumes\n"
     "                    like a whole sweep; `logt merge` joins the N files\n"
     "  --mpi             under `mpirun -np N`: rank r runs shard r/N into the file beside\n"
-    "                    the results file (results/NAME.shard-r-of-N.h5), then rank 0 merges\n"
+    "                    the results file (results/local/NAME.shard-r-of-N.h5), then rank 0 merges\n"
     "                    the shards into the results file, which must not exist yet\n"
     "\n"
     "exit status: 0 all runs ok, 1 a run failed (it is stored with its error) or an\n"
@@ -79,12 +83,12 @@ static const char *const merge_help =
     "\n"
     "options:\n"
     "  --out FILE    the results file; default: the shards' name without .shard-I-of-N\n"
-    "                (results/NAME.shard-0-of-4.h5 -> results/NAME.h5). It must not exist:\n"
+    "                (results/local/NAME.shard-0-of-4.h5 -> results/local/NAME.h5). It must not exist:\n"
     "                merge writes a new file and never replaces one\n"
     "  --partial     merge the finished runs there are; `logt run EXP_DIR --out FILE`\n"
     "                can add the missing ones to the result later\n"
     "\n"
-    "example: logt merge results/NAME.shard-*-of-8.h5      # -> results/NAME.h5\n";
+    "example: logt merge results/local/NAME.shard-*-of-8.h5      # -> results/local/NAME.h5\n";
 
 static const char *const plot_help =
     "usage: logt plot EXP_DIR [--in FILE] [--set SECTION.KEY=VALUE]...\n"
@@ -92,10 +96,11 @@ static const char *const plot_help =
     "For each [plot.NAME] section of EXP_DIR/experiment.ini, write plots/STEM-NAME.gp\n"
     "(a gnuplot script holding its data, re-renderable with `gnuplot FILE.gp`) and render\n"
     "it to plots/STEM-NAME.png and .svg, where STEM is the results file's name without\n"
-    ".h5 (the experiment's name for the default file). Failed runs are left out.\n"
+    ".h5; a file under results/local/ draws into plots/local/. Failed runs are left out.\n"
     "\n"
     "options:\n"
-    "  --in FILE     results file (default results/NAME.h5)\n"
+    "  --in FILE     results file (default results/local/NAME.h5, this machine's run, when it\n"
+    "                exists, else the reference results/NAME.h5)\n"
     "  --set S.K=V   override a key, e.g. --set plot.speed.logy=true\n";
 
 static const char *const list_help =
@@ -394,37 +399,20 @@ static int cmd_plot(opts *o)
 {
     logt_experiment *e;
     if (logt_exp_parse(o->dir, o->sets, o->nsets, &e) != LOGT_OK) return fail();
-    char name[LOGT_WORD], path[4096], backend[16] = "";
+    char name[LOGT_WORD], path[4096];
     logt_exp_name(e, name, sizeof name);
-    if (o->in) logt_strlcpy(path, sizeof path, o->in);
-    else logt_default_out(name, path, sizeof path);
-    logt_store *st;
-    if (logt_store_open_read(path, &st) != LOGT_OK) {
-        logt_exp_free(e);
-        return fail();
+    if (o->in) {
+        logt_strlcpy(path, sizeof path, o->in);
+    } else {   /* this machine's run if there is one, else the reference */
+        struct stat sb;
+        logt_default_out(name, path, sizeof path);
+        if (stat(path, &sb) != 0) {
+            logt_reference_path(name, path, sizeof path);
+            if (stat(path, &sb) == 0)
+                fprintf(stderr, "logt: no run of %s here yet: plotting the reference %s\n", name, path);
+        }
     }
-    char of[LOGT_WORD] = "";   /* another experiment's runs would fill these plots wrongly */
-    if (logt_store_root_str(st, "experiment", of, sizeof of) != LOGT_OK || strcmp(of, name)) {
-        LOGT_USER_FAIL(LOGT_EINVAL, "%s holds results of experiment '%s', not '%s': its runs "
-                     "are not this experiment's. HINT: logt plot the experiment '%s' with --in %s, "
-                     "or pass a results file of '%s'", path, *of ? of : "?", name, of, path, name);
-        logt_store_close(st);
-        logt_exp_free(e);
-        return fail();
-    }
-    /* the plots of the backend the results were last run on */
-    logt_store_root_str(st, "backend", backend, sizeof backend);
-    int rc = 0;
-    /* figures take the results file's name: results/x-h200.h5 -> plots/x-h200-NAME.png */
-    char stem[LOGT_WORD];
-    const char *slash = strrchr(path, '/');
-    logt_strlcpy(stem, sizeof stem, slash ? slash + 1 : path);
-    size_t len = strlen(stem);
-    if (len > 3 && !strcmp(stem + len - 3, ".h5")) stem[len - 3] = '\0';
-    if (logt_exp_resolve(e, strcmp(backend, "cuda") ? LOGT_CPU : LOGT_CUDA) != LOGT_OK ||
-        logt_plot_experiment(e, st, "plots", stem) != LOGT_OK)
-        rc = fail();
-    logt_store_close(st);
+    int rc = logt_plot_file(e, path) == LOGT_OK ? 0 : fail();
     logt_exp_free(e);
     return rc;
 }
@@ -468,6 +456,7 @@ int main(int argc, char **argv)
         if (o.help) return fputs(plot_help, stdout), 0;
         return cmd_plot(&o);
     }
+    if (!strcmp(c, "reproduce")) return logt_cmd_reproduce(argc, argv);
     if (!strcmp(c, "list")) {
         if ((rc = parse_opts(argc, argv, &o, ""))) return rc;
         if (o.help) return fputs(list_help, stdout), 0;

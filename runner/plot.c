@@ -11,6 +11,7 @@
  * Only the backend of the last `logt run` is plotted unless `where` names one.
  */
 #include "plot.h"
+#include "rows.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -73,90 +74,6 @@ static void figure_free(figure *f)
     memset(f, 0, sizeof *f);
 }
 
-/* ---- fields of a summary row ------------------------------------------------------------ */
-
-/* The value of `name` in row r as text: a column, or a knob from r->knobs. 0 if absent. */
-static int field(const logt_summary_row *r, const char *name, char *buf, size_t n)
-{
-    const struct { const char *name; const char *s; } strs[] = {
-        {"kind", r->kind}, {"model", r->model}, {"backend", r->backend}, {"task", r->task},
-        {"impl", r->impl}, {"knobs", r->knobs}, {"status", r->status},
-    };
-    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
-        if (!strcmp(name, strs[i].name)) return logt_strlcpy(buf, n, strs[i].s), 1;
-    const int a = logt_axis_index(name);
-    if (a >= 0) return logt_axis_row_text(&logt_axes[a], r, buf, n), 1;
-    const struct { const char *name; long long v; } nums[] = {
-        {"run", r->run}, {"C", r->B * r->D},   /* C: a kernel run's channels */
-    };
-    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
-        if (!strcmp(name, nums[i].name)) return snprintf(buf, n, "%lld", nums[i].v), 1;
-    /* a knob: "algo=standard,math=fp32" */
-    size_t len = strlen(name);
-    for (const char *p = r->knobs; *p;) {
-        const char *end = strchr(p, ',');
-        size_t item = end ? (size_t)(end - p) : strlen(p);
-        if (item > len && !strncmp(p, name, len) && p[len] == '=') {
-            snprintf(buf, n, "%.*s", (int)(item - len - 1), p + len + 1);
-            return 1;
-        }
-        if (!end) break;
-        p = end + 1;
-    }
-    buf[0] = '\0';
-    return 0;
-}
-
-/* Numbers are named in a series label ("D=768"), other values stand alone ("fwdbwd"). */
-static int is_numeric_field(const char *name)
-{
-    const int a = logt_axis_index(name);
-    if (a >= 0) return logt_axes[a].plot == LOGT_PLOT_X;
-    return !strcmp(name, "run") || !strcmp(name, "C");
-}
-
-static double measure(const logt_summary_row *r, const char *name)
-{
-    if (!strcmp(name, "median_ms")) return r->median_ms;
-    if (!strcmp(name, "p10_ms")) return r->p10_ms;
-    if (!strcmp(name, "p90_ms")) return r->p90_ms;
-    if (!strcmp(name, "tokens_per_s")) return r->tokens_per_s;
-    if (!strcmp(name, "peak_mem_bytes")) return (double)r->peak_mem_bytes;
-    if (!strcmp(name, "final_loss")) return r->final_loss;
-    if (!strcmp(name, "final_eval_loss")) return r->final_eval_loss;
-    if (!strcmp(name, "final_eval_acc")) return r->final_eval_acc;
-    if (!strcmp(name, "bytes")) return r->bytes;
-    if (!strcmp(name, "gbps")) return r->gbps;
-    if (!strcmp(name, "copy_gbps")) return r->copy_gbps;
-    if (!strcmp(name, "pct_of_copy")) return r->pct_of_copy;
-    if (!strcmp(name, "iterations")) return r->iterations;
-    if (!strcmp(name, "test_loss")) return r->test_loss;
-    if (!strcmp(name, "test_acc")) return r->test_acc;
-    if (!strcmp(name, "solve_s")) return r->solve_s;
-    return NAN;
-}
-
-/* Does r satisfy "FIELD=V1|V2"? */
-static int matches(const logt_summary_row *r, const char *filter)
-{
-    char f[LOGT_WORD], val[128];
-    size_t k = strcspn(filter, "=");
-    snprintf(f, sizeof f, "%.*s", (int)k, filter);
-    logt_trim(f);
-    field(r, f, val, sizeof val);
-    logt_list alts;
-    if (logt_list_split(filter + k + 1, '|', &alts) != LOGT_OK) return 0;
-    return logt_list_find(&alts, val) >= 0;
-}
-
-static int filter_name_is(const char *filter, const char *name)
-{
-    size_t k = strcspn(filter, "=");
-    char f[LOGT_WORD];
-    snprintf(f, sizeof f, "%.*s", (int)k, filter);
-    return !strcmp(logt_trim(f), name);
-}
-
 /* Does r pass the plot's filters? A baseline row is not held to filters on
  * knobs it does not have (lstm has no cuDNN `math`). */
 static int keep_row(const logt_experiment *e, const logt_plot *p, const logt_summary_row *r,
@@ -166,11 +83,10 @@ static int keep_row(const logt_experiment *e, const logt_plot *p, const logt_sum
     int names_backend = 0;
     for (int i = 0; i < p->where.n; i++) {
         char f[LOGT_WORD], v[160];
-        snprintf(f, sizeof f, "%.*s", (int)strcspn(p->where.v[i], "="), p->where.v[i]);
-        logt_trim(f);
-        if (as_baseline && !logt_plot_is_field(f) && !field(r, f, v, sizeof v)) continue;
-        if (!matches(r, p->where.v[i])) return 0;
-        names_backend |= filter_name_is(p->where.v[i], "backend");
+        logt_filter_field(p->where.v[i], f, sizeof f);
+        if (as_baseline && !logt_plot_is_field(f) && !logt_row_field(r, f, v, sizeof v)) continue;
+        if (!logt_row_matches(r, p->where.v[i])) return 0;
+        names_backend |= !strcmp(f, "backend");
     }
     return names_backend || !strcmp(r->backend, e->backend);
 }
@@ -182,9 +98,9 @@ static void series_label(const logt_plot *p, const logt_summary_row *r, char *bu
     for (int i = 0; i < p->series.n && used < n; i++) {
         const char *f = p->series.v[i];
         char v[160];
-        int is_col = field(r, f, v, sizeof v) && logt_plot_is_field(f);
+        int is_col = logt_row_field(r, f, v, sizeof v) && logt_plot_is_field(f);
         if (!*v) continue;
-        int named = !is_col || is_numeric_field(f);   /* "D=768", "algo=standard"; "lstm" */
+        int named = !is_col || logt_row_field_is_numeric(f);   /* "D=768", "algo=standard"; "lstm" */
         used += (size_t)snprintf(buf + used, n - used, "%s%s%s%s", used ? " " : "",
                                  named ? f : "", named ? "=" : "", v);
     }
@@ -200,18 +116,17 @@ static const logt_summary_row *baseline_of(const logt_experiment *e, const logt_
     static const char *const same[] = {"kind", "backend", "task"};   /* and every axis */
     const int nsame = (int)(sizeof same / sizeof same[0]);
     char bf[LOGT_WORD];
-    snprintf(bf, sizeof bf, "%.*s", (int)strcspn(p->baseline, "="), p->baseline);
-    logt_trim(bf);
+    logt_filter_field(p->baseline, bf, sizeof bf);
     for (int64_t i = 0; i < n; i++) {
         const logt_summary_row *b = &rows[i];
-        if (!keep_row(e, p, b, 1) || !matches(b, p->baseline)) continue;
+        if (!keep_row(e, p, b, 1) || !logt_row_matches(b, p->baseline)) continue;
         int ok = 1;
         for (int k = 0; ok && k < nsame + logt_naxes; k++) {
             const char *f = k < nsame ? same[k] : logt_axes[k - nsame].name;
             char v1[160], v2[160];
             if (!strcmp(f, bf)) continue;
-            field(r, f, v1, sizeof v1);
-            field(b, f, v2, sizeof v2);
+            logt_row_field(r, f, v1, sizeof v1);
+            logt_row_field(b, f, v2, sizeof v2);
             ok = !strcmp(v1, v2);
         }
         if (ok) return b;
@@ -222,7 +137,7 @@ static const logt_summary_row *baseline_of(const logt_experiment *e, const logt_
 static double xvalue(const logt_summary_row *r, const char *x)
 {
     char v[64];
-    field(r, x, v, sizeof v);
+    logt_row_field(r, x, v, sizeof v);
     return atof(v);
 }
 
@@ -240,12 +155,12 @@ static logt_status summary_figure(const logt_experiment *e, const logt_plot *p,
     for (int64_t i = 0; i < n; i++) {
         const logt_summary_row *r = &rows[i];
         if (!keep_row(e, p, r, 0)) continue;
-        double y = measure(r, p->y);
+        double y = logt_row_measure(r, p->y);
         if (*p->baseline) {
-            if (matches(r, p->baseline)) continue;   /* the baseline itself is the line y = 1 */
+            if (logt_row_matches(r, p->baseline)) continue;   /* the baseline itself is the line y = 1 */
             const logt_summary_row *b = baseline_of(e, p, rows, n, r);
             if (!b) continue;
-            y = logt_plot_measure_higher_is_better(p->y) ? y / measure(b, p->y) : measure(b, p->y) / y;
+            y = logt_plot_measure_higher_is_better(p->y) ? y / logt_row_measure(b, p->y) : logt_row_measure(b, p->y) / y;
         }
         if (!isfinite(y) || (p->logy && y <= 0)) continue;
         char label[256];
@@ -459,5 +374,44 @@ logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const
                            "HINT: install the package gnuplot-nox (apt-get install gnuplot-nox), "
                            "then rerun `logt plot` or `gnuplot %s`",
                            first_gp, first_gp);
+    return s;
+}
+
+/* results/local/x.h5 -> plots/local and stem x; results/x.h5 -> plots; elsewhere -> plots. */
+static void plot_place(const char *path, char *outdir, size_t nd, char *stem, size_t ns)
+{
+    const char *slash = strrchr(path, '/');
+    logt_strlcpy(stem, ns, slash ? slash + 1 : path);
+    size_t len = strlen(stem);
+    if (len > 3 && !strcmp(stem + len - 3, ".h5")) stem[len - 3] = '\0';
+    const char *rest = !strncmp(path, "./", 2) ? path + 2 : path;
+    if (!strncmp(rest, "results/", 8) && slash && slash > rest + 7)
+        snprintf(outdir, nd, "plots%.*s", (int)(slash - (rest + 7)), rest + 7);
+    else
+        logt_strlcpy(outdir, nd, "plots");
+}
+
+logt_status logt_plot_file(logt_experiment *e, const char *path)
+{
+    char name[LOGT_WORD], of[LOGT_WORD] = "", backend[16] = "";
+    logt_exp_name(e, name, sizeof name);
+    logt_store *st;
+    LOGT_TRY(logt_store_open_read(path, &st));
+    logt_status s = LOGT_OK;
+    /* another experiment's runs would fill these plots wrongly */
+    if (logt_store_root_str(st, "experiment", of, sizeof of) != LOGT_OK || strcmp(of, name))
+        s = LOGT_USER_FAIL(LOGT_EINVAL, "%s holds results of experiment '%s', not '%s': its runs "
+                           "are not this experiment's. HINT: logt plot the experiment '%s' with --in "
+                           "%s, or pass a results file of '%s'", path, *of ? of : "?", name, of, path,
+                           name);
+    char outdir[PATH_MAX], stem[LOGT_WORD];
+    plot_place(path, outdir, sizeof outdir, stem, sizeof stem);
+    if (s == LOGT_OK) {   /* the plots of the backend the results were last run on */
+        logt_store_root_str(st, "backend", backend, sizeof backend);
+        logt_errclear();
+        s = logt_exp_resolve(e, strcmp(backend, "cuda") ? LOGT_CPU : LOGT_CUDA);
+    }
+    if (s == LOGT_OK) s = logt_plot_experiment(e, st, outdir, stem);
+    logt_store_close(st);
     return s;
 }

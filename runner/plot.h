@@ -15,6 +15,10 @@
  * default results file, else the results file's own name (results/x-h200.h5 -> x-h200). */
 logt_status logt_plot_experiment(const logt_experiment *e, logt_store *st, const char *outdir,
                                  const char *stem);
+/* The figures of results file `path` (of experiment e, parsed, not yet resolved): e is resolved
+ * for the backend the file was last run on. results/local/x.h5 draws plots/local/x-NAME.*,
+ * results/x.h5 and any other x.h5 plots/x-NAME.*. A file of another experiment is refused. */
+logt_status logt_plot_file(logt_experiment *e, const char *path);
 /* Is `gnuplot` on the PATH? */
 int logt_gnuplot_found(void);
 

@@ -14,8 +14,8 @@
 #include "config.h"
 
 typedef struct logt_run_opts {
-    const char *out;        /* results file; NULL: results/NAME.h5, or for a shard
-                             * results/NAME.shard-I-of-N.h5                         */
+    const char *out;        /* results file; NULL: results/local/NAME.h5, or for a shard
+                             * results/local/NAME.shard-I-of-N.h5                        */
     int retry_failed;       /* redo runs stored as failed                          */
     int shard, nshards;     /* nshards > 0: only the runs k of the sweep with
                              * k % nshards == shard, into a shard file              */
@@ -43,8 +43,11 @@ typedef struct logt_device_desc {
 } logt_device_desc;
 void logt_describe_device(logt_device dev, logt_device_desc *d);
 
-/* results/NAME.h5 */
+/* results/local/NAME.h5: where this machine's runs go (results/ itself holds the references,
+ * which a run never writes unless --out names one) */
 void logt_default_out(const char *name, char *buf, size_t n);
+/* results/NAME.h5: the reference file of an experiment */
+void logt_reference_path(const char *name, char *buf, size_t n);
 
 /* "I/N" (--shard): shard I of N, counted from 0. An error saying what is wrong and
  * what would be right. */

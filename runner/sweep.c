@@ -68,7 +68,8 @@ void logt_describe_device(logt_device dev, logt_device_desc *d)
 #endif
 }
 
-void logt_default_out(const char *name, char *buf, size_t n) { snprintf(buf, n, "results/%s.h5", name); }
+void logt_default_out(const char *name, char *buf, size_t n) { snprintf(buf, n, "results/local/%s.h5", name); }
+void logt_reference_path(const char *name, char *buf, size_t n) { snprintf(buf, n, "results/%s.h5", name); }
 
 /* ---- a run of the sweep -------------------------------------------------------------- */
 
@@ -259,7 +260,7 @@ static logt_status shard_runs(const logt_experiment *e, const logt_run_opts *opt
     return LOGT_OK;
 }
 
-/* Where the results go: --out, else results/NAME.h5, or a shard's file beside it. */
+/* Where the results go: --out, else results/local/NAME.h5, or a shard's file beside it. */
 static void results_path(const logt_experiment *e, const logt_run_opts *opts, logt_run_report *rep)
 {
     if (opts->out) logt_strlcpy(rep->out, sizeof rep->out, opts->out);

@@ -156,7 +156,7 @@ Test(runner, sweep_then_resume_skips_finished)
     write_at("exp/experiment.ini", speed_ini);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3"), 0, "%s", err);
     EXPECT_ERR("[8/8]");
-    logt_store *st = open_results("results/tiny.h5");   /* the default place */
+    logt_store *st = open_results("results/local/tiny.h5");   /* the default place */
     cr_assert_eq(count_ok_runs(st), 8);
     logt_summary_row *rows;
     int64_t n;
@@ -186,11 +186,11 @@ Test(runner, sweep_then_resume_skips_finished)
     logt_store_close(st);
 
     cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3"), 0, "%s", err);
-    EXPECT_ERR("8 already in results/tiny.h5 (skipped), 0 to run");
+    EXPECT_ERR("8 already in results/local/tiny.h5 (skipped), 0 to run");
     /* a different point of the sweep is a new run, the rest is kept */
     cr_assert_eq(logt(NULL, "run exp --backend cpu --set sweep.B=2,3,5"), 0, "%s", err);
-    EXPECT_ERR("8 already in results/tiny.h5 (skipped), 4 to run");
-    st = open_results("results/tiny.h5");
+    EXPECT_ERR("8 already in results/local/tiny.h5 (skipped), 4 to run");
+    st = open_results("results/local/tiny.h5");
     cr_assert_eq(count_ok_runs(st), 12);
     logt_store_close(st);
 }
@@ -755,7 +755,7 @@ Test(runner, plot_writes_gp_png_svg)
     cr_assert_eq(logt(NULL, "run exp --backend cpu --set train.steps=12"), 0, "%s", err);
     int rc = logt(NULL, "plot exp");
     char gp[65536];
-    read_at("plots/tinytrain-loss.gp", gp, sizeof gp);
+    read_at("plots/local/tinytrain-loss.gp", gp, sizeof gp);
     cr_assert(strstr(gp, "$data << EOD") && strstr(gp, "EOD\n") && strstr(gp, "set terminal pngcairo") &&
               strstr(gp, "set terminal svg"), "%s", gp);
     cr_assert(strstr(gp, "\n12 "), "the curve should reach step 12:\n%s", gp);
@@ -767,12 +767,12 @@ Test(runner, plot_writes_gp_png_svg)
     cr_assert_eq(rc, 0, "%s", err);
     struct stat sb;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/plots/tinytrain-loss.png", dir);
+    snprintf(path, sizeof path, "%s/plots/local/tinytrain-loss.png", dir);
     cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no PNG at %s", path);
-    snprintf(path, sizeof path, "%s/plots/tinytrain-loss.svg", dir);
+    snprintf(path, sizeof path, "%s/plots/local/tinytrain-loss.svg", dir);
     cr_assert(stat(path, &sb) == 0 && sb.st_size > 1000, "no SVG at %s", path);
     /* the script re-renders on its own, from anywhere */
-    snprintf(path, sizeof path, "cd '%s/plots' && rm tinytrain-loss.png && gnuplot tinytrain-loss.gp "
+    snprintf(path, sizeof path, "cd '%s/plots/local' && rm tinytrain-loss.png && gnuplot tinytrain-loss.gp "
              "&& test -s tinytrain-loss.png", dir);
     cr_assert_eq(system(path), 0);
 }
@@ -868,12 +868,12 @@ Test(runner, corrupt_results_file_is_refused_and_kept)
 {
     write_at("exp/experiment.ini", speed_ini);
     const char *garbage = "these bytes are not HDF5, and must survive\n";
-    write_at("results/tiny.h5", garbage);
+    write_at("results/local/tiny.h5", garbage);
     cr_assert_eq(logt(NULL, "run exp --backend cpu"), 1, "%s", err);
-    EXPECT_ERR("results/tiny.h5 is not a valid HDF5 file");
+    EXPECT_ERR("results/local/tiny.h5 is not a valid HDF5 file");
     EXPECT_ERR("--out");
     char back[256];
-    read_at("results/tiny.h5", back, sizeof back);
+    read_at("results/local/tiny.h5", back, sizeof back);
     cr_assert_str_eq(back, garbage);
 }
 

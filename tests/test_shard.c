@@ -248,7 +248,7 @@ Test(shard, every_run_in_exactly_one_shard)
         for (int i = 0; i < n; i++) {
             snprintf(args, sizeof args, "run exp --backend cpu --shard %d/%d", i, n);
             cr_assert_eq(logt(NULL, args), 0, "%s", err);
-            snprintf(rel, sizeof rel, "results/seeds.shard-%d-of-%d.h5", i, n);
+            snprintf(rel, sizeof rel, "results/local/seeds.shard-%d-of-%d.h5", i, n);
             strcat(strcat(merge, " "), rel);
             logt_store *st = open_results(rel);
             cr_assert_eq(root_i64(st, "shard_index"), i);
@@ -294,8 +294,8 @@ Test(shard, every_run_in_exactly_one_shard)
 
 /* Two shards merged (and five, some of one run) equal one process: runs, attributes,
  * datasets (training curves and checkpoints included), failed runs and their errors,
- * the summary; only clocks differ. The default names go together: results/NAME.shard-
- * I-of-N.h5 merge into results/NAME.h5. */
+ * the summary; only clocks differ. The default names go together: results/local/NAME.shard-
+ * I-of-N.h5 merge into results/local/NAME.h5. */
 Test(shard, merged_shards_equal_one_process)
 {
     write_at("exp/experiment.ini", mixed_ini);
@@ -305,11 +305,11 @@ Test(shard, merged_shards_equal_one_process)
     EXPECT_ERR("[1/4 of shard 0/2]");
     EXPECT_ERR("mixed on cpu: shard 0/2: 4 of the sweep's 7 runs");
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 1/2"), 0, "%s", err);
-    EXPECT_ERR("-> results/mixed.shard-1-of-2.h5");
-    cr_assert_eq(logt(NULL, "merge results/mixed.shard-1-of-2.h5 results/mixed.shard-0-of-2.h5"), 0,
+    EXPECT_ERR("-> results/local/mixed.shard-1-of-2.h5");
+    cr_assert_eq(logt(NULL, "merge results/local/mixed.shard-1-of-2.h5 results/local/mixed.shard-0-of-2.h5"), 0,
                  "%s", err);
-    EXPECT_ERR("mixed: merged 2 of 2 shards (7 runs: 5 ok, 2 failed) -> results/mixed.h5");
-    same_results("whole.h5", "results/mixed.h5");
+    EXPECT_ERR("mixed: merged 2 of 2 shards (7 runs: 5 ok, 2 failed) -> results/local/mixed.h5");
+    same_results("whole.h5", "results/local/mixed.h5");
 
     char args[128], merge[1024] = "merge --out five.h5";
     for (int i = 0; i < 5; i++) {
@@ -329,15 +329,15 @@ Test(shard, killed_shard_resumes_and_merges)
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out whole.h5"), 1, "%s", err);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 0/2"), 1, "%s", err);   /* its 2 failed runs */
     cr_assert_eq(logt("LOGT_TEST_DIE_AFTER_RUNS=1", "run exp --backend cpu --shard 1/2"), 137, "%s", err);
-    cr_assert_eq(logt(NULL, "merge results/mixed.shard-0-of-2.h5 results/mixed.shard-1-of-2.h5"), 1);
-    EXPECT_ERR("the shards of 'mixed' are incomplete: results/mixed.shard-1-of-2.h5 (shard 1/2) has "
+    cr_assert_eq(logt(NULL, "merge results/local/mixed.shard-0-of-2.h5 results/local/mixed.shard-1-of-2.h5"), 1);
+    EXPECT_ERR("the shards of 'mixed' are incomplete: results/local/mixed.shard-1-of-2.h5 (shard 1/2) has "
                "finished 1 of its 3 runs");
     EXPECT_ERR("--partial");
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 1/2"), 0, "%s", err);
-    EXPECT_ERR("1 already in results/mixed.shard-1-of-2.h5 (skipped), 2 to run");
-    cr_assert_eq(logt(NULL, "merge results/mixed.shard-0-of-2.h5 results/mixed.shard-1-of-2.h5"), 0,
+    EXPECT_ERR("1 already in results/local/mixed.shard-1-of-2.h5 (skipped), 2 to run");
+    cr_assert_eq(logt(NULL, "merge results/local/mixed.shard-0-of-2.h5 results/local/mixed.shard-1-of-2.h5"), 0,
                  "%s", err);
-    same_results("whole.h5", "results/mixed.h5");
+    same_results("whole.h5", "results/local/mixed.h5");
 }
 
 Test(shard, bad_shard_arguments)
@@ -417,11 +417,11 @@ Test(shard, merge_refuses_other_commits)
     write_at("exp/experiment.ini", seeds_ini);
     cr_assert_eq(logt("LOGT_COMMIT=aaa1111", "run exp --backend cpu --shard 0/2"), 0, "%s", err);
     cr_assert_eq(logt("LOGT_COMMIT=bbb2222", "run exp --backend cpu --shard 1/2"), 0, "%s", err);
-    cr_assert_eq(logt(NULL, "merge results/seeds.shard-0-of-2.h5 results/seeds.shard-1-of-2.h5"), 1);
-    EXPECT_ERR("results/seeds.shard-0-of-2.h5 and results/seeds.shard-1-of-2.h5 were written by "
+    cr_assert_eq(logt(NULL, "merge results/local/seeds.shard-0-of-2.h5 results/local/seeds.shard-1-of-2.h5"), 1);
+    EXPECT_ERR("results/local/seeds.shard-0-of-2.h5 and results/local/seeds.shard-1-of-2.h5 were written by "
                "different commits of logt (aaa1111 and bbb2222)");
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/results/seeds.h5", dir);
+    snprintf(path, sizeof path, "%s/results/local/seeds.h5", dir);
     cr_assert_neq(access(path, F_OK), 0, "a refused merge left its output");
 }
 
@@ -469,19 +469,19 @@ Test(shard, incomplete_shards_need_partial)
     write_at("exp/experiment.ini", seeds_ini);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 0/3"), 0, "%s", err);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 2/3"), 0, "%s", err);
-    const char *args = "merge results/seeds.shard-2-of-3.h5 results/seeds.shard-0-of-3.h5";
+    const char *args = "merge results/local/seeds.shard-2-of-3.h5 results/local/seeds.shard-0-of-3.h5";
     cr_assert_eq(logt(NULL, args), 1);
     EXPECT_ERR("the shards of 'seeds' are incomplete: shards missing: 1/3. HINT: run what is missing "
                "(`logt run EXP --shard I/3` resumes a shard where it stopped), or merge the finished "
                "runs alone with --partial");
     char path[PATH_MAX], more[256];
-    snprintf(path, sizeof path, "%s/results/seeds.h5", dir);
+    snprintf(path, sizeof path, "%s/results/local/seeds.h5", dir);
     cr_assert_neq(access(path, F_OK), 0, "a refused merge left its output");
     snprintf(more, sizeof more, "%s --partial", args);
     cr_assert_eq(logt(NULL, more), 0, "%s", err);
     EXPECT_ERR("merged 2 of 3 shards (7 runs: 7 ok, 0 failed); 4 of the sweep's 11 runs are not there "
-               "(--partial) -> results/seeds.h5");
-    logt_store *st = open_results("results/seeds.h5");
+               "(--partial) -> results/local/seeds.h5");
+    logt_store *st = open_results("results/local/seeds.h5");
     cr_assert_eq(count_ok_runs(st), 7);
     static const int seeds[] = {1, 3, 4, 6, 7, 9, 10};   /* places 0, 2, 3, 5, 6, 8, 9 */
     for (int j = 0; j < 7; j++) {
@@ -491,7 +491,7 @@ Test(shard, incomplete_shards_need_partial)
     }
     logt_store_close(st);
     cr_assert_eq(logt(NULL, "run exp --backend cpu"), 0, "%s", err);
-    EXPECT_ERR("7 already in results/seeds.h5 (skipped), 4 to run");
+    EXPECT_ERR("7 already in results/local/seeds.h5 (skipped), 4 to run");
 }
 
 /* merge writes a new file or nothing: an existing output is refused untouched, and a
@@ -501,13 +501,13 @@ Test(shard, merge_never_replaces_a_file)
     write_at("exp/experiment.ini", seeds_ini);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 0/1"), 0, "%s", err);
     const char *keep = "results to keep, whatever they are\n";
-    write_at("results/seeds.h5", keep);
-    cr_assert_eq(logt(NULL, "merge results/seeds.shard-0-of-1.h5"), 1);
-    EXPECT_ERR("results/seeds.h5 exists: logt merge writes a new file and never replaces one");
+    write_at("results/local/seeds.h5", keep);
+    cr_assert_eq(logt(NULL, "merge results/local/seeds.shard-0-of-1.h5"), 1);
+    EXPECT_ERR("results/local/seeds.h5 exists: logt merge writes a new file and never replaces one");
     char back[256];
-    read_at("results/seeds.h5", back, sizeof back);
+    read_at("results/local/seeds.h5", back, sizeof back);
     cr_assert_str_eq(back, keep);
-    cr_assert_eq(logt(NULL, "merge results/seeds.shard-0-of-1.h5 --out new.h5"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "merge results/local/seeds.shard-0-of-1.h5 --out new.h5"), 0, "%s", err);
     logt_store *st = open_results("new.h5");
     cr_assert_eq(count_ok_runs(st), 11);
     logt_store_close(st);
