@@ -307,6 +307,7 @@ static logt_status create_file(logt_store *st, const logt_store_meta *meta)
     CHK(space = H5Screate_simple(1, &dims, &maxdims), "cannot make a dataspace");
     CHK(dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot make a property list");
     CHK(H5Pset_chunk(dcpl, 1, &chunk), "cannot set the chunk size of /summary");
+    CHK(h5_compress(dcpl), "cannot set the compression of /summary");
     CHK(type = summary_type(-1, NULL), "cannot make the summary's row type");
     CHK(st->summary = H5Dcreate2(st->file, "summary", type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
         "cannot create /summary");

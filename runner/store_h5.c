@@ -50,6 +50,13 @@ void h5_close(hid_t id)
     }
 }
 
+herr_t h5_compress(hid_t dcpl)
+{
+    if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0) return 0;   /* a build without zlib: plain */
+    if (H5Pset_shuffle(dcpl) < 0) return -1;
+    return H5Pset_deflate(dcpl, 6);
+}
+
 void h5_init(void)
 {
     static int done;

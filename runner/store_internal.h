@@ -53,6 +53,9 @@ logt_status h5_fail_at(const char *file, int line, const char *path, const char 
 
 void h5_close(hid_t id);      /* any kind of handle; nothing for id < 0 */
 void h5_init(void);           /* HDF5's own printing off, once */
+/* A chunked dataset's chunks byte-shuffled and deflated, where HDF5 has zlib: float64
+ * curves and a growing dataset's unused tail shrink; readers need nothing extra. */
+herr_t h5_compress(hid_t dcpl);
 int h5_path_exists(hid_t loc, const char *path);
 hid_t h5_utf8_vlen(void);
 hid_t h5_utf8_fixed(size_t n);

@@ -317,6 +317,7 @@ static logt_status create_dset(logt_store *st, hid_t g, int64_t id, const char *
     CHK(space = H5Screate_simple(1, &dims, &maxdims), "cannot make a dataspace");
     CHK(dcpl = H5Pcreate(H5P_DATASET_CREATE), "cannot make a property list");
     if (growing) CHK(H5Pset_chunk(dcpl, 1, &chunk), "cannot set a chunk size");
+    if (growing) CHK(h5_compress(dcpl), "cannot set a chunk's compression");
     CHK(lcpl = H5Pcreate(H5P_LINK_CREATE), "cannot make a property list");
     CHK(H5Pset_create_intermediate_group(lcpl, 1), "cannot set a property");
     CHK(*d = H5Dcreate2(g, path, H5T_IEEE_F64LE, space, lcpl, dcpl, H5P_DEFAULT),
