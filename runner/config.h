@@ -144,6 +144,8 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
 /* Fields a plot's series/where may name (beyond the knobs), and its y values. */
 int logt_plot_is_field(const char *name);
 int logt_plot_is_measure(const char *name, int *curve);
+/* The i-th per-run measure (median_ms, ...; not the per-step ones), NULL past the last. */
+const char *logt_plot_run_measure(int i);
 const char *logt_plot_measure_label(const char *name);
 /* Is more better (tokens_per_s, gbps, ...)? Then a baseline ratio is this / baseline's,
  * else (times, memory, losses) baseline's / this: above 1 means better than the baseline. */

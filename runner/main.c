@@ -23,6 +23,7 @@
 #include "run.h"
 #include "store.h"
 #include "reproduce.h"
+#include "show.h"
 #include "util.h"
 
 #define MAX_SETS 64
@@ -111,11 +112,11 @@ static const char *const list_help =
     "and the experiments under experiments/.\n";
 
 static const char *const info_help =
-    "usage: logt info\n"
+    "usage: logt info [FILE]\n"
     "\n"
     "This build and machine: logt version and commit, CPU, and with CUDA the GPU's name,\n"
     "compute capability, SM count, L2 and memory sizes, and driver, runtime, cuDNN and\n"
-    "cuBLAS versions.\n";
+    "cuBLAS versions. `logt info FILE` (a results file) is `logt show FILE`.\n";
 
 static int usage_error(const char *cmd, const char *fmt, const char *arg)
 {
@@ -457,6 +458,8 @@ int main(int argc, char **argv)
         return cmd_plot(&o);
     }
     if (!strcmp(c, "reproduce")) return logt_cmd_reproduce(argc, argv);
+    if (!strcmp(c, "show") || (!strcmp(c, "info") && logt_show_names_file(argc, argv)))
+        return logt_cmd_show(argc, argv);
     if (!strcmp(c, "list")) {
         if ((rc = parse_opts(argc, argv, &o, ""))) return rc;
         if (o.help) return fputs(list_help, stdout), 0;

@@ -96,6 +96,13 @@ int logt_plot_is_measure(const char *name, int *curve)
     return 0;
 }
 
+const char *logt_plot_run_measure(int i)
+{
+    for (int k = 0; measures[k].name; k++)
+        if (!measures[k].curve && i-- == 0) return measures[k].name;
+    return NULL;
+}
+
 const char *logt_plot_measure_label(const char *name)
 {
     for (int i = 0; measures[i].name; i++)
