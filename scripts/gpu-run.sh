@@ -6,9 +6,11 @@
 #   scripts/gpu-run.sh [-t TEST_SECONDS] [-f TEST_FILTER] [-d DEV_SECONDS] [EXP[:SECONDS]]...
 #
 # -t 0 skips the tests, -d 0 the workbenches (bundle/bin/*-dev). EXP is a directory under
-# experiments/; its results go to $OUT/EXP-h200.h5 and its log to $OUT/EXP.log. Run from the
-# repository root after `make bundle`, with LOGT_COMMIT set to the commit the bundle was
-# built from (git rev-parse --short HEAD), so the results files record it.
+# experiments/, run by `logt reproduce EXP --backend cuda` into results/local/EXP.h5 (resuming
+# what an earlier call left there: carry results/local/ to the machine), copied to $OUT/EXP.h5,
+# with its log and claims table in $OUT/EXP.log. Run from the repository root after
+# `make bundle`, with LOGT_COMMIT set to the commit the bundle was built from
+# (git rev-parse --short HEAD), so the results files record it.
 set -u
 out=${OUT:-/tmp/logt-gpu}
 tests=300 filter="" dev=0
@@ -42,7 +44,7 @@ for arg in "$@"; do
     exp=${arg%%:*} secs=${arg#*:}
     [ "$secs" = "$arg" ] && secs=300
     start=$(date +%s)
-    timeout -s INT "$secs" bundle/run logt run "experiments/$exp" --backend cuda \
-        --out "$out/$exp-h200.h5" > "$out/$exp.log" 2>&1
+    timeout -s INT "$secs" bundle/run logt reproduce "$exp" --backend cuda > "$out/$exp.log" 2>&1
     echo "$exp: exit $? in $(( $(date +%s) - start )) s" | tee -a "$out/info.txt"
+    [ -e "results/local/$exp.h5" ] && cp "results/local/$exp.h5" "$out/$exp.h5"
 done
