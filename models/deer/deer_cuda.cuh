@@ -99,37 +99,41 @@ __device__ __forceinline__ float rdot(const float *hp, const float *R, int D, in
     return s;
 }
 
-/* Unit j's activated gates from xa (W x_t without b), the bias and sp's h part through R:
- * gru q = {r, z, n, rn} (rn = (h R)_n + bn), lstm {i, f, g, o}, tanh {f}. */
+/* Unit j's activated gates from its inputs W x_t (without b), gate g's at xj[g * xs], the
+ * bias and sp's h part through R: gru q = {r, z, n, rn} (rn = (h R)_n + bn), lstm {i, f, g,
+ * o}, tanh {f}. xj = xa + j, xs = D reads a row of W x; xs = 1 a thread's own registers. */
 __device__ __forceinline__ void unit_gates(deer_cell cell, int D, const float *R, const float *bias,
-                                           const float *bn, const float *xa, const float *sp, int j, float q[4])
+                                           const float *bn, const float *xj, int xs, const float *sp,
+                                           int j, float q[4])
 {
     if (cell == DEER_TANH) {
-        q[0] = tanhf(xa[j] + bias[j] + rdot(sp, R, D, D, j));
+        q[0] = tanhf(xj[0] + bias[j] + rdot(sp, R, D, D, j));
         return;
     }
     if (cell == DEER_GRU) {
         const int GD = 3 * D;
-        q[0] = sig(xa[j] + bias[j] + rdot(sp, R, D, GD, j));
-        q[1] = sig(xa[D + j] + bias[D + j] + rdot(sp, R, D, GD, D + j));
+        q[0] = sig(xj[0] + bias[j] + rdot(sp, R, D, GD, j));
+        q[1] = sig(xj[xs] + bias[D + j] + rdot(sp, R, D, GD, D + j));
         q[3] = rdot(sp, R, D, GD, 2 * D + j) + bn[j];
-        q[2] = tanhf(xa[2 * D + j] + bias[2 * D + j] + q[0] * q[3]);
+        q[2] = tanhf(xj[2 * xs] + bias[2 * D + j] + q[0] * q[3]);
         return;
     }
     const int GD = 4 * D;
-    q[0] = sig(xa[j] + bias[j] + rdot(sp, R, D, GD, j));
-    q[1] = sig(xa[D + j] + bias[D + j] + rdot(sp, R, D, GD, D + j));
-    q[2] = tanhf(xa[2 * D + j] + bias[2 * D + j] + rdot(sp, R, D, GD, 2 * D + j));
-    q[3] = sig(xa[3 * D + j] + bias[3 * D + j] + rdot(sp, R, D, GD, 3 * D + j));
+    q[0] = sig(xj[0] + bias[j] + rdot(sp, R, D, GD, j));
+    q[1] = sig(xj[xs] + bias[D + j] + rdot(sp, R, D, GD, D + j));
+    q[2] = tanhf(xj[2 * xs] + bias[2 * D + j] + rdot(sp, R, D, GD, 2 * D + j));
+    q[3] = sig(xj[3 * xs] + bias[3 * D + j] + rdot(sp, R, D, GD, 3 * D + j));
 }
 
-/* f and diag J of unit j: writes f_j (and, lstm, c_j at f[D + j]) and jd likewise. */
-__device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias, const float *bn,
-                          const float *xa, const float *sp, int j, float *f, float *jd)
+/* f and diag J of unit j from its inputs W x_t at xj[g * xs] (as unit_gates): writes f_j
+ * (and, lstm, c_j at f[D + j]) and jd likewise. */
+__device__ __forceinline__ void cell_unit_x(deer_cell cell, int D, const float *R, const float *bias,
+                                            const float *bn, const float *xj, int xs, const float *sp,
+                                            int j, float *f, float *jd)
 {
     const float *hp = sp;
     float q[4];
-    unit_gates(cell, D, R, bias, bn, xa, sp, j, q);
+    unit_gates(cell, D, R, bias, bn, xj, xs, sp, j, q);
     if (cell == DEER_TANH) {
         const float v = q[0];
         f[j] = v;
@@ -159,6 +163,14 @@ __device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R,
         jd[j] = tc * o * (1.0f - o) * Rj[3 * D + j] + o * (1.0f - tc * tc) * dc;
         jd[D + j] = fg;
     }
+}
+
+/* The same from xa, the row W x_t of all units. */
+__device__ __forceinline__ void cell_unit(deer_cell cell, int D, const float *R, const float *bias,
+                                          const float *bn, const float *xa, const float *sp, int j,
+                                          float *f, float *jd)
+{
+    cell_unit_x(cell, D, R, bias, bn, xa + j, D, sp, j, f, jd);
 }
 
 /* W x_t of sequence element n: WX's row when the GEMM made it, else (a small G·D·I, at most

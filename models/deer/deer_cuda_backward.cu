@@ -119,7 +119,7 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
         const float *xa = n1 < N ? xa_of(WX, X, W, n1, GD, I, buf) : xa_of(WX ? XAn : NULL, XAn, W, n1 - N, GD, I, buf);
         const float *sp = row_local(St + n * S, S, row);
         for (int j = 0; j < D; j++) {
-            unit_gates(cell, D, R, bias, bn, xa, sp, j, q);
+            unit_gates(cell, D, R, bias, bn, xa + j, D, sp, j, q);
             if (cell == DEER_TANH) {
                 cf[j] = 1.0f - q[0] * q[0];
             } else if (cell == DEER_GRU) {
