@@ -137,6 +137,14 @@ static logt_status check_claim_key(const char *where, const char *section, const
                           "paper, bar", where, key);
 }
 
+/* logt_peer_check's refusal, said at `where` in the experiment. */
+static logt_status peer_refused(const char *where)
+{
+    char why[1024];
+    logt_strlcpy(why, sizeof why, logt_user_msg());
+    return LOGT_USER_FAIL(LOGT_EINVAL, "%s: %s", where, why);
+}
+
 /* Check that `key` may appear in `section`; set *type. */
 logt_status cfg_check_key(const char *where, const char *section, const char *key, vtype *type)
 {
@@ -152,7 +160,9 @@ logt_status cfg_check_key(const char *where, const char *section, const char *ke
         return LOGT_USER_FAIL(LOGT_EINVAL, "%s: section name [%s] is longer than 48 characters",
                               where, section);
     if (base == S_MODEL) {
-        if (!logt_model_find(name)) {
+        if (logt_peer_of(name)) {
+            if (logt_peer_check(name) != LOGT_OK) return peer_refused(where);
+        } else if (!logt_model_find(name)) {
             logt_model_names(known, sizeof known);
             return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown model '%s' in [%s] (known: %s)", where, name,
                              section, known);
@@ -227,7 +237,9 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
                                   "their own", where);
         break;
     case V_MODELS:
-        if (strcmp(s, "*") && !logt_model_find(s)) {
+        if (logt_peer_of(s)) {
+            if (logt_peer_check(s) != LOGT_OK) return peer_refused(where);
+        } else if (strcmp(s, "*") && !logt_model_find(s)) {
             logt_model_names(known, sizeof known);
             return LOGT_USER_FAIL(LOGT_EINVAL, "%s: unknown model '%s' (known: %s; or * for all)%s",
                              where, s, known,
@@ -235,7 +247,9 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
         }
         break;
     case V_KERNELS:
-        if (strcmp(s, "*") && !logt_kernel_find(s)) {
+        if (logt_peer_of(s)) {
+            if (logt_peer_check(s) != LOGT_OK) return peer_refused(where);
+        } else if (strcmp(s, "*") && !logt_kernel_find(s)) {
             logt_kernel_names(known, sizeof known);
             return LOGT_USER_FAIL(LOGT_EINVAL,
                                   "%s: unknown kernel '%s' (kind = kernel; known kernels: %s; or * "

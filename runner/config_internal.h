@@ -6,6 +6,7 @@
 #define LOGT_RUNNER_CONFIG_INTERNAL_H
 
 #include "config.h"
+#include "peer.h"
 
 /* ---- config.c --------------------------------------------------------------------- */
 

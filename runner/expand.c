@@ -66,8 +66,11 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->warmup = e->warmup[kind];
         r->repeats = e->repeats[kind];
         logt_axes_key(kind, 0, r, axes, sizeof axes);
-        snprintf(r->key, sizeof r->key, "kernel model=%s backend=%s%s warmup=%d repeats=%d", model,
-                 e->backend, axes, r->warmup, r->repeats);
+        /* a peer's knobs choose what it runs; logt's kernels have none */
+        char pk[sizeof r->knobs + 8] = "";
+        if (logt_peer_of(model)) snprintf(pk, sizeof pk, " knobs=%s", r->knobs);
+        snprintf(r->key, sizeof r->key, "kernel model=%s backend=%s%s%s warmup=%d repeats=%d", model,
+                 e->backend, axes, pk, r->warmup, r->repeats);
         snprintf(r->label, sizeof r->label, "%s T=%d C=%lld (B=%d D=%d)%.150s", model, r->T,
                  (long long)r->B * r->cfg.hidden_size, r->B, r->cfg.hidden_size, extra);
         r->cost = T * B * D * 2 * (r->warmup + r->repeats) + 1e6;
@@ -193,6 +196,24 @@ static logt_status model_has_runs(const logt_experiment *e, const char *model, c
     return LOGT_OK;
 }
 
+/* A kernel run of model at sweep point ai for each combination of its knobs (only a peer has
+ * knobs among a kernel experiment's models). */
+static logt_status push_kernel_runs(const logt_experiment *e, const char *model, const int *ai,
+                                    logt_run_spec *r, logt_run_spec **runs, int *count, int *cap)
+{
+    const logt_knob_axis *kx[LOGT_MAX_KNOBS];
+    int nk = 0, ki[LOGT_MAX_KNOBS] = {0};
+    for (int j = 0; j < e->nknob; j++)
+        if (!strcmp(e->knob[j].model, model)) kx[nk++] = &e->knob[j];
+    for (;;) {
+        fill_spec(e, LOGT_KIND_KERNEL, model, ai, kx, ki, nk, r);
+        LOGT_TRY(push_spec(runs, count, cap, r));
+        int k = nk - 1;
+        for (; k >= 0 && ++ki[k] == kx[k]->vals.n; k--) ki[k] = 0;
+        if (k < 0) return LOGT_OK;
+    }
+}
+
 logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
 {
     *out = NULL;
@@ -206,10 +227,8 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
             /* the kernels innermost: one shape's inputs serve every kernel in a row */
             int ai[LOGT_MAX_AXES] = {0};
             do {
-                for (int m = 0; s == LOGT_OK && m < e->models.n; m++) {
-                    fill_spec(e, kind, e->models.v[m], ai, NULL, NULL, 0, r);
-                    s = push_spec(&runs, &count, &cap, r);
-                }
+                for (int m = 0; s == LOGT_OK && m < e->models.n; m++)
+                    s = push_kernel_runs(e, e->models.v[m], ai, r, &runs, &count, &cap);
             } while (s == LOGT_OK && !next_point(e, kind, ai));
             continue;
         }

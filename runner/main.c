@@ -252,6 +252,10 @@ static int run_outcome(const logt_run_report *rep)
                 "recorded in %s)\n", rep->failed, rep->total, rep->out);
         return 1;
     }
+    if (rep->unavailable)
+        fprintf(stderr, "logt: %d peer run%s could not run here (status \"skipped\", the error says "
+                "what to install; the next run of the sweep tries again)\n", rep->unavailable,
+                rep->unavailable == 1 ? "" : "s");
     return 0;
 }
 

@@ -77,7 +77,8 @@ static logt_status read_runs(logt_store *st, shard *sh)
         const char *key;
         logt_run_state state;
         logt_store_run_at(st, i, &id, &key, &state);
-        if (state != LOGT_RUN_OK && state != LOGT_RUN_FAILED) continue;   /* not a result yet */
+        if (state != LOGT_RUN_OK && state != LOGT_RUN_FAILED && state != LOGT_RUN_SKIPPED)
+            continue;   /* not a result yet */
         entry *e = &sh->runs[sh->nruns];
         logt_summary_row probe = {.run = id};
         const logt_summary_row *row = bsearch(&probe, rows, (size_t)nrows, sizeof *rows, cmp_row_run);

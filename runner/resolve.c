@@ -114,6 +114,12 @@ static logt_status resolve_models(logt_experiment *e, logt_device dev)
     LOGT_TRY(logt_list_split(models->value, ',', &l));
     e->models.n = 0;
     for (int i = 0; i < l.n; i++) {
+        if (logt_peer_of(l.v[i])) {   /* a peer runs where its adapter says it can */
+            LOGT_TRY(logt_peer_check(l.v[i]));
+            if (logt_list_find(&e->models, l.v[i]) < 0)
+                snprintf(e->models.v[e->models.n++], LOGT_WORD, "%s", l.v[i]);
+            continue;
+        }
         int n = kernels ? logt_kernel_count() : logt_model_count(), found = !strcmp(l.v[i], "*");
         for (int m = 0; m < n; m++) {
             const char *name = kernels ? logt_kernel_at(m)->name : logt_model_at(m)->name;

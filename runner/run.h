@@ -23,6 +23,7 @@ typedef struct logt_run_opts {
 
 typedef struct logt_run_report {
     int total, skipped, ran, ok, failed;   /* of this shard's runs, when sharded     */
+    int unavailable;        /* of those ran, peers that could not run here (skipped) */
     int sweep_total;        /* runs in the whole sweep                             */
     int interrupted;        /* stopped by SIGINT/SIGTERM: rerun to resume          */
     int signal;             /* which of the two                                    */

@@ -42,6 +42,8 @@ logt_status run_check_shard_file(const char *path, const logt_store_meta *m);
 
 /* ---- speed.c ------------------------------------------------------------------------- */
 
+/* The q-quantile of v[n], linear between order statistics; NaN when n = 0. */
+double run_quantile(const double *v, int n, double q);
 /* Free the inputs kept for the next run of the same shape. */
 void run_inputs_free(void);
 /* detail[ndetail]: what the model says of its last call (its `detail`), "" if nothing. */
@@ -50,6 +52,14 @@ logt_status one_speed_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
                           size_t ndetail, int *fatal);
 logt_status one_kernel_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st, int64_t id,
                            logt_summary_row *row, char *what, size_t nwhat, int *fatal);
+
+/* ---- peer_run.c ---------------------------------------------------------------------- */
+
+/* A run of model peer:NAME (peer.h), speed or kernel. *skipped: the peer cannot run here
+ * (a package, interpreter or GPU missing; the error says what to install); *interrupted:
+ * stopped by a signal (the row is then not to be recorded, what says so). */
+logt_status one_peer_run(const logt_run_spec *r, logt_store *st, int64_t id, logt_summary_row *row,
+                         char *what, size_t nwhat, int *skipped, int *interrupted, int *fatal);
 
 /* ---- train_run.c --------------------------------------------------------------------- */
 

@@ -32,8 +32,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The q-quantile with linear interpolation between order statistics. */
-static double quantile(const double *v, int n, double q)
+double run_quantile(const double *v, int n, double q)
 {
     double *s = malloc((size_t)n * sizeof *s);
     if (!s || n == 0) {
@@ -272,9 +271,9 @@ logt_status one_speed_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
     }
     s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl, detail, ndetail, tr);
     if (s == LOGT_OK) {
-        row->median_ms = quantile(ms, r->repeats, 0.5);
-        row->p10_ms = quantile(ms, r->repeats, 0.1);
-        row->p90_ms = quantile(ms, r->repeats, 0.9);
+        row->median_ms = run_quantile(ms, r->repeats, 0.5);
+        row->p10_ms = run_quantile(ms, r->repeats, 0.1);
+        row->p90_ms = run_quantile(ms, r->repeats, 0.9);
         row->tokens_per_s = (double)r->T * r->B / (row->median_ms * 1e-3);
         snprintf(what, nwhat, "median %.4g ms (p10 %.4g, p90 %.4g)", row->median_ms, row->p10_ms,
                  row->p90_ms);
@@ -301,10 +300,10 @@ logt_status one_kernel_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     if (s == LOGT_OK) {
         /* GB/s = bytes / (ms * 1e-3) / 1e9; the copy reads N bytes and writes N */
         const double n = (double)r->T * r->B * r->cfg.hidden_size * logt_dtype_size(r->cfg.dtype);
-        const double copy_median = quantile(copy_ms, r->repeats, 0.5);
-        row->median_ms = quantile(ms, r->repeats, 0.5);
-        row->p10_ms = quantile(ms, r->repeats, 0.1);
-        row->p90_ms = quantile(ms, r->repeats, 0.9);
+        const double copy_median = run_quantile(copy_ms, r->repeats, 0.5);
+        row->median_ms = run_quantile(ms, r->repeats, 0.5);
+        row->p10_ms = run_quantile(ms, r->repeats, 0.1);
+        row->p90_ms = run_quantile(ms, r->repeats, 0.9);
         row->bytes = bytes;
         row->gbps = row->median_ms > 0 ? bytes / row->median_ms * 1e-6 : NAN;
         row->copy_gbps = copy_median > 0 ? 2 * n / copy_median * 1e-6 : NAN;

@@ -145,8 +145,10 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
         ok = h5_attr_get_str(st, g, what, "status", status, sizeof status) == LOGT_OK;
     H5Gclose(g);
     if (!ok) return -1;
-    /* a damaged heap reads as an empty string: a key is never empty, a status is ok or failed */
-    if ((has_key && !*key) || (has_status && strcmp(status, "ok") && strcmp(status, "failed"))) {
+    /* a damaged heap reads as an empty string: a key is never empty, a status is ok, failed
+     * or skipped */
+    if ((has_key && !*key) ||
+        (has_status && strcmp(status, "ok") && strcmp(status, "failed") && strcmp(status, "skipped"))) {
         st->damaged = id + 1;
         return -1;
     }
@@ -160,7 +162,10 @@ static herr_t index_run(hid_t runs, const char *name, const H5L_info_t *info, vo
     run_ix *r = &st->ix[st->n];
     if (!(r->key = strdup(key))) return -1;
     r->id = id;
-    r->state = !*status ? LOGT_RUN_INTERRUPTED : !strcmp(status, "ok") ? LOGT_RUN_OK : LOGT_RUN_FAILED;
+    r->state = !*status                     ? LOGT_RUN_INTERRUPTED
+               : !strcmp(status, "ok")      ? LOGT_RUN_OK
+               : !strcmp(status, "skipped") ? LOGT_RUN_SKIPPED
+                                            : LOGT_RUN_FAILED;
     st->n++;
     return 0;
 }
@@ -544,7 +549,7 @@ logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, c
     if ((s = logt_store_set_str(st, row->run, "", "status", row->status)) != LOGT_OK) goto done;
     if ((s = logt_store_flush(st)) != LOGT_OK) goto done;
     run_ix *r = store_find_id(st, row->run);
-    if (r) r->state = failed ? LOGT_RUN_FAILED : LOGT_RUN_OK;
+    if (r) r->state = !failed ? LOGT_RUN_OK : strcmp(row->status, "skipped") ? LOGT_RUN_FAILED : LOGT_RUN_SKIPPED;
 done:
     free(ids);
     h5_close(mspace);

@@ -55,7 +55,9 @@ int logt_store_root_has(logt_store *st, const char *name);
 logt_status logt_store_set_root_str(logt_store *st, const char *name, const char *value);
 
 /* ---- runs ---------------------------------------------------------------------- */
-typedef enum { LOGT_RUN_NONE, LOGT_RUN_INTERRUPTED, LOGT_RUN_OK, LOGT_RUN_FAILED } logt_run_state;
+/* A run's state in a results file: none yet, started but not finished, finished ok or
+ * failed, or skipped (a peer whose package or GPU is missing: run again by the next sweep). */
+typedef enum { LOGT_RUN_NONE, LOGT_RUN_INTERRUPTED, LOGT_RUN_OK, LOGT_RUN_FAILED, LOGT_RUN_SKIPPED } logt_run_state;
 
 /* The run stored under `key` (*id = -1 and LOGT_RUN_NONE when there is none). */
 void logt_store_find(const logt_store *st, const char *key, int64_t *id, logt_run_state *state);
@@ -141,7 +143,7 @@ typedef struct logt_summary_row {
  * needs one cannot be written there (logt_store_run_finish says so). */
 int logt_store_summary_has(const logt_store *st, const char *column);
 
-/* Record a run's outcome: status ("ok"/"failed") and error attributes on its group,
+/* Record a run's outcome: status ("ok", "failed", "skipped") and error attributes on its group,
  * its summary row (replacing an earlier row of the same run), then flush. */
 logt_status logt_store_run_finish(logt_store *st, const logt_summary_row *row, const char *error);
 /* Every summary row; *rows malloc'd. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../core/cuda.h"
+#include "peer.h"
 
 /* ---- stopping on Ctrl-C -------------------------------------------------------------- */
 
@@ -146,10 +147,16 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
     logt_status s = LOGT_OK;
     int fatal = 0;
     char what[160] = "", detail[sizeof ((logt_model *)0)->detail] = "";
-    int budget_stopped = 0;
+    int budget_stopped = 0, skipped = 0;
     row_init(row, r, id);
     err[0] = '\0';
-    if (r->kind == LOGT_KIND_SPEED) {
+    if (logt_peer_of(r->cfg.model)) {
+        s = one_peer_run(r, st, id, row, what, sizeof what, &skipped, interrupted, &fatal);
+        if (*interrupted) {
+            logt_strlcpy(err, nerr, what);
+            return LOGT_OK;
+        }
+    } else if (r->kind == LOGT_KIND_SPEED) {
         s = one_speed_run(ctx, r, st, id, row, what, sizeof what, detail, sizeof detail, &fatal);
     } else if (r->kind == LOGT_KIND_KERNEL) {
         s = one_kernel_run(ctx, r, st, id, row, what, sizeof what, &fatal);
@@ -163,7 +170,7 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         }
     }
     if (fatal) return s;
-    logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : "failed");
+    logt_strlcpy(row->status, sizeof row->status, s == LOGT_OK ? "ok" : skipped ? "skipped" : "failed");
     if (s != LOGT_OK) logt_strlcpy(err, nerr, logt_user_msg());
     const struct { const char *name; double v; } vals[] = {
         {"median_ms", row->median_ms}, {"p10_ms", row->p10_ms}, {"p90_ms", row->p90_ms},
@@ -191,8 +198,8 @@ static logt_status one_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st
         progress_line(pr, r, what, pr->cost_done, 1);
     } else {
         if (pr->tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "[%d/%d%s%s] %s  FAILED: %s\n", pr->index, pr->total,
-                *pr->shard ? " of " : "", pr->shard, r->label, err);
+        fprintf(stderr, "[%d/%d%s%s] %s  %s: %s\n", pr->index, pr->total,
+                *pr->shard ? " of " : "", pr->shard, r->label, skipped ? "SKIPPED" : "FAILED", err);
     }
     return LOGT_OK;
 }
@@ -354,6 +361,13 @@ static logt_status plan(const logt_experiment *e, const logt_run_opts *opts, con
     return s;
 }
 
+static void count(logt_run_report *rep, const logt_summary_row *row)
+{
+    if (!strcmp(row->status, "ok")) rep->ok++;
+    else if (!strcmp(row->status, "skipped")) rep->unavailable++;
+    else rep->failed++;
+}
+
 /* The runs todo[ntodo] one after the other, until the end, a results-file error or Ctrl-C;
  * counted in rep. place: each run's place in the whole sweep (for a shard file). */
 static logt_status run_todo(logt_ctx *ctx, const logt_run_opts *opts, const logt_run_spec *runs,
@@ -396,14 +410,12 @@ static logt_status run_todo(logt_ctx *ctx, const logt_run_opts *opts, const logt
             if (interrupted) snprintf(rep->stopped, sizeof rep->stopped, "%s: %s", r->label, err);
             else {   /* the run finished before the signal was seen */
                 rep->ran++;
-                rep->ok += !strcmp(row.status, "ok");
-                rep->failed += strcmp(row.status, "ok") != 0;
+                count(rep, &row);
             }
             break;
         }
         rep->ran++;
-        if (!strcmp(row.status, "ok")) rep->ok++;
-        else rep->failed++;
+        count(rep, &row);
         if (die_after > 0 && rep->ran == die_after) _exit(137);
     }
     return s;
@@ -448,8 +460,10 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     if (s == LOGT_OK) {
         char el[32];
         logt_fmt_duration(logt_now() - pr.t0, el, sizeof el);
-        fprintf(stderr, "logt: %s%s%s: ran %d of %d runs in %s (%d ok, %d failed) -> %s\n", e->name,
-                sharded ? ", " : "", pr.shard, rep->ran, ntodo, el, rep->ok, rep->ran - rep->ok, rep->out);
+        char un[48] = "";
+        if (rep->unavailable) snprintf(un, sizeof un, ", %d skipped", rep->unavailable);
+        fprintf(stderr, "logt: %s%s%s: ran %d of %d runs in %s (%d ok, %d failed%s) -> %s\n", e->name,
+                sharded ? ", " : "", pr.shard, rep->ran, ntodo, el, rep->ok, rep->ran - rep->ok - rep->unavailable, un, rep->out);
     }
     free(todo);
     free(place);

@@ -1,0 +1,154 @@
+"""flashrnn.py — peer flashrnn: the authors' FlashRNN (Pöppel et al., ICLR 2025; PyPI flashrnn,
+github.com/NX-AI/flashrnn), `flashrnn.flashrnn(Wx, R, b, config=FlashRNNConfig(...))`.
+
+FlashRNN's kernel takes the input projection Wx = W x_t precomputed; with proj = on (default,
+their benchmark's "withlinear") the adapter computes it with one torch matmul inside the timed
+region, so a row covers the same layer as logt's flashrnn (W x + recurrence); proj = off times
+their kernel alone on a random Wx [T][B][G][H][dh].
+
+knobs: route = cuda_fused (default: their persistent fused kernel) | cuda (alternating: a
+cuBLAS GEMM and a pointwise kernel per step) | triton (their triton_fused; lstm only) | vanilla
+(their pure-PyTorch loop, the only one on the cpu and the only one in float64);
+proj = on | off; inference = off | on (forward under no_grad).
+All tensors (x, W, R, b) in the request's dtype, as in their own speed benchmark.
+
+logt's layout (models/flashrnn/flashrnn.h) against theirs (recurrent_shape GHDP, bias GHD):
+  W [G·D][I], rows q·D + k·dh + j   -> Wx = x Wᵀ viewed [T][B][G][H][dh] (input_shape TBGHD)
+  R [H][dh][G·dh], R[k][m][q·dh + j] -> R_fl[q'][k][j][m]
+  b [G·D]                           -> b_fl[q'][k][j]
+  lstm: gates i f g o in both (q' = q)
+  gru:  their recurrent gates are [n r z] (Ry[0] is R_n h), their 4 biases [bn, b_r, b_z, b_n]:
+        q' = (2, 0, 1)[q] for R, and b_fl = [bn, b_r, b_z, b_n]
+The forms agree: n = tanh(W_n x + b_n + r ⊙ (R_n h + bn)), h = z h_prev + (1 − z) n in both.
+"""
+import numpy as np
+
+import common
+from common import PeerError, Slicer, ok, uniform, STREAM_W
+
+KNOBS = {"route": ("cuda_fused", "cuda", "triton", "vanilla"), "proj": ("on", "off"),
+         "inference": ("off", "on")}
+THEIR_BACKEND = {"cuda_fused": "cuda_fused", "cuda": "cuda", "triton": "triton_fused",
+                 "vanilla": "vanilla"}
+GATES = {"lstm": 4, "gru": 3}
+DTYPE_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
+
+
+def numel_layer(cell, I, D, dh):
+    G = GATES[cell]
+    return G * D * I + D * G * dh + G * D + (D if cell == "gru" else 0)
+
+
+def logt_layer(req, l):
+    """Layer l's parameters in logt's layout, initialised as logt does (W, b, bn uniform in
+    ±1/sqrt(D), R in ±1/sqrt(dh)), float64."""
+    G, D, dh = GATES[req.cell], req.D, req.head_dim
+    I = req.input_size if l == 0 else D
+    k, kr = 1 / np.sqrt(D), 1 / np.sqrt(dh)
+    w = [uniform(req.seed, STREAM_W + l, G * D * I, -k, k),
+         uniform(req.seed, STREAM_W + 100 + l, D * G * dh, -kr, kr),
+         uniform(req.seed, STREAM_W + 200 + l, G * D + (D if req.cell == "gru" else 0), -k, k)]
+    return np.concatenate(w)
+
+
+def theirs(cell, s, I, D, H, dh):
+    """One layer's (W [G·D][I], R_fl [G][H][dh][dh], b_fl [Gt][H][dh]) from logt's layout."""
+    G = GATES[cell]
+    W = s.take(G * D, I)
+    R = s.take(H, dh, G, dh).transpose(2, 0, 3, 1)   # [k][m][q][j] -> [q][k][j][m]
+    b = s.take(G, H, dh)
+    if cell == "gru":
+        bn = s.take(1, H, dh)
+        R = R[[2, 0, 1]]
+        b = np.concatenate([bn, b], axis=0)
+    return W, np.ascontiguousarray(R), np.ascontiguousarray(b)
+
+
+def check_dtype(backend):
+    return "f64" if backend == "vanilla" else "f32"
+
+
+def validate(req):
+    be = req.knob("route", "cuda_fused")
+    if req.cell == "gru" and be == "cuda_fused":
+        raise PeerError("FlashRNN's cuda_fused has no gru (its config switches to the alternating "
+                        "backend): use route = cuda, or vanilla")
+    if req.cell == "gru" and be == "triton":
+        raise PeerError("FlashRNN's triton backend has lstm (and slstm) only: use cell = lstm")
+    if req.device == "cpu" and be != "vanilla":
+        raise PeerError(f"backend {be} is CUDA only: on the cpu use route = vanilla")
+    if req.knob("proj", "on") == "off" and req.layers > 1:
+        raise PeerError("proj = off times one layer's kernel: layers must be 1")
+    return be
+
+
+def run(text):
+    req = common.parse_request(text, "flashrnn", ("speed",), KNOBS, cells=("lstm", "gru"))
+    be = validate(req)
+    import torch_util as tu
+    torch = tu.torch
+    dev = tu.device(req)
+    fl = common.need("flashrnn", "flashrnn==1.0.8")
+    L, T, B, D, H, dh = req.layers, req.T, req.B, req.D, req.heads, req.head_dim
+    G = GATES[req.cell]
+    dname = DTYPE_NAMES[check_dtype(be) if req.check else req.dtype]
+    dt = getattr(torch, dname)
+
+    def config():
+        return fl.FlashRNNConfig(backend=THEIR_BACKEND[be], function=req.cell, num_heads=H,
+                                 head_dim=dh, batch_size=B, input_shape="TBGHD",
+                                 output_shape="STBHD", dtype=dname, dtype_w=dname, dtype_r=dname,
+                                 dtype_b=dname)
+
+    # parameters: logt's (check) or logt's initialisation (speed), mapped to FlashRNN's
+    if req.check:
+        I0 = req.input_size
+        x, w = common.check_inputs(req, sum(numel_layer(req.cell, I0 if l == 0 else D, D, dh)
+                                            for l in range(L)))
+        s = Slicer(w)
+    layers = []
+    for l in range(L):
+        Il = req.input_size if l == 0 else D
+        src = s if req.check else Slicer(logt_layer(req, l))
+        layers.append([torch.from_numpy(a).to(dev, dt).requires_grad_(req.pass_ == "fwdbwd")
+                       for a in theirs(req.cell, src, Il, D, H, dh)])
+    cfgs = [config() for _ in range(L)]
+
+    def forward(x):   # x [T][B][I] -> h [T][B][D]
+        for (W, R, b), cfg in zip(layers, cfgs):
+            Wx = (x @ W.T).view(T, B, G, H, dh)
+            h, _ = fl.flashrnn(Wx, R, b, config=cfg)   # h [S][T][B][H][dh], h[0] the hidden state
+            x = h[0].reshape(T, B, D)
+        return x
+
+    def forward_wx(Wx):
+        (_, R, b), = layers
+        h, _ = fl.flashrnn(Wx, R, b, config=cfgs[0])
+        return h[0].reshape(T, B, D)
+
+    version = f"flashrnn {common.package_version('flashrnn')}, {tu.version_line('FlashRNN')}"
+    if req.check:
+        with torch.no_grad():
+            h = forward(torch.from_numpy(x).to(dev, dt))
+        common.write_h(req, h.double().cpu().numpy())
+        return ok(version, f"flashrnn backend {THEIR_BACKEND[be]} {req.cell} H={H} dh={dh}, "
+                  f"one {dname} forward on {dev.type} (check)", [])
+
+    if req.knob("proj", "on") == "on":
+        x, dh_ = tu.inputs(req, dev, dt, req.input_size, D)
+        what = "x W^T by torch matmul + flashrnn"
+        params, fn = [p for ly in layers for p in ly], forward
+    else:
+        x, dh_ = tu.inputs(req, dev, dt, G * D, D)
+        x = x.detach().view(T, B, G, H, dh).requires_grad_(req.pass_ == "fwdbwd")
+        what = "flashrnn alone on a given Wx"
+        params, fn = layers[0][1:], forward_wx
+    tu.reset_peak(dev)
+    times, _ = tu.time_pass(req, dev, fn, params, x, dh_, prime=True)   # their JIT build
+    impl = (f"flashrnn backend {THEIR_BACKEND[be]}, {req.cell} H={H} dh={dh}, {L} layer(s), "
+            f"{dname} (x, W, R, b), {what}, {tu.pass_words(req)}")
+    return ok(version, impl, times, None, tu.peak(dev))
+
+
+if __name__ == "__main__":
+    common.serve("flashrnn", run)
