@@ -25,6 +25,10 @@ typedef struct logt_ctx {
     logt_tensor ws;     /* scratch device memory, grown on demand (logt_ctx_workspace) */
     logt_tensor tagged; /* device words stamped with a call's number (logt_ctx_tagged) */
     uint32_t tag;       /* the number of the last logt_ctx_tagged call */
+    int inference;      /* 1: no backward follows the forwards run on this context (the caller
+                         * says so: a speed run of pass = forward), so a model may leave out
+                         * what only a backward needs (cuDNN's inference mode, say).
+                         * 0, the default: any forward may be followed by a backward */
 } logt_ctx;
 
 logt_status logt_ctx_create(logt_device dev, logt_ctx **out);

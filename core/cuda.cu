@@ -1,5 +1,6 @@
 /* cuda.cu — device memory, copies, dtype conversion and device info for C callers. */
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cudnn.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,15 +121,31 @@ extern "C" logt_status logt_cuda_read_max(void *stream, const unsigned *res, flo
     return LOGT_OK;
 }
 
-template <typename T> __device__ float load_as_float(const T *p, int64_t i) { return (float)p[i]; }
-template <> __device__ float load_as_float(const __nv_bfloat16 *p, int64_t i) { return __bfloat162float(p[i]); }
+/* Element conversions go through float, or through double when either side is f64, so that
+ * every conversion rounds once (f64 -> f16 / bf16 included). */
+__device__ __forceinline__ float widen(float v) { return v; }
+__device__ __forceinline__ double widen(double v) { return v; }
+__device__ __forceinline__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float widen(__half v) { return __half2float(v); }
+
+template <typename D> struct narrow {
+    template <typename W> static __device__ __forceinline__ D from(W v) { return (D)v; }
+};
+template <> struct narrow<__nv_bfloat16> {
+    static __device__ __forceinline__ __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+    static __device__ __forceinline__ __nv_bfloat16 from(double v) { return __double2bfloat16(v); }
+};
+template <> struct narrow<__half> {
+    static __device__ __forceinline__ __half from(float v) { return __float2half_rn(v); }
+    static __device__ __forceinline__ __half from(double v) { return __double2half(v); }
+};
 
 template <typename D, typename S>
 __global__ void convert_kernel(D *dst, const S *src, int64_t n)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
-        dst[i] = (D)src[i];
+        dst[i] = narrow<D>::from(widen(src[i]));
 }
 
 template <typename D, typename S> static logt_status convert(void *dst, const void *src, int64_t n)
@@ -139,20 +156,34 @@ template <typename D, typename S> static logt_status convert(void *dst, const vo
     return LOGT_OK;
 }
 
+/* dst (of D) = src of dtype sd. */
+template <typename D> static logt_status convert_to(void *dst, const void *src, logt_dtype sd, int64_t n)
+{
+    switch (sd) {
+    case LOGT_F64: return convert<D, double>(dst, src, n);
+    case LOGT_F32: return convert<D, float>(dst, src, n);
+    case LOGT_BF16: return convert<D, __nv_bfloat16>(dst, src, n);
+    case LOGT_F16: return convert<D, __half>(dst, src, n);
+    }
+    return LOGT_FAIL(LOGT_EINVAL, "no conversion from dtype %d", (int)sd);
+}
+
 extern "C" logt_status logt_cuda_convert(void *dst, logt_dtype dd, const void *src, logt_dtype sd,
                                          int64_t n)
 {
     if (dd == sd) return logt_cuda_memcpy(dst, src, (size_t)n * logt_dtype_size(dd), LOGT_D2D);
-    if (dd == LOGT_F32 && sd == LOGT_F64) return convert<float, double>(dst, src, n);
-    if (dd == LOGT_F64 && sd == LOGT_F32) return convert<double, float>(dst, src, n);
-    if (dd == LOGT_BF16 && sd == LOGT_F32) return convert<__nv_bfloat16, float>(dst, src, n);
-    if (dd == LOGT_F32 && sd == LOGT_BF16) return convert<float, __nv_bfloat16>(dst, src, n);
-    if (dd == LOGT_BF16 && sd == LOGT_F64) return convert<__nv_bfloat16, double>(dst, src, n);
-    return convert<double, __nv_bfloat16>(dst, src, n);
+    switch (dd) {
+    case LOGT_F64: return convert_to<double>(dst, src, sd, n);
+    case LOGT_F32: return convert_to<float>(dst, src, sd, n);
+    case LOGT_BF16: return convert_to<__nv_bfloat16>(dst, src, sd, n);
+    case LOGT_F16: return convert_to<__half>(dst, src, sd, n);
+    }
+    return LOGT_FAIL(LOGT_EINVAL, "no conversion to dtype %d", (int)dd);
 }
 
 template <typename T> __device__ T from_float(float v) { return (T)v; }
 template <> __device__ __nv_bfloat16 from_float(float v) { return __float2bfloat16(v); }
+template <> __device__ __half from_float(float v) { return __float2half(v); }
 
 /* x [n][I]: every element written once, row i all zeros but ±1 at code[i]'s place */
 template <typename T> __global__ void onehot_kernel(T *x, const int32_t *code, int64_t n, int I)
@@ -170,6 +201,7 @@ extern "C" logt_status logt_cuda_onehot(void *x, logt_dtype dt, const int32_t *c
     const unsigned blocks = logt_cuda_grid(n * I, 256);
     if (dt == LOGT_F32) onehot_kernel<<<blocks, 256>>>((float *)x, code, n, I);
     else if (dt == LOGT_BF16) onehot_kernel<<<blocks, 256>>>((__nv_bfloat16 *)x, code, n, I);
+    else if (dt == LOGT_F16) onehot_kernel<<<blocks, 256>>>((__half *)x, code, n, I);
     else onehot_kernel<<<blocks, 256>>>((double *)x, code, n, I);
     LAUNCH_TRY();
     return LOGT_OK;

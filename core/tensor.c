@@ -18,6 +18,7 @@ size_t logt_dtype_size(logt_dtype dt)
     case LOGT_F64: return 8;
     case LOGT_F32: return 4;
     case LOGT_BF16: return 2;
+    case LOGT_F16: return 2;
     }
     return 0;
 }
@@ -28,6 +29,7 @@ const char *logt_dtype_name(logt_dtype dt)
     case LOGT_F64: return "f64";
     case LOGT_F32: return "f32";
     case LOGT_BF16: return "bf16";
+    case LOGT_F16: return "f16";
     }
     return "?";
 }
@@ -37,7 +39,8 @@ logt_status logt_dtype_parse(const char *s, logt_dtype *out)
     if (!strcmp(s, "f64") || !strcmp(s, "float64")) *out = LOGT_F64;
     else if (!strcmp(s, "f32") || !strcmp(s, "float32")) *out = LOGT_F32;
     else if (!strcmp(s, "bf16") || !strcmp(s, "bfloat16")) *out = LOGT_BF16;
-    else return LOGT_FAIL(LOGT_EINVAL, "unknown dtype '%s': expected f64, f32 or bf16", s);
+    else if (!strcmp(s, "f16") || !strcmp(s, "float16")) *out = LOGT_F16;
+    else return LOGT_FAIL(LOGT_EINVAL, "unknown dtype '%s': expected f64, f32, bf16 or f16", s);
     return LOGT_OK;
 }
 
@@ -189,12 +192,48 @@ float logt_bf16_to_f32(uint16_t b)
     return f;
 }
 
+uint16_t logt_f32_to_f16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    const uint32_t a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) return sign | (a > 0x7f800000u ? 0x7e00u : 0x7c00u);   /* NaN, inf */
+    if (a >= 0x477ff000u) return sign | 0x7c00u;   /* 65520 and up round past 65504 */
+    uint32_t h, rem, half;
+    if (a >= 0x38800000u) {   /* normal in f16: rebias the exponent, drop 13 mantissa bits */
+        h = (a - 0x38000000u) >> 13, rem = a & 0x1fffu, half = 0x1000u;
+    } else {                  /* subnormal in f16: units of 2^-24, the implicit 1 made explicit */
+        if (a <= 0x33000000u) return sign;   /* at most 2^-25: rounds to zero */
+        const uint32_t m = (a & 0x7fffffu) | 0x800000u, shift = 126u - (a >> 23);
+        h = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    }
+    if (rem > half || (rem == half && (h & 1u))) h++;   /* a carry into the exponent is right */
+    return (uint16_t)(sign | h);
+}
+
+float logt_f16_to_f32(uint16_t h)
+{
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    uint32_t u;
+    if (e == 0x1fu) u = sign | 0x7f800000u | (m << 13);   /* inf, NaN */
+    else if (e) u = sign | ((e + 112u) << 23) | (m << 13);
+    else {                                                  /* zero, subnormal: exact in f32 */
+        const float v = (float)m * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static double load_host(const void *p, logt_dtype dt, int64_t i)
 {
     switch (dt) {
     case LOGT_F64: return ((const double *)p)[i];
     case LOGT_F32: return ((const float *)p)[i];
     case LOGT_BF16: return logt_bf16_to_f32(((const uint16_t *)p)[i]);
+    case LOGT_F16: return logt_f16_to_f32(((const uint16_t *)p)[i]);
     }
     return 0;
 }
@@ -205,6 +244,7 @@ static void store_host(void *p, logt_dtype dt, int64_t i, double v)
     case LOGT_F64: ((double *)p)[i] = v; break;
     case LOGT_F32: ((float *)p)[i] = (float)v; break;
     case LOGT_BF16: ((uint16_t *)p)[i] = logt_f32_to_bf16((float)v); break;
+    case LOGT_F16: ((uint16_t *)p)[i] = logt_f32_to_f16((float)v); break;
     }
 }
 

@@ -4,7 +4,7 @@
  * either owns its buffer (logt_tensor_new) or is a view into another one
  * (logt_tensor_view); logt_tensor_free releases only what it owns.
  * Any dtype may live on any device; by convention the CPU reference works in
- * f64 and CUDA in f32 or bf16 (fp32 arithmetic).
+ * f64 and CUDA in f32, bf16 or f16 (fp32 arithmetic).
  */
 #ifndef LOGT_TENSOR_H
 #define LOGT_TENSOR_H
@@ -18,7 +18,8 @@
 extern "C" {
 #endif
 
-typedef enum logt_dtype { LOGT_F64, LOGT_F32, LOGT_BF16 } logt_dtype;
+typedef enum logt_dtype { LOGT_F64, LOGT_F32, LOGT_BF16, LOGT_F16 } logt_dtype;
+#define LOGT_NDTYPES (LOGT_F16 + 1)   /* every dtype is below this: loops over them */
 typedef enum logt_device { LOGT_CPU, LOGT_CUDA } logt_device;
 
 #define LOGT_MAXDIM 4
@@ -34,7 +35,7 @@ typedef struct logt_tensor {
 } logt_tensor;
 
 size_t logt_dtype_size(logt_dtype dt);
-const char *logt_dtype_name(logt_dtype dt);              /* "f64", "f32", "bf16" */
+const char *logt_dtype_name(logt_dtype dt);              /* "f64", "f32", "bf16", "f16" */
 logt_status logt_dtype_parse(const char *s, logt_dtype *out);
 const char *logt_device_name(logt_device dev);           /* "cpu", "cuda" */
 
@@ -78,6 +79,10 @@ logt_status logt_tensor_onehot(logt_tensor *x, const int32_t *code, int I);
 /* bf16 on the host: round to nearest even, NaN kept NaN. */
 uint16_t logt_f32_to_bf16(float f);
 float logt_bf16_to_f32(uint16_t b);
+/* IEEE half (f16) on the host: round to nearest even, subnormals kept, what rounds past 65504
+ * infinity, NaN kept NaN. */
+uint16_t logt_f32_to_f16(float f);
+float logt_f16_to_f32(uint16_t h);
 
 /* Device memory that logt itself allocates (tensors and workspaces), for the
  * peak-memory column of speed runs. */

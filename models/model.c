@@ -117,7 +117,7 @@ static logt_status check_device_dtype(const logt_model_ops *ops, const logt_mode
                          name_list(list, sizeof list, ops->devices, LOGT_CUDA + 1, device_name));
     const unsigned dts = ops->dtypes[cfg->device];
     if (!(dts & LOGT_BIT(cfg->dtype))) {
-        name_list(list, sizeof list, dts, LOGT_BF16 + 1, dtype_name);
+        name_list(list, sizeof list, dts, LOGT_NDTYPES, dtype_name);
         if (!(dts & (dts - 1)))   /* one dtype */
             return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on %s computes in %s, not %s: set dtype = %s",
                              ops->name, dev, list, logt_dtype_name(cfg->dtype), list);

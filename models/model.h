@@ -13,6 +13,9 @@
  *            before, once (logt_model_check); ask for a layout with logt_model_layout.
  *   create   makes a layer. Its m->w / m->dw are set by the net afterwards
  *            (views into the net's flat buffers), before the first forward.
+ *            Whoever writes the parameters moves m->wversion on (logt_net_params_written),
+ *            so that a model may keep them in another form (lstm-cudnn's weight space)
+ *            between forwards and rebuild it only when the version moved.
  *   forward  writes h (caller-allocated, cfg.dtype on cfg.device) and keeps what
  *            backward needs. Reads the initial state m->h0 (and m->c0) when their
  *            data is non-NULL, else starts from zeros.
@@ -124,6 +127,7 @@ struct logt_model {
     logt_model_cfg cfg;
     logt_layout layout;
     logt_tensor w, dw;     /* this layer's parameters and gradients (views)          */
+    uint64_t wversion;     /* moved on by every write of w (logt_net_params_written)  */
     logt_tensor h0, c0;    /* initial state [B][D]; data NULL means zeros (views)    */
     logt_tensor dh0, dc0;  /* gradients of the initial state, when h0/c0 are given   */
     char impl[160];        /* what ran (algorithm, math), recorded with every run    */
@@ -184,6 +188,11 @@ logt_status logt_net_slice(const logt_net *net, int i, char *name, size_t n, int
                            int64_t *numel);
 /* Fill the parameters from cfg.seed: generated once in f64 on the host, then copied. */
 logt_status logt_net_init_params(logt_net *net);
+/* Say that net->w is written (call it before or after the write, before the next forward):
+ * every layer's wversion moves on, so that a model that keeps its parameters in another form
+ * rebuilds it at its next forward. Every writer of net->w calls it: logt_net_init_params, the
+ * trainer's optimizer step, a checkpoint's restore, a test that sets parameters. */
+void logt_net_params_written(logt_net *net);
 
 #ifdef __cplusplus
 }

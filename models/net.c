@@ -157,9 +157,16 @@ logt_status logt_net_init_params(logt_net *net)
                 if (sl->neg >= 0 && mode == 2) p[sl->neg + e] = -b;
             }
         }
+    logt_net_params_written(net);
     logt_status s = logt_tensor_from_f64(&net->w, host);
     free(host);
     return s;
+}
+
+void logt_net_params_written(logt_net *net)
+{
+    for (int l = 0; l < net->L; l++)
+        if (net->layer[l]) net->layer[l]->wversion++;
 }
 
 static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t width,

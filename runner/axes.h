@@ -30,7 +30,7 @@ typedef enum {
     LOGT_AXIS_POSINT,   /* integers >= 1: an int in the spec, an int64 column                */
     LOGT_AXIS_NNINT,    /* integers >= 0: the same                                             */
     LOGT_AXIS_U64,      /* integers 0 .. 2^64 - 1: a uint64_t, a uint64 column                */
-    LOGT_AXIS_DTYPE,    /* f64, f32, bf16: a logt_dtype, its name in the column; the default
+    LOGT_AXIS_DTYPE,    /* f64, f32, bf16, f16: a logt_dtype, its name in the column; default
                          * is the backend's parameter dtype                                   */
     LOGT_AXIS_PASS,     /* forward, fwdbwd: a char array, a string column                      */
     LOGT_AXIS_WORD,     /* a short name: a char array, a string column                         */

@@ -94,6 +94,7 @@ logt_status ckpt_load(logt_store *st, int64_t id, logt_trainer *tr, double *wall
     STORE(logt_store_get_i64(st, id, obj, "adam_ro_t", &t_ro));
     STORE(logt_store_get_i64(st, id, obj, "n_eval", neval));
     STORE(logt_store_get_f64(st, id, obj, "wall_s", wall));
+    logt_net_params_written(tr->net);   /* the loop writes net->w (models/model.h) */
     for (int i = 0; i < np; i++) {
         int64_t n;
         free(host);

@@ -285,7 +285,7 @@ static logt_status check_item(const char *where, const char *key, vtype type, co
         if (logt_parse_u64(s, &uv)) return cfg_bad(where, s, key, "non-negative integers");
         break;
     case V_DTYPES:
-        if (logt_dtype_parse(s, &dt) != LOGT_OK) return cfg_bad(where, s, key, "f64, f32 or bf16");
+        if (logt_dtype_parse(s, &dt) != LOGT_OK) return cfg_bad(where, s, key, "f64, f32, bf16 or f16");
         break;
     case V_PASSES:
         if (strcmp(s, "forward") && strcmp(s, "fwdbwd"))

@@ -47,7 +47,7 @@ static void print_model(const logt_model_ops *m)
         used += (size_t)snprintf(takes + used, sizeof takes - used, "%s%s (", used ? ", " : "",
                                  logt_device_name((logt_device)d));
         int k = 0;
-        for (int t = LOGT_F64; t <= LOGT_BF16; t++)
+        for (int t = LOGT_F64; t < LOGT_NDTYPES; t++)
             if (m->dtypes[d] & LOGT_BIT(t) && used < sizeof takes)
                 used += (size_t)snprintf(takes + used, sizeof takes - used, "%s%s", k++ ? " " : "",
                                          logt_dtype_name((logt_dtype)t));

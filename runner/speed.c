@@ -93,6 +93,7 @@ static void *fill_uniform(void *arg)
         double v = i < j->gates ? 0.5 + 0.5 * u : 2.0 * u - 1.0;
         if (j->dt == LOGT_F64) ((double *)j->p)[i] = v;
         else if (j->dt == LOGT_F32) ((float *)j->p)[i] = (float)v;
+        else if (j->dt == LOGT_F16) ((uint16_t *)j->p)[i] = logt_f32_to_f16((float)v);
         else ((uint16_t *)j->p)[i] = logt_f32_to_bf16((float)v);
     }
     return NULL;
@@ -172,6 +173,7 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     logt_mem_reset_peak();   /* the peak counts the inputs (still allocated) and all the run adds */
     if (s == LOGT_OK) s = logt_net_create(c, &net);
     if (s == LOGT_OK && fwdbwd) s = logt_tensor_new3(&dx, c->device, c->dtype, r->T, r->B, c->input_size);
+    ctx->inference = !fwdbwd;   /* pass = forward: no backward follows (core/ctx.h) */
     for (int i = 0; s == LOGT_OK && i < r->warmup + r->repeats; i++) {
         const int timed = i >= r->warmup;
         const logt_tensor *h;
@@ -181,6 +183,7 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
         if (s == LOGT_OK && fwdbwd) s = logt_net_backward(net, dh, &dx, ctx);
         if (s == LOGT_OK) s = timed ? logt_timer_end(ctx, &ms[i - r->warmup]) : logt_ctx_sync(ctx);
     }
+    ctx->inference = 0;
     *peak = (int64_t)logt_mem_peak();
     if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
     if (net) logt_strlcpy(detail, ndetail, net->layer[0]->detail);

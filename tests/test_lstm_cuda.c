@@ -2,7 +2,10 @@
  *
  *   lstm on cuda (f32) vs lstm on cpu (f64): h and every gradient, awkward shapes
  *   lstm-cudnn vs lstm, both on the GPU in fp32: algo = standard and auto
- *   lstm-cudnn in bf16 and with math = tf32, against fp32, with their own tolerances
+ *   lstm-cudnn in bf16 and with math = tf32 or allow_conversion, against fp32, and in f16
+ *   against the f64 reference, with their own tolerances
+ *   lstm-cudnn's inference-mode forward against its training-mode forward, and parameters
+ *   written between forwards (by hand, by the trainer) seen by the next forward
  *   the row-major GEMM helper against a loop (a failing lstm test points here first)
  *   bad configurations refused with a message saying what would be right
  * Every net of a comparison is built from the same seed, so the same parameters
@@ -17,6 +20,7 @@
 
 #include "../core/rng.h"
 #include "../models/model.h"
+#include "../train/train.h"
 #include "check.h"
 #include "gpu.h"
 #ifdef LOGT_HAVE_CUDA
@@ -357,7 +361,252 @@ Test(lstm_cuda, cudnn_tf32_close_to_fp32)
 Test(lstm_cuda, cudnn_fastest_math_close_to_fp32)
 {
     SKIP_WITHOUT_GPU("lstm-cudnn with math = fastest");
-    cudnn_math_close_to_fp32("fastest", "tf32 fp32");
+    cudnn_math_close_to_fp32("fastest", "tf32 fp32 allow_conversion");
+}
+
+/* f32 data rounded to f16 for the tensor cores: f16 keeps 11 significant bits as TF32 does,
+ * so TF32's bounds apply. */
+Test(lstm_cuda, cudnn_allow_conversion_close_to_fp32)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn with math = allow_conversion");
+    cudnn_math_close_to_fp32("allow_conversion", "allow_conversion");
+}
+
+/* ---- lstm-cudnn in f16 against the f64 reference ---------------------------------------- */
+
+/* f16 keeps 11 significant bits (unit roundoff u = 2^-11, about 4.9e-4): x, W, R, b, h0, c0
+ * and every h_t are rounded to it, and h_{t-1}'s error feeds step t through R, which the
+ * gates keep from growing. h gets 5e-3 of max|h| (about 10 u); the gradients, sums of T·B
+ * products of rounded factors carried back through T steps and stored in f16, 2e-2 (40 u).
+ * Sized for T <= 64. (bf16's bounds above are 6x wider for its 8 bits.) */
+#define F16_H 5e-3
+#define F16_G 2e-2
+
+/* lstm-cudnn in f16 with `algo` against lstm's CPU f64 reference, on the same parameters;
+ * returns how many shapes ran (a fixed algorithm may refuse some when may_refuse). */
+static int cudnn_f16_vs_reference(const char *algo, int may_refuse)
+{
+    static const int shapes[][4] = {{1, 1, 5, 1}, {7, 3, 17, 33}, {50, 4, 16, 64}, {64, 16, 64, 128}};
+    int ran = 0;
+    for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++)
+        for (int state = 1; state >= 0; state--) {
+            const int *sh = shapes[si];
+            const int want_dx = (si + state) % 2 == 0;
+            problem p = make_problem(sh[0], sh[1], sh[2], sh[3], state);
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, sh[2], sh[3]);
+            cfg.dtype = LOGT_F16;
+            cfg.seed = 3;
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", algo), LOGT_OK);
+            result ref, got;
+            logt_status s = run(&cfg, &p, want_dx, &got);
+            if (s == LOGT_EUNSUPPORTED && may_refuse) {
+                cr_log_info("f16 algo=%s refused T=%d B=%d I=%d D=%d: %s", algo, sh[0], sh[1], sh[2],
+                            sh[3], logt_errmsg());
+                free_problem(&p);
+                continue;
+            }
+            cr_assert_eq(s, LOGT_OK, "lstm-cudnn f16 algo=%s: %s", algo, logt_errmsg());
+            cr_expect(strstr(got.impl, "f16 with fp32 accumulation"), "impl '%s' should say f16", got.impl);
+            logt_model_cfg_init(&cfg, "lstm", LOGT_CPU, sh[2], sh[3]);
+            cfg.seed = 3;
+            cr_assert_eq(run(&cfg, &p, want_dx, &ref), LOGT_OK, "%s", logt_errmsg());
+            expect_all_rel(&p, &got, &ref, want_dx, F16_H, F16_G);
+            free_result(&ref), free_result(&got), free_problem(&p);
+            ran++;
+        }
+    return ran;
+}
+
+Test(lstm_cuda, cudnn_f16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn in f16 vs the f64 CPU reference");
+    cudnn_f16_vs_reference("standard", 0);
+    cudnn_f16_vs_reference("auto", 0);
+}
+
+Test(lstm_cuda, cudnn_f16_persist_static_matches_where_supported)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn's PERSIST_STATIC in f16 vs the f64 CPU reference");
+    cr_expect(cudnn_f16_vs_reference("persist_static", 1) > 0, "persist_static in f16 ran no shape at all");
+}
+
+/* ---- lstm-cudnn's forward modes and its packed parameters -------------------------------- */
+
+/* Forward (and backward when dh is not NULL) of net on one context, ctx->inference set to
+ * `inference` for the forward; h, and with dh the gradients dw and dx, copied to the host. */
+static void pass(logt_net *net, logt_ctx *ctx, int inference, const logt_tensor *x,
+                 const logt_tensor *dh, logt_tensor *dx, result *r)
+{
+    const logt_tensor *h;
+    memset(r, 0, sizeof *r);
+    ctx->inference = inference;
+    cr_assert_eq(logt_net_forward(net, x, &h, ctx), LOGT_OK, "forward: %s", logt_errmsg());
+    if (dh) cr_assert_eq(logt_net_backward(net, dh, dx, ctx), LOGT_OK, "backward: %s", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    ctx->inference = 0;
+    r->h = to_host(h);
+    if (dh) r->dw = to_host(&net->dw), r->dx = to_host(dx), r->nw = net->dw.numel;
+    snprintf(r->impl, sizeof r->impl, "%s", net->layer[0]->impl);
+}
+
+/* On one net (so one choice of candidates): a training-mode forward, then an inference-mode
+ * forward (ctx->inference = 1), which must give the same h within `fwd` and say so in its
+ * impl; cuDNN may run other kernels in the two modes (the training one also writes the
+ * reserve space), so not bit for bit. Then a backward right after an inference forward (it
+ * runs the training forward first) against a backward after a training forward: the same
+ * candidate on the same data, within 1e-6. Returns 0 when cuDNN refused the algorithm. */
+static int inference_vs_training(logt_dtype dt, const char *algo, double fwd)
+{
+    problem p = make_problem(40, 5, 24, 48, 1);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, p.I, p.D);
+    cfg.dtype = dt;
+    cfg.seed = 5;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", algo), LOGT_OK);
+    logt_net *net;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor x = device_tensor(&cfg, p.T, p.B, p.I, p.x), dh = device_tensor(&cfg, p.T, p.B, p.D, p.dh);
+    logt_tensor dx = device_tensor(&cfg, p.T, p.B, p.I, NULL);
+    const logt_tensor *h;
+    logt_status s = logt_net_forward(net, &x, &h, ctx);
+    int ran = s == LOGT_OK;
+    if (s == LOGT_EUNSUPPORTED && strcmp(algo, "auto") && strcmp(algo, "standard"))
+        cr_log_info("%s %s refused: %s", logt_dtype_name(dt), algo, logt_errmsg());
+    else
+        cr_assert_eq(s, LOGT_OK, "%s %s: %s", logt_dtype_name(dt), algo, logt_errmsg());
+    if (ran) {
+        char what[64];
+        snprintf(what, sizeof what, "%s algo=%s", logt_dtype_name(dt), algo);
+        result train, infer, grad_after_infer, grad_after_train;
+        pass(net, ctx, 0, &x, NULL, NULL, &train);
+        pass(net, ctx, 1, &x, NULL, NULL, &infer);
+        cr_expect(strstr(train.impl, "training mode"), "impl '%s' should say training mode", train.impl);
+        cr_expect(strstr(infer.impl, "inference mode"), "impl '%s' should say inference mode", infer.impl);
+        const int64_t nh = (int64_t)p.T * p.B * p.D, nx = (int64_t)p.T * p.B * p.I;
+        expect_rel(what, "h inference vs training", infer.impl, infer.h, train.h, nh, fwd);
+        pass(net, ctx, 1, &x, &dh, &dx, &grad_after_infer);   /* the backward follows anyway */
+        pass(net, ctx, 0, &x, &dh, &dx, &grad_after_train);
+        expect_rel(what, "dw after an inference forward", grad_after_infer.impl, grad_after_infer.dw,
+                   grad_after_train.dw, grad_after_train.nw, 1e-6);
+        expect_rel(what, "dx after an inference forward", grad_after_infer.impl, grad_after_infer.dx,
+                   grad_after_train.dx, nx, 1e-6);
+        free_result(&train), free_result(&infer), free_result(&grad_after_infer), free_result(&grad_after_train);
+    }
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+    logt_net_destroy(net);
+    logt_ctx_destroy(ctx);
+    free_problem(&p);
+    return ran;
+}
+
+/* f32 within the project's 1e-5; f16 within 2e-3 (4 u: an output rounded the other way
+ * after a differently ordered sum, twice). */
+Test(lstm_cuda, cudnn_inference_forward_equals_training_forward)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn's inference-mode forward");
+    inference_vs_training(LOGT_F32, "standard", 1e-5);
+    inference_vs_training(LOGT_F32, "auto", 1e-5);
+    inference_vs_training(LOGT_F32, "persist_static", 1e-5);
+    inference_vs_training(LOGT_F16, "standard", 2e-3);
+    inference_vs_training(LOGT_F16, "auto", 2e-3);
+    inference_vs_training(LOGT_F16, "persist_static", 2e-3);
+}
+
+/* The weight space is packed once per change of the parameters: a write of net->w between two
+ * forwards (said with logt_net_params_written, as every writer does) must reach the second.
+ * The same algorithm on the same parameters and input gives the same h (bit for bit expected;
+ * 1e-6 allowed), and the new parameters must change h by far more than that. */
+Test(lstm_cuda, cudnn_sees_parameters_written_after_a_forward)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn's packed parameters");
+    problem p = make_problem(20, 3, 8, 16, 1);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, p.I, p.D);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", "standard"), LOGT_OK);
+    cfg.seed = 3;
+    logt_net *a, *b;
+    cr_assert_eq(logt_net_create(&cfg, &a), LOGT_OK, "%s", logt_errmsg());
+    cfg.seed = 9;
+    cr_assert_eq(logt_net_create(&cfg, &b), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor x = device_tensor(&cfg, p.T, p.B, p.I, p.x);
+    const int64_t nh = (int64_t)p.T * p.B * p.D;
+    result first, second, other, again;
+    pass(a, ctx, 0, &x, NULL, NULL, &first);
+    pass(b, ctx, 0, &x, NULL, NULL, &other);
+    double *wb = to_host(&b->w);
+    cr_assert_eq(logt_tensor_from_f64(&a->w, wb), LOGT_OK, "%s", logt_errmsg());
+    logt_net_params_written(a);
+    pass(a, ctx, 0, &x, NULL, NULL, &second);
+    expect_rel("T=20 B=3 I=8 D=16", "h after new parameters vs a net made with them", second.impl,
+               second.h, other.h, nh, 1e-6);
+    cr_expect(rel_max(first.h, other.h, nh) > 1e-2, "the two parameter sets give the same h: the test "
+              "cannot tell a stale weight space (max rel difference %.3g)", rel_max(first.h, other.h, nh));
+    a->cfg.seed = 3;   /* logt_net_init_params writes them too: back to the first parameters */
+    cr_assert_eq(logt_net_init_params(a), LOGT_OK, "%s", logt_errmsg());
+    pass(a, ctx, 1, &x, NULL, NULL, &again);
+    expect_rel("T=20 B=3 I=8 D=16", "h after re-initialising vs the first forward", again.impl, again.h,
+               first.h, nh, 1e-5);
+    free(wb);
+    free_result(&first), free_result(&second), free_result(&other), free_result(&again);
+    logt_tensor_free(&x);
+    logt_net_destroy(a), logt_net_destroy(b);
+    logt_ctx_destroy(ctx);
+    free_problem(&p);
+}
+
+/* The trainer's optimizer step writes the parameters after each step's forward: after two
+ * steps, a forward of the trained net (of the trainer's batch shape, so that nothing else sets
+ * cuDNN up anew) must equal that of a fresh net given the trained parameters (1e-6, bit for
+ * bit expected), and differ from the untrained net's by far more (lr = 1e-2 moves every
+ * weight). */
+Test(lstm_cuda, cudnn_trainer_steps_reach_the_next_forward)
+{
+    SKIP_WITHOUT_GPU("lstm-cudnn trained by the trainer");
+    logt_dataset ds;
+    cr_assert_eq(logt_dataset_open("adding", 12, 5, &ds), LOGT_OK, "%s", logt_errmsg());
+    logt_train_cfg tcfg = {.batch = 4, .lr = 1e-2, .clip = 0};
+    problem p = make_problem(ds.T, tcfg.batch, ds.input_size, 16, 0);
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, p.I, p.D);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", "standard"), LOGT_OK);
+    cfg.seed = 3;
+    logt_net *trained, *fresh, *untrained;
+    cr_assert_eq(logt_net_create(&cfg, &trained), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_create(&cfg, &fresh), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_create(&cfg, &untrained), LOGT_OK, "%s", logt_errmsg());
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    logt_trainer *tr;
+    cr_assert_eq(logt_trainer_create(trained, &ds, &tcfg, ctx, &tr), LOGT_OK, "%s", logt_errmsg());
+    double loss, norm;
+    for (int s = 0; s < 2; s++)
+        cr_assert_eq(logt_trainer_step(tr, &loss, &norm), LOGT_OK, "%s", logt_errmsg());
+    double *w = to_host(&trained->w);
+    cr_assert_eq(logt_tensor_from_f64(&fresh->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_net_params_written(fresh);
+    logt_tensor x = device_tensor(&cfg, p.T, p.B, p.I, p.x);
+    const int64_t nh = (int64_t)p.T * p.B * p.D;
+    result got, want, before;
+    pass(trained, ctx, 0, &x, NULL, NULL, &got);
+    pass(fresh, ctx, 0, &x, NULL, NULL, &want);
+    pass(untrained, ctx, 0, &x, NULL, NULL, &before);
+    expect_rel("T=12 B=4", "h of the trained net vs a fresh net with its parameters", got.impl, got.h,
+               want.h, nh, 1e-6);
+    cr_expect(rel_max(before.h, want.h, nh) > 1e-3, "two steps barely changed h (max rel %.3g): the "
+              "test cannot tell a stale weight space", rel_max(before.h, want.h, nh));
+    free(w);
+    free_result(&got), free_result(&want), free_result(&before);
+    logt_tensor_free(&x);
+    logt_trainer_destroy(tr);
+    logt_net_destroy(trained), logt_net_destroy(fresh), logt_net_destroy(untrained);
+    logt_ctx_destroy(ctx);
+    free_problem(&p);
+    logt_dataset_close(&ds);
 }
 
 /* ---- the GEMM helper ------------------------------------------------------------------ */
@@ -453,7 +702,8 @@ Test(lstm_cuda, cudnn_unknown_math_names_the_valid_ones)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp16"), LOGT_OK);
     logt_net *net = NULL;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
-    cr_assert(strstr(logt_errmsg(), "fp32") && strstr(logt_errmsg(), "tf32") && strstr(logt_errmsg(), "fastest"),
+    cr_assert(strstr(logt_errmsg(), "fp32") && strstr(logt_errmsg(), "tf32") && strstr(logt_errmsg(), "fastest") &&
+                  strstr(logt_errmsg(), "allow_conversion"),
               "%s", logt_errmsg());
 }
 
@@ -466,6 +716,43 @@ Test(lstm_cuda, cudnn_tf32_needs_f32_data)
     logt_net *net = NULL;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "%s", logt_errmsg());
     cr_assert(strstr(logt_errmsg(), "dtype = f32"), "%s", logt_errmsg());
+}
+
+/* tf32 and allow_conversion are ways to multiply f32 data: refused for bf16 and f16 data,
+ * naming the dtype that takes them. */
+Test(lstm_cuda, cudnn_f32_maths_need_f32_data)
+{
+    static const char *const maths[] = {"tf32", "allow_conversion"};
+    static const logt_dtype dts[] = {LOGT_BF16, LOGT_F16};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 5, 8);
+            cfg.dtype = dts[j];
+            cr_assert_eq(logt_cfg_set_knob(&cfg, "math", maths[i]), LOGT_OK);
+            logt_layout l;
+            cr_assert_eq(logt_model_layout(logt_model_find("lstm-cudnn"), &cfg, &l), LOGT_EINVAL,
+                         "math = %s in %s: %s", maths[i], logt_dtype_name(dts[j]), logt_errmsg());
+            const char *m = logt_errmsg();
+            cr_assert(strstr(m, maths[i]) && strstr(m, "dtype = f32") && strstr(m, logt_dtype_name(dts[j])),
+                      "%s", m);
+        }
+}
+
+/* lstm-cudnn declares f16 on cuda, and its knobs take it: the check and the layout pass without a GPU. */
+Test(lstm_cuda, cudnn_takes_f16)
+{
+    static const char *const maths[] = {"fp32", "fastest"};
+    for (int i = 0; i < 2; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "lstm-cudnn", LOGT_CUDA, 5, 8);
+        cfg.dtype = LOGT_F16;
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "math", maths[i]), LOGT_OK);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "algo", "persist_static"), LOGT_OK);
+        logt_layout l;
+        cr_assert_eq(logt_model_layout(logt_model_find("lstm-cudnn"), &cfg, &l), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(l.numel, 4 * 8 * 5 + 4 * 8 * 8 + 4 * 8);
+    }
 }
 
 Test(lstm_cuda, cudnn_on_cpu_is_refused)

@@ -818,8 +818,8 @@ Test(runner, bad_values)
 {
     expect_config_error("[experiment]\nmodels = lstm\n[sweep]\npass = backward\n",
                         "experiment.ini:4: bad value 'backward' for pass: expected forward or fwdbwd");
-    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\ndtype = f16\n",
-                        "bad value 'f16' for dtype: expected f64, f32 or bf16");
+    expect_config_error("[experiment]\nmodels = lstm\n[sweep]\ndtype = f8\n",
+                        "bad value 'f8' for dtype: expected f64, f32, bf16 or f16");
     expect_config_error("[experiment]\nmodels = lstm\n[train]\nlr = -1\n",
                         "bad value '-1' for lr: expected a positive number");
     expect_config_error("[experiment]\nmodels = lstm\nbackend = gpu\n",

@@ -97,6 +97,7 @@ static double sqnorm_cpu(const logt_tensor *g)
     for (int64_t i = 0; i < g->numel; i++) {
         double x = g->dtype == LOGT_F64   ? ((const double *)g->data)[i]
                  : g->dtype == LOGT_F32   ? (double)((const float *)g->data)[i]
+                 : g->dtype == LOGT_F16   ? (double)logt_f16_to_f32(((const uint16_t *)g->data)[i])
                                           : (double)logt_bf16_to_f32(((const uint16_t *)g->data)[i]);
         double y = x * x, t = s + y;
         comp += fabs(s) >= fabs(y) ? (s - t) + y : (y - t) + s;

@@ -11,6 +11,7 @@
  * The CPU references are the loops in optim.c.
  */
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "../core/cuda_check.cuh"
 #include "optim_cuda.h"
@@ -68,6 +69,7 @@ extern "C" logt_status logt_adam_cuda(void *w, const void *g, void *m, void *v, 
 __device__ inline double as_double(float x) { return (double)x; }
 __device__ inline double as_double(double x) { return x; }
 __device__ inline double as_double(__nv_bfloat16 x) { return (double)__bfloat162float(x); }
+__device__ inline double as_double(__half x) { return (double)__half2float(x); }
 
 /* Sum of `x` over the block; the result is valid in thread 0. */
 __device__ double block_sum(double x)
@@ -133,6 +135,7 @@ extern "C" logt_status logt_sqnorm_cuda(const void *g, logt_dtype dt, int64_t n,
     case LOGT_F32: return sqnorm1<float>(g, n, out, st);
     case LOGT_F64: return sqnorm1<double>(g, n, out, st);
     case LOGT_BF16: return sqnorm1<__nv_bfloat16>(g, n, out, st);
+    case LOGT_F16: return sqnorm1<__half>(g, n, out, st);
     }
     return LOGT_FAIL(LOGT_EINVAL, "sqnorm of an unknown dtype");
 }

@@ -166,6 +166,7 @@ logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
                          step, *grad_norm, sqrt(sq_net), sqrt(sq_ro), *loss);
 
     double scale = logt_clip_scale(*grad_norm, tr->cfg.clip);
+    logt_net_params_written(tr->net);   /* Adam writes net->w: said first, failure or not */
     LOGT_TRY(logt_adam_step(&tr->adam_net, &tr->net->w, &tr->net->dw, scale, tr->ctx));
     LOGT_TRY(logt_adam_step(&tr->adam_ro, &tr->ro.w, &tr->ro.dw, scale, NULL));
     tr->step++;

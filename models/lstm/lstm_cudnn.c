@@ -9,9 +9,12 @@
  *   algo = auto | standard | persist_static | persist_static_small_h   (default auto:
  *          among those cuDNN accepts for the shape, timed, the fastest forward until the
  *          first backward, then the fastest training step: lstm_cudnn.cu)
- *   math = fp32 | tf32 | fastest   (default fp32: no tensor-op math; tf32 only for dtype
- *          f32; fastest: in f32 whichever of the two is faster, timed with the algorithms,
- *          in bf16 the same as fp32, bf16 tensor ops with fp32 accumulation)
+ *   math = fp32 | tf32 | allow_conversion | fastest   (default fp32: in f32 no tensor-op
+ *          math, in bf16 and f16 their tensor ops with fp32 accumulation; tf32 and
+ *          allow_conversion (f32 data multiplied on fp16 tensor cores) only for dtype f32;
+ *          fastest: every math type cuDNN has for the dtype, timed with the algorithms)
+ * dtype = f32, bf16 (cuDNN >= 9.13) or f16; the parameters stay f32 and are rounded to the
+ * dtype in cuDNN's weight space.
  */
 #include "lstm_cudnn.h"
 
@@ -23,7 +26,11 @@
 
 static const char *const algo_names[] = {"auto", "standard", "persist_static",
                                          "persist_static_small_h", NULL};
+static const char *const math_names[] = {"fp32", "tf32", "fastest", "allow_conversion", NULL};
 static const char *const knobs[] = {"algo", "math", "forget_init", NULL};
+
+const char *lstm_cudnn_algo_name(lstm_cudnn_algo a) { return algo_names[a]; }
+const char *lstm_cudnn_math_name(lstm_cudnn_math m) { return math_names[m]; }
 
 static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo, lstm_cudnn_math *math)
 {
@@ -39,17 +46,19 @@ static logt_status parse_knobs(const logt_model_cfg *cfg, lstm_cudnn_algo *algo,
     *algo = (lstm_cudnn_algo)found;
 
     const char *mt = logt_cfg_knob(cfg, "math", "fp32");
-    if (!strcmp(mt, "fp32")) *math = LSTM_CUDNN_FP32;
-    else if (!strcmp(mt, "tf32")) *math = LSTM_CUDNN_TF32;
-    else if (!strcmp(mt, "fastest")) *math = LSTM_CUDNN_FASTEST;
-    else
-        return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32, tf32 or "
-                         "fastest", cfg->model, mt);
-    if (*math == LSTM_CUDNN_TF32 && cfg->dtype != LOGT_F32)
+    found = -1;
+    for (int i = 0; math_names[i]; i++)
+        if (!strcmp(mt, math_names[i])) found = i;
+    if (found < 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: math = '%s' is not a math mode: choose fp32, tf32, "
+                         "allow_conversion or fastest", cfg->model, mt);
+    *math = (lstm_cudnn_math)found;
+    if ((*math == LSTM_CUDNN_TF32 || *math == LSTM_CUDNN_ALLOW_CONVERSION) && cfg->dtype != LOGT_F32)
         return LOGT_FAIL(LOGT_EINVAL,
-                         "%s: math = tf32 applies to f32 data; in %s cuDNN multiplies %s with "
-                         "fp32 accumulation: leave math unset (fp32) or set dtype = f32",
-                         cfg->model, logt_dtype_name(cfg->dtype), logt_dtype_name(cfg->dtype));
+                         "%s: math = %s applies to f32 data; in %s cuDNN multiplies %s with "
+                         "fp32 accumulation: leave math unset (fp32), set math = fastest, or set "
+                         "dtype = f32", cfg->model, mt, logt_dtype_name(cfg->dtype),
+                         logt_dtype_name(cfg->dtype));
     return LOGT_OK;
 }
 
@@ -125,7 +134,7 @@ const logt_model_ops logt_lstm_cudnn_ops = {
     .name = "lstm-cudnn",
     .summary = "cuDNN's LSTM (v8 RNN API) on the same parameters as lstm: the reference row",
     .devices = LOGT_BIT(LOGT_CUDA),
-    .dtypes = {[LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
+    .dtypes = {[LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},
     .cells = cudnn_cells,
     .nstate = 2,
     .knobs = knobs,

@@ -2,7 +2,7 @@
  * and lstm_cudnn.cu (cuDNN's v8 RNN API).
  *
  * The same function and the same flat parameters as lstm (lstm.h): W [4D][I],
- * R [4D][D], b [4D], gates [i f g o], always f32. Activations are f32 or bf16.
+ * R [4D][D], b [4D], gates [i f g o], always f32. Activations are f32, bf16 or f16.
  */
 #ifndef LOGT_LSTM_CUDNN_H
 #define LOGT_LSTM_CUDNN_H
@@ -21,10 +21,15 @@ typedef enum lstm_cudnn_algo {
 } lstm_cudnn_algo;
 
 typedef enum lstm_cudnn_math {
-    LSTM_CUDNN_FP32,                    /* no tensor ops in f32 (bf16: bf16 tensor ops)       */
+    LSTM_CUDNN_FP32,                    /* no tensor ops in f32 (bf16, f16: their tensor ops) */
     LSTM_CUDNN_TF32,                    /* f32 only                                           */
-    LSTM_CUDNN_FASTEST,                 /* f32: fp32 or tf32, the faster, timed with the algos */
+    LSTM_CUDNN_FASTEST,                 /* every math type of the dtype, the fastest timed    */
+    LSTM_CUDNN_ALLOW_CONVERSION,        /* f32 only: f32 data on fp16 tensor cores            */
 } lstm_cudnn_math;
+
+/* The knobs' names of an algorithm and a math mode: "persist_static", "allow_conversion". */
+const char *lstm_cudnn_algo_name(lstm_cudnn_algo a);
+const char *lstm_cudnn_math_name(lstm_cudnn_math m);
 
 typedef struct lstm_cudnn_model {
     logt_model base;
