@@ -16,8 +16,8 @@
  *                        for the tensor cores
  *   f32,  math=fastest   FLOAT, FLOAT, every one of the four above
  *   bf16, f16            BFLOAT16 or HALF, FLOAT, TENSOR_OP_MATH or DEFAULT_MATH (math=fastest:
- *                        FMA_MATH too). cuDNN's RNNs take bf16 from 9.13 and have no persistent
- *                        path for it; HALF has one. Math precision FLOAT, as in PyTorch.
+ *                        FMA_MATH too). cuDNN's RNNs take bf16 from 9.13; its fastest LSTM on
+ *                        Hopper is HALF on PERSIST_STATIC. Math precision FLOAT, as in PyTorch.
  * The candidates are every algorithm that `algo` names (auto: all three) with every math type
  * of the row; where there are several, choose times them at the first forward of each shape.
  *
