@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "h5attr.h"
 
 static void setup(void) { cli_setup("show"); }
 
@@ -445,19 +446,6 @@ Test(show, files_that_are_not_results_are_refused_unchanged)
 
 /* ---- a file of an older logt ------------------------------------------------------------ */
 
-static void str_attr(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    cr_assert_geq(a, 0);
-    cr_assert_geq(H5Awrite(a, t, &value), 0);
-    H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
-}
-
 /* A results file whose /summary has a few of today's columns (as one of an older logt
  * lacks the newer ones): run, kind, model, backend, T, status, median_ms. */
 static void write_old_file(const char *rel)
@@ -466,12 +454,12 @@ static void write_old_file(const char *rel)
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert_geq(f, 0, "cannot create %s", path);
-    str_attr(f, "format", "logt-results 1");
-    str_attr(f, "experiment", "old");
+    h5_str_attr(f, "format", "logt-results 1");
+    h5_str_attr(f, "experiment", "old");
     hid_t runs = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(runs, "000000", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    str_attr(g, "key", "speed model=lstm T=256");
-    str_attr(g, "status", "ok");
+    h5_str_attr(g, "key", "speed model=lstm T=256");
+    h5_str_attr(g, "status", "ok");
     H5Gclose(g);
     H5Gclose(runs);
 

@@ -17,6 +17,7 @@
 #include "../runner/config.h"
 #include "../runner/run.h"
 #include "../runner/store.h"
+#include "h5attr.h"
 
 static char dir[64];
 static char path[128];
@@ -283,31 +284,18 @@ static hid_t v1_string(size_t n)
     return t;
 }
 
-static void v1_attr(hid_t obj, const char *name, const char *value)
-{
-    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
-    cr_assert_geq(a, 0);
-    cr_assert_geq(H5Awrite(a, t, &value), 0);
-    H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(t);
-}
-
 /* A results file as logt 0.1.0 (format "logt-results 1") wrote it: one finished lstm run. */
 static void write_v1_file(const char *file, const char *experiment)
 {
     hid_t f = H5Fcreate(file, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert_geq(f, 0, "cannot create %s", file);
-    v1_attr(f, "format", "logt-results 1");
-    v1_attr(f, "experiment", experiment);
-    v1_attr(f, "backend", "cuda");
+    h5_str_attr(f, "format", "logt-results 1");
+    h5_str_attr(f, "experiment", experiment);
+    h5_str_attr(f, "backend", "cuda");
     hid_t runs = H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(runs, "000000", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    v1_attr(g, "key", "speed model=lstm T=256");
-    v1_attr(g, "status", "ok");
+    h5_str_attr(g, "key", "speed model=lstm T=256");
+    h5_str_attr(g, "status", "ok");
     H5Gclose(g);
     H5Gclose(runs);
 
@@ -450,7 +438,7 @@ Test(store, summary_of_another_shape_is_refused)
 {
     snprintf(path, sizeof path, "%s/other.h5", dir);
     hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    v1_attr(f, "experiment", "exp-a");
+    h5_str_attr(f, "experiment", "exp-a");
     H5Gclose(H5Gcreate2(f, "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
     hsize_t dims = 3;
     hid_t sp = H5Screate_simple(1, &dims, NULL);
