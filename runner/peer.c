@@ -141,8 +141,11 @@ static void read_reply(const char *name, const char *text, int wstatus, const ch
                  name);
     } else if (!ok->b) {
         out->outcome = skip && skip->type == JSON_BOOL && skip->b ? PEER_SKIP : PEER_FAIL;
-        snprintf(out->message, sizeof out->message, "peer:%s: %s", name,
-                 msg && msg->type == JSON_STRING ? msg->str : "failed, and said nothing more");
+        /* a failure keeps the end of the adapter's stderr: its traceback says why */
+        const int with_tail = out->outcome == PEER_FAIL && *tail;
+        snprintf(out->message, sizeof out->message, "peer:%s: %s%s%s", name,
+                 msg && msg->type == JSON_STRING ? msg->str : "failed, and said nothing more",
+                 with_tail ? "; its stderr ends: " : "", with_tail ? tail : "");
     } else {
         out->outcome = PEER_OK;
         if ((v = json_get(&o, "version")) && v->type == JSON_STRING)

@@ -73,7 +73,8 @@ Test(peer, skip_error_garbage_and_crash_say_why)
     cr_expect(strstr(r.message, "peer:stub: stub: install the stub package"), "%s", r.message);
     r = call("error");
     cr_expect_eq(r.outcome, PEER_FAIL);
-    cr_expect(strstr(r.message, "D = 3 is not supported"), "%s", r.message);
+    cr_expect(strstr(r.message, "D = 3 is not supported; its stderr ends: ") &&
+                  strstr(r.message, "ValueError: the stub's reason"), "%s", r.message);
     r = call("garbage");
     cr_expect_eq(r.outcome, PEER_FAIL);
     cr_expect(strstr(r.message, "printed no JSON response") && strstr(r.message, "exit status 0") &&

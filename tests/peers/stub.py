@@ -22,6 +22,7 @@ if mode == "ok":
 elif mode == "skip":
     print(json.dumps({"ok": False, "skip": True, "message": "stub: install the stub package"}))
 elif mode == "error":
+    sys.stderr.write("Traceback (most recent call last):\nValueError: the stub's reason\n")
     print(json.dumps({"ok": False, "skip": False, "message": "stub: D = 3 is not supported"}))
 elif mode == "garbage":
     sys.stderr.write("stub: a warning before the garbage\n")
