@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static int string(parser *ps, char **out)
                 }
                 v = v * 16 + h, ps->p++;
             }
-            *w++ = v < 0x80 ? (char)v : '?';
+            *w++ = v > 0 && v < 0x80 ? (char)v : '?';   /* \u0000 would end the string */
             break;
         }
         default:
@@ -99,13 +100,28 @@ static int string(parser *ps, char **out)
     return 0;
 }
 
+/* JSON's number grammar, -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?, read by strtod, finite. */
 static int number(parser *ps, double *out)
 {
     skip_ws(ps);
+    const char *q = ps->p;
+    if (*q == '-') q++;
+    if (*q == '0') q++;
+    else if (isdigit((unsigned char)*q)) while (isdigit((unsigned char)*q)) q++;
+    else return fail(ps, "expected a value");
+    if (*q == '.') {
+        if (!isdigit((unsigned char)*++q)) return fail(ps, "expected a digit after '.'");
+        while (isdigit((unsigned char)*q)) q++;
+    }
+    if (*q == 'e' || *q == 'E') {
+        if (*++q == '+' || *q == '-') q++;
+        if (!isdigit((unsigned char)*q)) return fail(ps, "expected a digit in the exponent");
+        while (isdigit((unsigned char)*q)) q++;
+    }
     char *end;
     const double v = strtod(ps->p, &end);
-    if (end == ps->p || !(*ps->p == '-' || isdigit((unsigned char)*ps->p))) return fail(ps, "expected a value");
-    ps->p = end;
+    if (end != q || !isfinite(v)) return fail(ps, "a number out of range");
+    ps->p = q;
     *out = v;
     return 0;
 }
@@ -122,7 +138,10 @@ static int array(parser *ps, json_value *v, int depth)
     if (*ps->p == ']') return ps->p++, 0;
     for (;;) {
         json_value item = {0};
-        if (value(ps, &item, depth + 1)) return -1;
+        if (value(ps, &item, depth + 1)) {
+            free(item.str), free(item.nums);
+            return -1;
+        }
         if (item.type == JSON_NUMBER && all_numbers) {
             if (v->n == cap) {
                 cap = cap ? 2 * cap : 16;

@@ -243,7 +243,7 @@ static int run_outcome(const logt_run_report *rep)
     if (rep->interrupted) {
         const int sig = rep->signal ? rep->signal : SIGINT;
         fprintf(stderr, "logt: interrupted by %s: finished runs are in %s; run the same command "
-                "again to resume\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", rep->out);
+                "again to resume\n", sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT", rep->out);
         if (*rep->stopped) fprintf(stderr, "logt: %s\n", rep->stopped);
         return 128 + sig;
     }
@@ -341,8 +341,8 @@ static int cmd_run_mpi(const opts *o, logt_run_opts *ro)
         rc = fail();
         goto end;
     }
-    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed) -> %s\n",
-            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, out);
+    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed, %d skipped) -> %s\n",
+            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, mrep.skipped, out);
     if (mrep.failed) {
         fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
                 "recorded in %s)\n", mrep.failed, mrep.runs, out);
@@ -391,8 +391,8 @@ static int cmd_merge(const opts *o)
     }
     logt_merge_report rep;
     if (logt_merge(out, o->files, o->nfiles, o->partial, &rep) != LOGT_OK) return fail();
-    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed)", rep.experiment,
-            rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed);
+    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed, %d skipped)",
+            rep.experiment, rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed, rep.skipped);
     if (rep.runs < rep.sweep_total)
         fprintf(stderr, "; %d of the sweep's %d runs are not there (--partial)",
                 rep.sweep_total - rep.runs, rep.sweep_total);

@@ -435,6 +435,7 @@ logt_status logt_merge(const char *out, char *const *in, int nin, int partial,
         rep->runs = (int)nout;
         for (int64_t j = 0; j < nout; j++) {
             if (!strcmp(order[j]->row.status, "ok")) rep->ok++;
+            else if (!strcmp(order[j]->row.status, "skipped")) rep->skipped++;
             else rep->failed++;
         }
     }

@@ -27,6 +27,7 @@ typedef struct logt_merge_report {
     int shards, nshards;    /* files joined, of the N shards of the sweep             */
     int sweep_total;        /* runs in the whole sweep                                 */
     int runs, ok, failed;   /* runs written to OUT                                     */
+    int skipped;            /* of those, peers that could not run (status "skipped")   */
 } logt_merge_report;
 
 logt_status logt_merge(const char *out, char *const *in, int nin, int partial,

@@ -30,7 +30,7 @@ typedef struct logt_peer_reply {
     logt_peer_outcome outcome;
     char message[1024];      /* skip, fail: what is missing or wrong                  */
     char version[256], impl[160];
-    char command[1100];      /* how the adapter was run: "python3 peers/sru.py"       */
+    char command[1600];      /* how the adapter was run: "python3 peers/sru.py"       */
     double *times_ms, *copy_ms;   /* owned; copy_ms NULL unless the peer timed a copy */
     int ntimes, ncopy;
     int64_t peak_mem_bytes;  /* -1: the peer could not say                           */

@@ -83,6 +83,7 @@ static void request_of(const logt_run_spec *r, const char *name, char *buf, size
         first = 0;
     }
     put(&t, "%s", "}, \"check\": null}");
+    if (t.used >= n) buf[0] = '\0';   /* cut short: no request rather than broken JSON */
 }
 
 /* The row's times from the reply: medians, and for a kernel run its bandwidth against the
@@ -113,8 +114,11 @@ static logt_status fill_row(const logt_run_spec *r, const char *kernel, const lo
         row->copy_gbps = copy_median > 0 ? 2 * n / copy_median * 1e-6 : NAN;
         row->pct_of_copy = 100 * row->gbps / row->copy_gbps;
     }
-    snprintf(what, nwhat, "median %.4g ms, %.4g GB/s = %.1f%% of its copy", row->median_ms, row->gbps,
-             row->pct_of_copy);
+    if (p->ncopy > 0)
+        snprintf(what, nwhat, "median %.4g ms, %.4g GB/s = %.1f%% of its copy", row->median_ms, row->gbps,
+                 row->pct_of_copy);
+    else
+        snprintf(what, nwhat, "median %.4g ms, %.4g GB/s (no copy timed)", row->median_ms, row->gbps);
     return LOGT_OK;
 }
 
@@ -124,6 +128,9 @@ logt_status one_peer_run(const logt_run_spec *r, logt_store *st, int64_t id, log
     const char *name = logt_peer_of(r->cfg.model);
     char request[4096], kernel[64];
     request_of(r, name, request, sizeof request, kernel, sizeof kernel);
+    if (!request[0])
+        return LOGT_USER_FAIL(LOGT_EINVAL, "peer:%s: the run's request exceeds %zu bytes (its knobs)", name,
+                              sizeof request);
     run_inputs_free();   /* the peer's process has the GPU's memory to itself */
     logt_peer_reply p;
     logt_status s = logt_peer_call(name, request, &p);
@@ -138,8 +145,10 @@ logt_status one_peer_run(const logt_run_spec *r, logt_store *st, int64_t id, log
         s = LOGT_USER_FAIL(LOGT_EUNSUPPORTED, "%s", p.message);
     } else if (p.outcome == PEER_FAIL) {
         s = LOGT_USER_FAIL(LOGT_EINVAL, "%s", p.message);
-    } else if (p.ntimes < 1) {
-        s = LOGT_USER_FAIL(LOGT_EINVAL, "peer:%s answered ok with no times_ms", name);
+    } else if (p.ntimes != r->repeats || (p.ncopy != 0 && p.ncopy != p.ntimes)) {
+        s = LOGT_USER_FAIL(LOGT_EINVAL, "peer:%s answered %d times_ms and %d copy_ms for repeats = %d: "
+                           "an adapter times each of the repeats (and its copy, if any, as often)",
+                           name, p.ntimes, p.ncopy, r->repeats);
     } else {
         s = fill_row(r, kernel, &p, row, what, nwhat);
         if (s == LOGT_OK && w == LOGT_OK) w = logt_store_write(st, id, "time_ms", p.times_ms, p.ntimes);

@@ -115,7 +115,14 @@ static logt_status resolve_models(logt_experiment *e, logt_device dev)
     e->models.n = 0;
     for (int i = 0; i < l.n; i++) {
         if (logt_peer_of(l.v[i])) {   /* a peer runs where its adapter says it can */
+            for (int k = 0; k < e->nkinds; k++)
+                if (e->kinds[k] == LOGT_KIND_TRAIN)
+                    return LOGT_USER_FAIL(LOGT_EINVAL, "%s: %s in an experiment of kind = train: a peer "
+                                          "times speed and kernel runs only; put it in a speed or "
+                                          "kernel experiment", models->where, l.v[i]);
             LOGT_TRY(logt_peer_check(l.v[i]));
+            if (e->models.n == LOGT_LIST_MAX)
+                return LOGT_USER_FAIL(LOGT_EINVAL, "%s: more than %d models", models->where, LOGT_LIST_MAX);
             if (logt_list_find(&e->models, l.v[i]) < 0)
                 snprintf(e->models.v[e->models.n++], LOGT_WORD, "%s", l.v[i]);
             continue;

@@ -444,17 +444,19 @@ logt_status logt_run_experiment(const logt_experiment *e, logt_ctx *ctx, const l
     int *todo = NULL, ntodo = 0;
     s = plan(e, opts, runs, nruns, st, rep, &pr, &todo, &ntodo);
 
-    struct sigaction sa = {0}, old_int, old_term;
+    struct sigaction sa = {0}, old_int, old_term, old_hup;
     sa.sa_handler = on_signal;
     sa.sa_flags = (int)SA_RESETHAND;   /* a second Ctrl-C kills at once */
     sigemptyset(&sa.sa_mask);
     run_stop_requested = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);   /* a closed terminal: a peer's process group must go too */
     if (s == LOGT_OK) s = run_todo(ctx, opts, runs, place, todo, ntodo, st, &m, &pr, rep);
     run_inputs_free();
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     rep->signal = rep->interrupted ? (int)run_stop_requested : 0;
     if (pr.tty && ntodo) fprintf(stderr, "\r\033[K");
     if (s == LOGT_OK) {

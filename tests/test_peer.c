@@ -91,13 +91,30 @@ Test(peer, a_hang_is_killed_at_the_timeout_with_its_children)
 {
     NEED_PYTHON();
     setenv("LOGT_PEER_TIMEOUT_S", "1", 1);
+    setenv("LOGT_STUB_SLEEP", "301", 1);
     const time_t t0 = time(NULL);
     logt_peer_reply r = call("hang");
     cr_expect_leq(time(NULL) - t0, 10, "the call outlasted its timeout");
     cr_expect_eq(r.outcome, PEER_FAIL);
     cr_expect(strstr(r.message, "gave no answer in 1 s and was killed"), "%s", r.message);
-    /* the stub's `sleep 300` was in its process group: nothing of it is left */
-    cr_expect_neq(system("sleep 0.2; pgrep -f '^sleep 300$' >/dev/null"), 0, "the adapter's child lives on");
+    /* the stub's `sleep 301` was in its process group: nothing of it is left */
+    cr_expect_neq(system("sleep 0.2; pgrep -f '^sleep 301$' >/dev/null"), 0, "the adapter's child lives on");
+}
+
+Test(peer, an_answer_counts_once_the_adapter_is_gone_and_its_children_with_it)
+{
+    NEED_PYTHON();
+    setenv("LOGT_STUB_SLEEP", "302", 1);
+    const time_t t0 = time(NULL);
+    logt_peer_reply r = call("linger");   /* its `sleep 302` holds stdout and stderr */
+    cr_expect_leq(time(NULL) - t0, 10, "the call waited for the adapter's child");
+    cr_expect_eq(r.outcome, PEER_OK, "%s", r.message);
+    logt_peer_reply_free(&r);
+    cr_expect_neq(system("sleep 0.2; pgrep -f '^sleep 302$' >/dev/null"), 0, "the adapter's child lives on");
+    r = call("abort");   /* a valid answer, then exit status 3 */
+    cr_expect_eq(r.outcome, PEER_FAIL);
+    cr_expect(strstr(r.message, "answered, then exited with status 3"), "%s", r.message);
+    logt_peer_reply_free(&r);
 }
 
 Test(peer, no_interpreter_is_a_skip_that_says_what_to_install)
@@ -259,6 +276,56 @@ Test(peer, a_kernel_run_of_a_peer_has_its_bandwidth_against_its_copy)
     logt_store_close(st);
 }
 
+Test(peer, a_wrong_count_of_times_fails_the_run)
+{
+    NEED_PYTHON();
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.peer:stub.mode=short"), 1, "%s", err);
+    EXPECT_ERR("peer:stub answered 1 times_ms and 0 copy_ms for repeats = 3");
+}
+
+Test(peer, ctrl_c_kills_the_adapter_and_the_run_resumes)
+{
+    NEED_PYTHON();
+    write_at("exp/experiment.ini", speed_ini);
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && { LOGT_STUB_SLEEP=303 '%s' run exp --backend cpu --out r.h5 --set model.peer:stub.mode=hang "
+             ">stdout.txt 2>stderr.txt & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo $? >rc.txt; }",
+             dir, bin);
+    cr_assert_eq(system(cmd), 0);
+    char rc[16];
+    read_at("rc.txt", rc, sizeof rc);
+    read_at("stderr.txt", err, sizeof err);
+    cr_expect_eq(atoi(rc), 130, "exit %s:\n%s", rc, err);
+    EXPECT_ERR("interrupted by SIGINT");
+    cr_expect_neq(system("sleep 0.2; pgrep -f '^sleep 303$' >/dev/null"), 0, "the adapter's child lives on");
+    logt_store *st = open_results("r.h5");
+    const int64_t id = run_of(st, "peer:stub", "mode=hang");
+    char status[16] = "x";
+    if (id >= 0) logt_store_get_str(st, id, "", "status", status, sizeof status);
+    cr_expect(id < 0 || !status[0] || logt_store_has(st, id, "", "status") == 0,
+              "the interrupted run has status '%s'", status);
+    logt_store_close(st);
+}
+
+Test(peer, a_skipped_run_merges_as_skipped)
+{
+    NEED_PYTHON();
+    write_at("exp/experiment.ini", speed_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 0/2 --out s0.h5"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --shard 1/2 --out s1.h5"), 0, "%s", err);
+    cr_assert_eq(logt(NULL, "merge s0.h5 s1.h5 --out m.h5"), 0, "%s", err);
+    EXPECT_ERR("(3 runs: 2 ok, 0 failed, 1 skipped)");
+}
+
+Test(peer, a_training_experiment_refuses_peers)
+{
+    write_at("exp/experiment.ini", "[experiment]\nname = t\nmodels = lstm, peer:stub\nkind = train\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu"), 1, "%s", err);
+    EXPECT_ERR("peer:stub in an experiment of kind = train");
+}
+
 Test(peer, an_unknown_peer_is_refused_before_any_run)
 {
     write_at("exp/experiment.ini", speed_ini);
@@ -288,8 +355,13 @@ Test(peer, json_reads_what_adapters_print)
     cr_expect(json_get(&o, "m")->type == JSON_OTHER && json_get(&o, "o")->type == JSON_OTHER);
     cr_expect_null(json_get(&o, "zz"));
     json_free(&o);
+    cr_assert_eq(json_parse_object("{\"z\": 0, \"m\": -0.5e-3, \"e\": 2E+2}", &o, e, sizeof e), 0, "%s", e);
+    cr_expect(json_get(&o, "m")->num == -0.5e-3 && json_get(&o, "e")->num == 200);
+    json_free(&o);
     const char *bad[] = {"", "[1]", "{\"a\" 1}", "{\"a\": }", "{\"a\": 1,}", "{\"a\": \"x}",
-                         "{\"a\": 1} x", "{\"a\": tru}", "{\"a\": \"\\q\"}"};
+                         "{\"a\": 1} x", "{\"a\": tru}", "{\"a\": \"\\q\"}", "{\"a\": -nan}",
+                         "{\"a\": 0x10}", "{\"a\": 1e999}", "{\"a\": 01}", "{\"a\": 1.}",
+                         "{\"a\": [[1, 2, 3}", "{\"a\": Infinity}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_expect_eq(json_parse_object(bad[i], &o, e, sizeof e), -1, "accepted: %s", bad[i]);
         cr_expect(strstr(e, "at byte"), "%s: %s", bad[i], e);

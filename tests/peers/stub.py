@@ -12,6 +12,7 @@ if os.environ.get("LOGT_STUB_ECHO"):
     with open(os.environ["LOGT_STUB_ECHO"], "w") as f:
         json.dump(req, f)
 mode = req.get("knobs", {}).get("mode", "ok")
+SLEEP = os.environ.get("LOGT_STUB_SLEEP", "300")   # a test names its own, to find it with pgrep
 n = req.get("repeats", 0)
 if mode == "ok":
     sys.stderr.write("x" * 200000)   # more than a pipe holds: the runner must drain stderr too
@@ -30,6 +31,18 @@ elif mode == "garbage":
 elif mode == "crash":
     sys.stderr.write("Traceback (most recent call last):\nRuntimeError: boom\n")
     sys.exit(3)
+elif mode == "linger":   # answers and exits, a child of it keeps stdout and stderr open
+    subprocess.Popen(["sleep", SLEEP])
+    print(json.dumps({"ok": True, "version": "stub 1.0", "impl": "stub",
+                      "times_ms": [1.0] * n, "copy_ms": None, "peak_mem_bytes": None}), flush=True)
+    os._exit(0)
+elif mode == "abort":    # answers, then dies
+    print(json.dumps({"ok": True, "version": "stub 1.0", "impl": "stub",
+                      "times_ms": [1.0] * n, "copy_ms": None, "peak_mem_bytes": None}), flush=True)
+    os._exit(3)
+elif mode == "short":    # fewer times than repeats
+    print(json.dumps({"ok": True, "version": "stub 1.0", "impl": "stub", "times_ms": [1.0],
+                      "copy_ms": None, "peak_mem_bytes": None}))
 elif mode == "hang":
-    subprocess.Popen(["sleep", "300"])   # a child that must die with it
-    time.sleep(300)
+    subprocess.Popen(["sleep", SLEEP])   # a child that must die with it
+    time.sleep(float(SLEEP))
