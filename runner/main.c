@@ -341,8 +341,10 @@ static int cmd_run_mpi(const opts *o, logt_run_opts *ro)
         rc = fail();
         goto end;
     }
-    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed, %d skipped) -> %s\n",
-            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, mrep.skipped, out);
+    char sk[48] = "";
+    if (mrep.skipped) snprintf(sk, sizeof sk, ", %d skipped", mrep.skipped);
+    fprintf(stderr, "logt: %s: merged the shards of %d ranks (%d runs: %d ok, %d failed%s) -> %s\n",
+            mrep.experiment, m.size, mrep.runs, mrep.ok, mrep.failed, sk, out);
     if (mrep.failed) {
         fprintf(stderr, "logt: error: %d of %d runs failed (status \"failed\" and their error are "
                 "recorded in %s)\n", mrep.failed, mrep.runs, out);
@@ -391,8 +393,10 @@ static int cmd_merge(const opts *o)
     }
     logt_merge_report rep;
     if (logt_merge(out, o->files, o->nfiles, o->partial, &rep) != LOGT_OK) return fail();
-    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed, %d skipped)",
-            rep.experiment, rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed, rep.skipped);
+    char sk[48] = "";
+    if (rep.skipped) snprintf(sk, sizeof sk, ", %d skipped", rep.skipped);
+    fprintf(stderr, "logt: %s: merged %d of %d shards (%d runs: %d ok, %d failed%s)", rep.experiment,
+            rep.shards, rep.nshards, rep.runs, rep.ok, rep.failed, sk);
     if (rep.runs < rep.sweep_total)
         fprintf(stderr, "; %d of the sweep's %d runs are not there (--partial)",
                 rep.sweep_total - rep.runs, rep.sweep_total);
