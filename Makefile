@@ -9,6 +9,8 @@
 #                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 #                   (BUNDLE_DEV=0: logt and logt-tests only, ~2 MB less, for size-limited copies)
+#   make lib        build/lib/liblogt.so: the models behind lib/logt.h's C ABI (for python/)
+#   make test-python  lib, then python/tests/test_core.py (NumPy; skipped without python3 and numpy)
 CC        ?= cc
 NVCC      ?= $(shell command -v nvcc 2>/dev/null)
 CUDA_ARCH ?= sm_90
@@ -87,7 +89,7 @@ RUN_OBJ  := $(RUN_C:%.c=$(B)/%.o)
 TEST_OBJ := $(TEST_C:%.c=$(B)/%.o)
 RPATH    := -Wl,-rpath,'$$ORIGIN/../lib'
 
-.PHONY: all run test bench bundle clean deps dev datasets
+.PHONY: all run test bench bundle clean deps dev datasets lib test-python
 all: $(B)/bin/logt $(B)/bin/logt-tests
 
 deps: $(B)/.deps
@@ -143,6 +145,7 @@ run: deps
 test: deps
 	$(MAKE) --no-print-directory all
 	$(SAN_ENV) $(B)/bin/logt-tests --jobs 2
+	$(MAKE) --no-print-directory test-python
 
 bench: deps
 	$(MAKE) --no-print-directory all
@@ -160,6 +163,36 @@ BUNDLE_DEV ?= 1
 bundle: deps
 	$(MAKE) --no-print-directory all $(if $(filter 1,$(BUNDLE_DEV)),dev)
 	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
+
+# liblogt.so: core, kernels and models (no runner, train or datasets: no HDF5, no MPI) with
+# lib/abi.c, every object built again with -fPIC under $(B)/pic/; only lib/logt.h's
+# functions are exported (lib/liblogt.map)
+SO_C     := $(wildcard core/*.c kernels/*.c models/*.c models/*/*.c lib/*.c)
+SO_CU    := $(if $(NVCC),$(wildcard core/*.cu kernels/*.cu models/*.cu models/*/*.cu lib/*.cu))
+SO_OBJ   := $(SO_C:%.c=$(B)/pic/%.o) $(SO_CU:%.cu=$(B)/pic/%.cu.o)
+SO_LDLIBS = $(filter-out $(if $(MPI_PKG),$(shell pkg-config --libs $(MPI_PKG))),$(LDLIBS))
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+$(B)/pic/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) -Xcompiler -fPIC -c $< -o $@
+$(B)/lib/liblogt.so: $(SO_OBJ) lib/liblogt.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,liblogt.so -Wl,--version-script=lib/liblogt.map \
+	    -Wl,--no-undefined $(SO_OBJ) -o $@ $(SO_LDLIBS)
+lib: $(B)/lib/liblogt.so
+
+# the NumPy tests of the binding; under SANITIZE=1 skipped (an ASan-built library would need
+# the sanitizer runtime preloaded into python)
+test-python:
+ifeq ($(SANITIZE),1)
+	@echo "test-python: skipped under SANITIZE=1 (run make test-python without it)"
+else
+	@if ! command -v python3 >/dev/null 2>&1; then echo "test-python: python3 not found, skipping"; \
+	elif ! python3 -c 'import numpy' 2>/dev/null; then echo "test-python: numpy not found, skipping (pip install numpy)"; \
+	else $(MAKE) --no-print-directory lib && LOGT_LIB=$(CURDIR)/$(B)/lib/liblogt.so python3 python/tests/test_core.py; fi
+endif
 
 clean:
 	rm -rf $(B) bundle bundle.tar.xz
