@@ -6,9 +6,13 @@ their benchmark's "withlinear") the adapter computes it with one torch matmul in
 region, so a row covers the same layer as logt's flashrnn (W x + recurrence); proj = off times
 their kernel alone on a random Wx [T][B][G][H][dh].
 
+cells: lstm (default), gru, slstm (the sLSTM of xLSTM: their vanilla/slstm.py and
+fused/slstm_fused_pointwise.cuh) and elman (h = tanh(W x + R h + b): vanilla/elman.py,
+fused/elman_fused_pointwise.cuh), FlashRNN's `function`.
+
 knobs: route = cuda_fused (default: their persistent fused kernel) | cuda (alternating: a
-cuBLAS GEMM and a pointwise kernel per step) | triton (their triton_fused; lstm only) | vanilla
-(their pure-PyTorch loop, the only one on the cpu and the only one in float64);
+cuBLAS GEMM and a pointwise kernel per step) | triton (their triton_fused; lstm and slstm) |
+vanilla (their pure-PyTorch loop, the only one on the cpu and the only one in float64);
 proj = on | off; inference = off | on (forward under no_grad).
 All tensors (x, W, R, b) in the request's dtype, as in their own speed benchmark.
 
@@ -17,9 +21,12 @@ logt's layout (models/flashrnn/flashrnn.h) against theirs (recurrent_shape GHDP,
   R [H][dh][G·dh], R[k][m][q·dh + j] -> R_fl[q'][k][j][m]
   b [G·D]                           -> b_fl[q'][k][j]
   lstm: gates i f g o in both (q' = q)
+  slstm: gates i f z o in both (q' = q); states h, c, n, m start at zero in both
+  elman: the one gate (q' = q = 0)
   gru:  their recurrent gates are [n r z] (Ry[0] is R_n h), their 4 biases [bn, b_r, b_z, b_n]:
         q' = (2, 0, 1)[q] for R, and b_fl = [bn, b_r, b_z, b_n]
-The forms agree: n = tanh(W_n x + b_n + r ⊙ (R_n h + bn)), h = z h_prev + (1 − z) n in both.
+The forms agree: n = tanh(W_n x + b_n + r ⊙ (R_n h + bn)), h = z h_prev + (1 − z) n in both;
+the slstm's stabiliser and first-step rule are theirs (models/cells/slstm_cell.h).
 """
 import numpy as np
 
@@ -30,7 +37,7 @@ KNOBS = {"route": ("cuda_fused", "cuda", "triton", "vanilla"), "proj": ("on", "o
          "inference": ("off", "on")}
 THEIR_BACKEND = {"cuda_fused": "cuda_fused", "cuda": "cuda", "triton": "triton_fused",
                  "vanilla": "vanilla"}
-GATES = {"lstm": 4, "gru": 3}
+GATES = {"lstm": 4, "gru": 3, "slstm": 4, "elman": 1}
 DTYPE_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
 
 
@@ -73,8 +80,9 @@ def validate(req):
     if req.cell == "gru" and be == "cuda_fused":
         raise PeerError("FlashRNN's cuda_fused has no gru (its config switches to the alternating "
                         "backend): use route = cuda, or vanilla")
-    if req.cell == "gru" and be == "triton":
-        raise PeerError("FlashRNN's triton backend has lstm (and slstm) only: use cell = lstm")
+    if req.cell in ("gru", "elman") and be == "triton":
+        raise PeerError("FlashRNN's triton backend has lstm and slstm only: use cell = lstm or slstm, "
+                        "or another route")
     if req.device == "cpu" and be != "vanilla":
         raise PeerError(f"backend {be} is CUDA only: on the cpu use route = vanilla")
     if req.knob("proj", "on") == "off" and req.layers > 1:
@@ -83,7 +91,7 @@ def validate(req):
 
 
 def run(text):
-    req = common.parse_request(text, "flashrnn", ("speed",), KNOBS, cells=("lstm", "gru"))
+    req = common.parse_request(text, "flashrnn", ("speed",), KNOBS, cells=tuple(GATES))
     be = validate(req)
     import torch_util as tu
     torch = tu.torch

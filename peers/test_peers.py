@@ -4,9 +4,9 @@ subprocess with the request on stdin; a test passes when its response is the one
 
 Covered: a bad request to every adapter; a skip when its package (or GPU, or checkout) is
 missing; the torch and JAX peers timed on the cpu; the scans checked against a float64 loop
-inside the adapters; `check` of torch-lstm, torch-gru, flashrnn (their vanilla backend), sru
-(their cpu loop) and deer-jax against float64 NumPy references written here from logt's
-headers (models/lstm/lstm.h, models/flashrnn/flashrnn.h, models/sru/sru.h, models/deer/deer.h).
+inside the adapters; `check` of torch-lstm, torch-gru, flashrnn (their vanilla backend, every
+cell), sru (their cpu loop) and deer-jax against float64 NumPy references written here from
+logt's headers (models/lstm/lstm.h, models/flashrnn/flashrnn.h, models/sru/sru.h, models/deer/deer.h).
 A test whose module is absent from this Python is reported as skipped, not passed.
 Env: LOGT_DEER_PATH (a checkout of machine-discovery/deer) for the deer-jax runs.
 Last line: 'N passed, N failed, N skipped'; exit status 1 when any failed.
@@ -152,13 +152,15 @@ def lstm_ref(x, w, D, L):
 
 
 def flashrnn_ref(cell, x, w, D, H, L):
-    """models/flashrnn/flashrnn.h: W [G·D][I], R [H][dh][G·dh], b [G·D], bn [D] (gru)."""
-    G, dh, s = (4 if cell == "lstm" else 3), D // H, common.Slicer(w)
+    """models/flashrnn/flashrnn.h: W [G·D][I], R [H][dh][G·dh], b [G·D], bn [D] (gru); the
+    slstm stabilised as there, from the zero state (m = i at the first step, where n = 0)."""
+    G, dh, s = {"lstm": 4, "gru": 3, "slstm": 4, "elman": 1}[cell], D // H, common.Slicer(w)
     for _ in range(L):
         T, B, I = x.shape
         W, R, b = s.take(G * D, I), s.take(H, dh, G * dh), s.take(G * D)
         bn = s.take(D) if cell == "gru" else None
         h, c, out = np.zeros((B, D)), np.zeros((B, D)), np.zeros((T, B, D))
+        n, m = np.zeros((B, D)), np.zeros((B, D))
         for t in range(T):
             xa = (x[t] @ W.T + b).reshape(B, G, H, dh)
             ra = np.einsum("bkm,kmn->bkn", h.reshape(B, H, dh), R).reshape(B, H, G, dh)
@@ -168,6 +170,16 @@ def flashrnn_ref(cell, x, w, D, H, L):
                 i, f, g, o = sig(a[:, 0]), sig(a[:, 1]), np.tanh(a[:, 2]), sig(a[:, 3])
                 c = f * c + i * g
                 h = o * np.tanh(c)
+            elif cell == "slstm":
+                a = (xa + ra).reshape(B, G, D)
+                lf = -np.logaddexp(0, -a[:, 1]) + m   # log σ(f) + m
+                m = np.where(n == 0, a[:, 0], np.maximum(a[:, 0], lf))
+                i, f = np.exp(a[:, 0] - m), np.exp(lf - m)
+                c = f * c + i * np.tanh(a[:, 2])
+                n = f * n + i
+                h = sig(a[:, 3]) * c / n
+            elif cell == "elman":
+                h = np.tanh((xa + ra).reshape(B, D))
             else:
                 xa, ra = xa.reshape(B, G, D), ra.reshape(B, G, D)
                 r, z = sig(xa[:, 0] + ra[:, 0]), sig(xa[:, 1] + ra[:, 1])
@@ -255,14 +267,15 @@ def bad_requests():
         if mk is kernel:
             expect_fail(call(peer, dict(mk(peer), kernel="scan-serial")), False, "'kernel'")
         else:
-            expect_fail(call(peer, dict(mk(peer), cell="elman")), False, "'cell'")
+            expect_fail(call(peer, dict(mk(peer), cell="mlstm")), False, "'cell'")
             expect_fail(call(peer, dict(mk(peer), head_dim=3)), False, "does not divide")
             expect_fail(call(peer, dict(mk(peer), check={"x": "/nonexistent/x", "w": "/w", "h": "/h"})),
                         True, "does not exist")
     expect_fail(call("flashrnn", speed("flashrnn", cell="gru", knobs={"route": "cuda_fused"})),
                 False, "use route = cuda")
-    expect_fail(call("flashrnn", speed("flashrnn", cell="gru", knobs={"route": "triton"})),
-                False, "lstm (and slstm) only")
+    for cell in ("gru", "elman"):
+        expect_fail(call("flashrnn", speed("flashrnn", cell=cell, knobs={"route": "triton"})),
+                    False, "lstm and slstm only")
     expect_fail(call("flashrnn", speed("flashrnn", knobs={"route": "cuda"}, device="cpu")),
                 False, "CUDA only")
     expect_fail(call("accelerated-scan", kernel("accelerated-scan", T=100)), False, "power of 2")
@@ -405,11 +418,12 @@ def torch_gru_check():
 
 @test
 def flashrnn_check_vanilla():
-    """Their pure-PyTorch backend in float64 on the cpu: the layout mapping, heads and the gru's
-    gate order, exact (the CUDA backends take the same mapping, in f32, on the GPU)."""
+    """Their pure-PyTorch backend in float64 on the cpu: the layout mapping, heads, the gru's
+    gate order, the slstm's stabiliser and the elman, exact (the CUDA backends take the same
+    mapping, in f32, on the GPU)."""
     need("torch", "flashrnn")
     T, B, I, D, H, L = 7, 3, 5, 8, 2, 2
-    for cell, G in (("lstm", 4), ("gru", 3)):
+    for cell, G in (("lstm", 4), ("gru", 3), ("slstm", 4), ("elman", 1)):
         dh = D // H
         n = sum(G * D * (I if l == 0 else D) + D * G * dh + G * D + (D if cell == "gru" else 0)
                 for l in range(L))

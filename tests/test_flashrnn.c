@@ -1,8 +1,9 @@
 /* test_flashrnn.c — the float64 CPU reference of flashrnn (models/flashrnn/flashrnn.h): every
- * gradient against central differences for both cells (one head and several, odd B, T = 1,
+ * gradient against central differences for the lstm and gru cells (one head and several, odd B, T = 1,
  * with and without an initial state, one layer and two), a GRU step worked by hand, the
  * block-diagonal structure (H heads = H separate one-head models), the lstm cell with one
- * head against the `lstm` model, and the configurations it must refuse. */
+ * head against the `lstm` model, and the configurations it must refuse. The slstm and elman
+ * cells: test_flashrnn_cells.c. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -311,10 +312,11 @@ Test(flashrnn_cpu, bad_configurations_say_what_would_be_right)
 
     /* an unknown cell */
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CPU, 3, 6);
-    snprintf(cfg.cell, sizeof cfg.cell, "slstm");
+    snprintf(cfg.cell, sizeof cfg.cell, "mlstm");
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
-    cr_assert(strstr(logt_errmsg(), "flashrnn has no cell 'slstm': the valid cells are lstm (the "
-                                    "default, also when cell is empty) and gru"), "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "flashrnn has no cell 'mlstm': the valid cells are lstm (the "
+                                    "default, also when cell is empty), gru, slstm and elman"), "%s",
+              logt_errmsg());
 
     /* cuda: a head dim off the tensor-core tile, an unknown kernel; kernel on the cpu */
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 48);

@@ -99,9 +99,9 @@ Test(model, one_message_for_each_wrong_thing)
             expect(ops, &cfg, LOGT_OK, NULL);
             cr_assert_eq(logt_model_cell(ops, &cfg), c);
         }
-        snprintf(cfg.cell, sizeof cfg.cell, "elman");
-        snprintf(want, sizeof want, ops->cells ? "%s has no cell 'elman': the valid cells are "
-                                               : "%s has no choice of cell: leave cell empty, not 'elman'",
+        snprintf(cfg.cell, sizeof cfg.cell, "mlstm");
+        snprintf(want, sizeof want, ops->cells ? "%s has no cell 'mlstm': the valid cells are "
+                                               : "%s has no choice of cell: leave cell empty, not 'mlstm'",
                  ops->name);
         expect(ops, &cfg, LOGT_EINVAL, want);
         cr_assert_eq(logt_model_cell(ops, &cfg), -1);

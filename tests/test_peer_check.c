@@ -3,8 +3,9 @@
  * forward on a fixed random input; the peer's adapter gets the same x and parameters as a check
  * request (peers/README.md), runs one forward in float64 and writes its h, and the two agree to
  * 1e-10 of the output's scale. Pairs: torch-lstm and lstm, torch-gru and a one-head flashrnn gru,
- * FlashRNN's own (pure-PyTorch) backend and flashrnn with heads, both cells, the SRU authors'
- * layer and sru (v on and zero, I = D and I != D), and DEER's JAX code and deer (gru, tanh).
+ * FlashRNN's own (pure-PyTorch) backend and flashrnn with heads, every cell (lstm, gru, slstm
+ * with its stabiliser, elman), the SRU authors' layer and sru (v on and zero, I = D and I != D),
+ * and DEER's JAX code and deer (gru, tanh).
  *
  * Needs the peers' packages (peers/README.md, "Getting the packages"): where the adapter
  * answers that one is missing, the test skips and says what. LOGT_PYTHON picks the interpreter
@@ -146,6 +147,21 @@ Test(peer_check, flashrnn_is_logt_flashrnn_with_heads)
 {
     expect_same_function((pair){"flashrnn", "\"route\": \"vanilla\"", "flashrnn", "lstm", "", 7, 3, 5, 8, 4, 2});
     expect_same_function((pair){"flashrnn", "\"route\": \"vanilla\"", "flashrnn", "gru", "", 7, 3, 5, 8, 4, 2});
+}
+
+/* FlashRNN's vanilla sLSTM (flashrnn/vanilla/slstm.py): 2 heads, 2 layers, I != D; from logt's
+ * initialisation, and with chrono forget biases up to log 49, which make lf = log σ(f) + m
+ * win the stabiliser's max against i. */
+Test(peer_check, flashrnn_slstm_is_logt_flashrnn_slstm)
+{
+    expect_same_function((pair){"flashrnn", "\"route\": \"vanilla\"", "flashrnn", "slstm", "", 7, 3, 5, 8, 4, 2});
+    expect_same_function((pair){"flashrnn", "\"route\": \"vanilla\"", "flashrnn", "slstm",
+                                "forget_init=chrono:50", 9, 3, 5, 8, 4, 2});
+}
+
+Test(peer_check, flashrnn_elman_is_logt_flashrnn_elman)
+{
+    expect_same_function((pair){"flashrnn", "\"route\": \"vanilla\"", "flashrnn", "elman", "", 7, 3, 5, 8, 4, 2});
 }
 
 Test(peer_check, sru_authors_layer_is_logt_sru)

@@ -1,11 +1,12 @@
 /* flashrnn.c — the flashrnn model (equations and parameter layout in flashrnn.h): its ops,
- * and the float64 CPU reference of its lstm and gru cells.
+ * and the float64 CPU reference of its cells, lstm, gru, slstm and elman.
  *
  * The reference has the shape of the fused kernels it will judge: first the input
  * projection of every step at once (W x + b, one product, kernels/dense_cpu.h), then one
  * loop over time in which each head multiplies its own h_{t-1} [dh] by its own R [dh][G·dh]
  * and the pointwise cell follows. The cells are small functions of one unit, apart from the
- * loop: the lstm's is lstm_cell.h (shared with the `lstm` model), the gru's gru_cell.h (shared with `deer`).
+ * loop: the lstm's is lstm_cell.h (shared with the `lstm` model), the gru's gru_cell.h (shared
+ * with `deer`), the slstm's slstm_cell.h; the elman's tanh is written in place.
  * Backward (BPTT) is the mirror image; the input weights' gradients and dx are again one
  * product each over all steps. Cost O(T·B·G·D·(I + dh)); no attempt at speed.
  */
@@ -20,12 +21,27 @@
 #include "fused.h"
 #include "../cells/gru_cell.h"
 #include "../cells/lstm_cell.h"
+#include "../cells/slstm_cell.h"
 
-static const char *const cells[] = {[FLASHRNN_LSTM] = "lstm", [FLASHRNN_GRU] = "gru", NULL};
+static const char *const cells[] = {[FLASHRNN_LSTM] = "lstm", [FLASHRNN_GRU] = "gru",
+                                    [FLASHRNN_SLSTM] = "slstm", [FLASHRNN_ELMAN] = "elman", NULL};
 extern const logt_model_ops logt_flashrnn_ops;
 static const char *const knobs[] = {"kernel", "warps_k", "cell_split", "head_sync", "cluster_store", "cell_spread", "grid_share", "grad_overlap", "proj_overlap", "warp_gates", "poll_delay", "forget_init", NULL};
 
-static int ngates(flashrnn_cell cell) { return cell == FLASHRNN_LSTM ? 4 : 3; }
+static int ngates(flashrnn_cell cell)
+{
+    static const int G[] = {[FLASHRNN_LSTM] = 4, [FLASHRNN_GRU] = 3, [FLASHRNN_SLSTM] = 4,
+                            [FLASHRNN_ELMAN] = 1};
+    return G[cell];
+}
+
+/* What forward keeps of each unit's gates for backward ([T][B][nkept·D], flashrnn.h). */
+static int nkept(flashrnn_cell cell)
+{
+    static const int K[] = {[FLASHRNN_LSTM] = 4, [FLASHRNN_GRU] = 4, [FLASHRNN_SLSTM] = 5,
+                            [FLASHRNN_ELMAN] = 0};
+    return K[cell];
+}
 
 /* The fused kernel's choice knobs. A value's index is what the model keeps (flashrnn.h);
  * index 0, the default, leaves the choice to the tuner or the kernel. */
@@ -121,6 +137,9 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     const int c = logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells: the enum's order */
     if (c < 0) return logt_model_check(&logt_flashrnn_ops, cfg);   /* names the valid cells */
     *cell = (flashrnn_cell)c;
+    if (cfg->device == LOGT_CUDA && *cell != FLASHRNN_LSTM && *cell != FLASHRNN_GRU)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda has cells lstm, gru; slstm and elman run on "
+                         "the cpu (cell = %s: use the cpu backend)", cfg->model, cells[c]);
     const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
     if (cfg->device == LOGT_CUDA && d % 16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
@@ -142,8 +161,9 @@ logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out)
     logt_layout_add(out, "R", kr, 3, H, dh, G * dh);
     logt_layout_add(out, "b", k, 1, G * D, 0, 0);
     if (cell == FLASHRNN_GRU) logt_layout_add(out, "bn", k, 1, D, 0, 0);
-    /* the gate that keeps the state: lstm [i f g o] f (i gets -f, chrono); gru [r z n] z */
-    logt_layout_memory_gate(out, "b", D, D, cell == FLASHRNN_LSTM ? 0 : -1);
+    /* the gate that keeps the state: lstm [i f g o] f (i gets -f, chrono); gru [r z n] z;
+     * slstm [i f z o] f (its i is an exponential gate, left as initialised); elman none */
+    if (cell != FLASHRNN_ELMAN) logt_layout_memory_gate(out, "b", D, D, cell == FLASHRNN_LSTM ? 0 : -1);
     return LOGT_OK;
 }
 
@@ -171,13 +191,13 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),
                  cfg->dtype == LOGT_BF16 ? "(bf16 tensor cores)" : "(tf32 tensor cores)",
-                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 cells[cell], (long long)H, H > 1 ? "s" : "",
                  (long long)dh, m->alternating ? "alternating GEMM + pointwise per step"
                                                : "fused persistent kernel per pass");
     else
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cpu f64 reference, %s cell, %lld head%s of dh = %lld",
-                 cell == FLASHRNN_LSTM ? "lstm" : "gru", (long long)H, H > 1 ? "s" : "",
+                 cells[cell], (long long)H, H > 1 ? "s" : "",
                  (long long)dh);
     *out = &m->base;
     return LOGT_OK;
@@ -220,25 +240,174 @@ static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const 
         }
 }
 
+/* ---- initial states -------------------------------------------------------------------- */
+
+/* Check the initial states forward is given against the cell and the batch B. */
+static logt_status check_states(const flashrnn_model *m, int64_t B)
+{
+    if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM)
+        return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
+                         m->base.cfg.model, cells[m->cell]);
+    const logt_tensor *nm[2] = {&m->n0, &m->m0};
+    for (int k = 0; k < 2; k++)
+        if (nm[k]->data && nm[k]->shape[0] != B)
+            return LOGT_FAIL(LOGT_EINVAL, "%s: the initial state %s has batch %lld but x has B = %lld",
+                             m->base.cfg.model, k ? "m0" : "n0", (long long)nm[k]->shape[0],
+                             (long long)B);
+    return LOGT_OK;
+}
+
+/* One state's values [L][B][D] for flashrnn_set_slstm_state: cpu f64 of the net's shape, finite,
+ * and for n0 (is_n) 0 or at least 1. */
+static logt_status check_slstm_state(const logt_net *net, const logt_tensor *s, int is_n)
+{
+    const char *name = is_n ? "n0" : "m0";
+    const int64_t D = net->cfg.hidden_size;
+    if (s->device != LOGT_CPU || s->dtype != LOGT_F64 || s->ndim != 3 || s->shape[0] != net->L
+        || s->shape[1] < 1 || s->shape[2] != D)
+        return LOGT_FAIL(LOGT_EINVAL, "the slstm's initial state %s must be a cpu f64 tensor "
+                         "[layers=%d][B][D=%lld]", name, net->L, (long long)D);
+    const double *v = s->data;
+    for (int64_t e = 0; e < s->numel; e++)
+        if (!isfinite(v[e]) || (is_n && v[e] != 0.0 && v[e] < 1.0))
+            return LOGT_FAIL(LOGT_EINVAL, "the slstm's initial state %s has %g at [%lld][%lld][%lld]: "
+                             "%s", name, v[e], (long long)(e / (s->shape[1] * D)),
+                             (long long)(e / D % s->shape[1]), (long long)(e % D),
+                             is_n ? "a normaliser n is 0 (a fresh state) or at least 1 (every "
+                                    "state an sLSTM reaches)" : "it must be finite");
+    return LOGT_OK;
+}
+
+logt_status flashrnn_set_slstm_state(logt_net *net, const logt_tensor *n0, const logt_tensor *m0)
+{
+    if (net->ops != &logt_flashrnn_ops || ((flashrnn_model *)net->layer[0])->cell != FLASHRNN_SLSTM)
+        return LOGT_FAIL(LOGT_EINVAL, "n0 and m0 are initial states of flashrnn's slstm cell, and "
+                         "this net is %s%s%s: give h0 (and c0) by logt_net_set_state", net->ops->name,
+                         net->cfg.cell[0] ? " cell " : "", net->cfg.cell);
+    const logt_tensor *src[2] = {n0 && n0->data ? n0 : NULL, m0 && m0->data ? m0 : NULL};
+    for (int k = 0; k < 2; k++)
+        if (src[k]) LOGT_TRY(check_slstm_state(net, src[k], k == 0));
+    for (int l = 0; l < net->L; l++) {
+        flashrnn_model *m = (flashrnn_model *)net->layer[l];
+        logt_tensor *own[2] = {&m->n0, &m->m0}, *grad[2] = {&m->dn0, &m->dm0};
+        for (int k = 0; k < 2; k++) {
+            logt_tensor_free(own[k]), logt_tensor_free(grad[k]);
+            if (!src[k]) continue;
+            const int64_t B = src[k]->shape[1], D = net->cfg.hidden_size;
+            LOGT_TRY(logt_tensor_new2(own[k], LOGT_CPU, LOGT_F64, B, D));
+            LOGT_TRY(logt_tensor_new2(grad[k], LOGT_CPU, LOGT_F64, B, D));
+            memcpy(own[k]->data, (const double *)src[k]->data + l * B * D, (size_t)(B * D) * sizeof(double));
+            LOGT_TRY(logt_tensor_zero(grad[k]));
+        }
+    }
+    return LOGT_OK;
+}
+
+/* ---- the pointwise cells ------------------------------------------------------------------ */
+
+/* The states a row (t, b) starts from, [D] each: step t-1's, or the initial state; NULL: zeros. */
+typedef struct prev_states { const double *h, *c, *n, *m; } prev_states;
+
+static const double *row_or_null(const logt_tensor *t, int64_t offset)
+{
+    return t->data ? (const double *)t->data + offset : NULL;
+}
+
+static prev_states prev_of(const flashrnn_model *m, int64_t t, int64_t b, int64_t B)
+{
+    const int64_t D = m->base.cfg.hidden_size;
+    if (t) {
+        const int64_t r = ((t - 1) * B + b) * D;
+        return (prev_states){row_or_null(&m->h, r), row_or_null(&m->c, r), row_or_null(&m->n, r),
+                             row_or_null(&m->stab, r)};
+    }
+    return (prev_states){row_or_null(&m->base.h0, b * D), row_or_null(&m->base.c0, b * D),
+                         row_or_null(&m->n0, b * D), row_or_null(&m->m0, b * D)};
+}
+
+static double at(const double *v, int64_t j) { return v ? v[j] : 0.0; }
+
+/* The cell of row n = t·B + b: xa = W x_t + b [G·D], rh = R h_{t-1} [G·D] (the gru adds bn to
+ * its n part), p the states of t-1. Writes h_t [D], the kept gates q and the row's states. */
+static void cell_forward(flashrnn_model *m, const prev_states *p, const double *xa, double *rh,
+                         const double *bn, int64_t n, double *q, double *ht)
+{
+    const int64_t D = m->base.cfg.hidden_size;
+    double *C = m->c.data, *N = m->n.data, *M = m->stab.data;
+    switch (m->cell) {
+    case FLASHRNN_LSTM:
+        for (int64_t r = 0; r < 4 * D; r++) q[r] = xa[r] + rh[r];
+        for (int64_t j = 0; j < D; j++) C[n * D + j] = lstm_cell_forward(q + j, D, at(p->c, j), &ht[j]);
+        break;
+    case FLASHRNN_GRU:
+        for (int64_t j = 0; j < D; j++) rh[2 * D + j] += bn[j];
+        for (int64_t j = 0; j < D; j++) ht[j] = gru_cell_forward(xa + j, rh + j, at(p->h, j), D, q + j);
+        break;
+    case FLASHRNN_SLSTM:
+        for (int64_t r = 0; r < 4 * D; r++) q[r] = xa[r] + rh[r];
+        for (int64_t j = 0; j < D; j++)
+            ht[j] = slstm_cell_forward(q + j, D, at(p->c, j), at(p->n, j), at(p->m, j),
+                                       &C[n * D + j], &N[n * D + j], &M[n * D + j]);
+        break;
+    case FLASHRNN_ELMAN:
+        for (int64_t j = 0; j < D; j++) ht[j] = tanh(xa[j] + rh[j]);
+        break;
+    }
+}
+
+/* Backward of cell_forward for row n, given dht = all of dL/dh_t. Writes dxa = dL/d(W x + b)
+ * and dra = dL/d(R h_{t-1}) [G·D] each (they differ only in the gru's n), and dhn [D], the part
+ * of dL/dh_{t-1} that bypasses R (the gru's z; else 0). dcn, dnn [D]: dL/dc, dL/dn carried
+ * between steps, in for step t and out for t-1. dmp: NULL, or [D] for dL/dm_{t-1} (slstm). */
+static void cell_backward(const flashrnn_model *m, const prev_states *p, int64_t n, const double *dht,
+                          double *dxa, double *dra, double *dhn, double *dcn, double *dnn, double *dmp)
+{
+    const int64_t D = m->base.cfg.hidden_size, G = ngates(m->cell);
+    const double *C = m->c.data, *N = m->n.data, *Hs = m->h.data;
+    const double *q = row_or_null(&m->gates, n * nkept(m->cell) * D);   /* NULL: elman */
+    switch (m->cell) {
+    case FLASHRNN_LSTM:   /* dcn becomes dc_next for step t-1; W x and R h get the same dL/da */
+        for (int64_t j = 0; j < D; j++)
+            dcn[j] = lstm_cell_backward(q + j, D, at(p->c, j), C[n * D + j], dht[j], dcn[j], dxa + j);
+        break;
+    case FLASHRNN_GRU:
+        for (int64_t j = 0; j < D; j++) dhn[j] = gru_cell_backward(q + j, D, at(p->h, j), dht[j], dxa + j, dra + j);
+        return;
+    case FLASHRNN_SLSTM:
+        for (int64_t j = 0; j < D; j++) {
+            double dm = slstm_cell_backward(q + j, D, at(p->c, j), at(p->n, j), C[n * D + j],
+                                            N[n * D + j], dht[j], &dcn[j], &dnn[j], dxa + j);
+            if (dmp) dmp[j] = dm;
+        }
+        break;
+    case FLASHRNN_ELMAN:
+        for (int64_t j = 0; j < D; j++) dxa[j] = dht[j] * (1.0 - Hs[n * D + j] * Hs[n * D + j]);
+        break;
+    }
+    memset(dhn, 0, (size_t)D * sizeof *dhn);
+    memcpy(dra, dxa, (size_t)(G * D) * sizeof *dra);
+}
+
 /* ---- forward and backward ---------------------------------------------------------------- */
 
 logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_tensor *h)
 {
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int G = ngates(m->cell);
-    const int lstm = m->cell == FLASHRNN_LSTM;
-    if (!lstm && m->base.c0.data)
-        return LOGT_FAIL(LOGT_EINVAL, "%s with cell gru has no cell state c0: set only h0",
-                         m->base.cfg.model);
+    const int G = ngates(m->cell), K = nkept(m->cell);
+    const int cstate = m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_SLSTM;
+    LOGT_TRY(check_states(m, B));
     LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
-    LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, T, B, 4 * D));
-    if (lstm) LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
+    if (K) LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, T, B, K * D));
+    if (cstate) LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
+    if (m->cell == FLASHRNN_SLSTM) {
+        LOGT_TRY(logt_tensor_ensure3(&m->n, LOGT_CPU, LOGT_F64, T, B, D));
+        LOGT_TRY(logt_tensor_ensure3(&m->stab, LOGT_CPU, LOGT_F64, T, B, D));
+    }
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;     /* [G·D][I]        */
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;     /* [H][dh][G·dh]   */
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;  /* [G·D]           */
     const double *bn = logt_model_param(&m->base, &m->base.w, "bn").data;   /* gru: [D]        */
-    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
-    double *Hs = h->data, *C = m->c.data, *Q = m->gates.data, *WX = m->wx.data;
+    double *Hs = h->data, *Q = m->gates.data, *WX = m->wx.data;
     double *rh = malloc((size_t)(G * D) * sizeof *rh);   /* R h_{t-1} of one (t, b) */
     if (!rh) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
 
@@ -250,21 +419,10 @@ logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_t
     for (int64_t t = 0; t < T; t++)
         for (int64_t b = 0; b < B; b++) {
             const int64_t n = t * B + b;   /* row of (t, b) */
-            const double *hp = t ? Hs + (n - B) * D : h0 ? h0 + b * D : NULL;
-            const double *cp = t ? C + (n - B) * D : c0 ? c0 + b * D : NULL;
-            const double *xa = WX + n * G * D;
-            double *q = Q + n * 4 * D, *ht = Hs + n * D;
-            if (hp) heads_forward(m->H, m->dh, G, R, hp, rh);
+            const prev_states p = prev_of(m, t, b, B);
+            if (p.h) heads_forward(m->H, m->dh, G, R, p.h, rh);
             else memset(rh, 0, (size_t)(G * D) * sizeof *rh);
-            if (lstm) {
-                for (int64_t r = 0; r < 4 * D; r++) q[r] = xa[r] + rh[r];
-                for (int64_t j = 0; j < D; j++)
-                    C[n * D + j] = lstm_cell_forward(q + j, D, cp ? cp[j] : 0.0, &ht[j]);
-            } else {
-                for (int64_t j = 0; j < D; j++) rh[2 * D + j] += bn[j];
-                for (int64_t j = 0; j < D; j++)
-                    ht[j] = gru_cell_forward(xa + j, rh + j, hp ? hp[j] : 0.0, D, q + j);
-            }
+            cell_forward(m, &p, WX + n * G * D, rh, bn, n, K ? Q + n * K * D : NULL, Hs + n * D);
         }
     free(rh);
     return LOGT_OK;
@@ -275,29 +433,28 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
     const logt_tensor *x = &m->x;
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int G = ngates(m->cell);
-    const int lstm = m->cell == FLASHRNN_LSTM;
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
     double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
     double *dR = logt_model_param(&m->base, &m->base.dw, "R").data;
     double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
     double *dbn = logt_model_param(&m->base, &m->base.dw, "bn").data;   /* gru only */
-    const double *Hs = m->h.data, *C = m->c.data, *Q = m->gates.data, *dH = dh->data;
-    const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
+    const double *dH = dh->data;
 
     memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
     memset(dR, 0, (size_t)(G * D * m->dh) * sizeof *dR);
     memset(db, 0, (size_t)(G * D) * sizeof *db);
     if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
-    /* dXA: dL/d(W x + b) of every step, [T][B][G·D]; dh_next, dc_next: what reaches step t
-     * from step t+1, [B][D] each; dra: dL/d(R h_{t-1}) of one (t, b), [G·D]. */
+    /* dXA: dL/d(W x + b) of every step, [T][B][G·D]; dh_next, dc_next, dn_next: what reaches
+     * step t from step t+1, [B][D] each; dra: dL/d(R h_{t-1}) of one (t, b), [G·D]. */
     double *dXA = malloc((size_t)(T * B * G * D) * sizeof *dXA);
     double *dh_next = calloc((size_t)(B * D), sizeof *dh_next);
     double *dc_next = calloc((size_t)(B * D), sizeof *dc_next);
+    double *dn_next = calloc((size_t)(B * D), sizeof *dn_next);
     double *dht = malloc((size_t)D * sizeof *dht);
     double *dra = malloc((size_t)(G * D) * sizeof *dra);
-    if (!dXA || !dh_next || !dc_next || !dht || !dra) {
-        free(dXA), free(dh_next), free(dc_next), free(dht), free(dra);
+    if (!dXA || !dh_next || !dc_next || !dn_next || !dht || !dra) {
+        free(dXA), free(dh_next), free(dc_next), free(dn_next), free(dht), free(dra);
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
 
@@ -305,24 +462,14 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
     for (int64_t t = T - 1; t >= 0; t--)
         for (int64_t b = 0; b < B; b++) {
             const int64_t n = t * B + b;
-            const double *hp = t ? Hs + (n - B) * D : h0 ? h0 + b * D : NULL;
-            const double *cp = t ? C + (n - B) * D : c0 ? c0 + b * D : NULL;
-            const double *q = Q + n * 4 * D;
-            double *dxa = dXA + n * G * D, *dhn = dh_next + b * D, *dcn = dc_next + b * D;
+            const prev_states p = prev_of(m, t, b, B);
+            double *dxa = dXA + n * G * D, *dhn = dh_next + b * D;
+            double *dmp = !t && m->dm0.data ? (double *)m->dm0.data + b * D : NULL;
             for (int64_t j = 0; j < D; j++) dht[j] = dH[n * D + j] + dhn[j];
-            if (lstm) {   /* dcn becomes dc_next for step t-1; W x and R h get the same dL/da */
-                for (int64_t j = 0; j < D; j++) {
-                    dcn[j] = lstm_cell_backward(q + j, D, cp ? cp[j] : 0.0, C[n * D + j], dht[j],
-                                                dcn[j], dxa + j);
-                    dhn[j] = 0.0;
-                }
-                memcpy(dra, dxa, (size_t)(4 * D) * sizeof *dra);
-            } else {
-                for (int64_t j = 0; j < D; j++)
-                    dhn[j] = gru_cell_backward(q + j, D, hp ? hp[j] : 0.0, dht[j], dxa + j, dra + j);
+            cell_backward(m, &p, n, dht, dxa, dra, dhn, dc_next + b * D, dn_next + b * D, dmp);
+            if (dbn)
                 for (int64_t j = 0; j < D; j++) dbn[j] += dra[2 * D + j];
-            }
-            heads_backward(m->H, m->dh, G, R, hp, dra, dR, dhn);   /* dhn: dL/dh_{t-1} */
+            heads_backward(m->H, m->dh, G, R, p.h, dra, dR, dhn);   /* dhn: dL/dh_{t-1} */
         }
 
     /* 2. the input projection's gradients, every step at once */
@@ -331,9 +478,11 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
         memset(dx->data, 0, (size_t)(T * B * I) * sizeof(double));
         dense_add_dx_cpu(T * B, G * D, I, W, dXA, dx->data);
     }
-    if (m->base.dh0.data) memcpy(m->base.dh0.data, dh_next, (size_t)(B * D) * sizeof(double));
-    if (lstm && m->base.dc0.data) memcpy(m->base.dc0.data, dc_next, (size_t)(B * D) * sizeof(double));
-    free(dXA), free(dh_next), free(dc_next), free(dht), free(dra);
+    const size_t state = (size_t)(B * D) * sizeof(double);
+    if (m->base.dh0.data) memcpy(m->base.dh0.data, dh_next, state);
+    if (m->base.dc0.data && m->c.data) memcpy(m->base.dc0.data, dc_next, state);
+    if (m->dn0.data) memcpy(m->dn0.data, dn_next, state);
+    free(dXA), free(dh_next), free(dc_next), free(dn_next), free(dht), free(dra);
     return LOGT_OK;
 }
 
@@ -369,6 +518,9 @@ static void flashrnn_destroy(logt_model *base)
     logt_tensor_free(&m->wx);
     logt_tensor_free(&m->gates);
     logt_tensor_free(&m->c);
+    logt_tensor_free(&m->n), logt_tensor_free(&m->stab);
+    logt_tensor_free(&m->n0), logt_tensor_free(&m->m0);
+    logt_tensor_free(&m->dn0), logt_tensor_free(&m->dm0);
 #ifdef LOGT_HAVE_CUDA
     flashrnn_free_cuda(m);
 #endif
@@ -377,13 +529,13 @@ static void flashrnn_destroy(logt_model *base)
 
 const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
-    .summary = "head-wise LSTM or GRU (block-diagonal R, cell = lstm | gru); cpu f64 reference, "
-               "cuda fused persistent kernels or alternating GEMM + pointwise",
+    .summary = "head-wise LSTM, GRU, sLSTM or Elman RNN (block-diagonal R); cpu f64 reference; "
+               "cuda (lstm, gru) fused persistent kernels or alternating GEMM + pointwise",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
     .heads = 1,
     .cells = cells,
-    .nstate = 2,   /* h0 and c0 for the lstm cell; the gru cell refuses a c0 */
+    .nstate = 2,   /* h0, and c0 for lstm and slstm (slstm's n0, m0: flashrnn_set_slstm_state) */
     .knobs = knobs,
     .layout = logt_flashrnn_layout,
     .create = flashrnn_create,

@@ -1,9 +1,10 @@
-/* flashrnn.h — the head-wise LSTM / GRU of FlashRNN (Pöppel et al., ICLR 2025): the hidden
+/* flashrnn.h — the head-wise recurrent cells of FlashRNN (Pöppel et al., ICLR 2025): the hidden
  * state of size D is split into H heads of dh = D / H units (cfg.head_dim; 0 means one head,
  * dh = D), and the recurrent matrix is block-diagonal, so each head recurs on its own units
  * only. The input projection mixes all of x into every head.
  *
- * Shapes: T steps, B batch, I input, D = H·dh hidden, G gates (4 for lstm, 3 for gru).
+ * Shapes: T steps, B batch, I input, D = H·dh hidden, G gates (4 for lstm and slstm, 3 for
+ * gru, 1 for elman).
  *
  * cell = lstm (also when cfg.cell is empty), gates [i f g o]:
  *   a_t = W x_t + b + blockdiag(R) h_{t-1}
@@ -13,10 +14,17 @@
  *   r = σ(W_r x + b_r + R_r h_{t-1}),   z = σ(W_z x + b_z + R_z h_{t-1})
  *   n = tanh(W_n x + b_n + r ⊙ (R_n h_{t-1} + bn))
  *   h_t = (1 − z) ⊙ n + z ⊙ h_{t-1}
+ * cell = slstm, the sLSTM of xLSTM (Beck et al. 2024) as FlashRNN computes it, gates [i f z o]
+ * of a_t as for the lstm (slstm_cell.h has the equations, the stabiliser and its gradient):
+ *   lf = log σ(f) + m_{t-1};  m_t = max(i, lf) (= i where n_{t-1} = 0)
+ *   c_t = exp(lf − m_t) c_{t-1} + exp(i − m_t) tanh(z),  n_t = exp(lf − m_t) n_{t-1} + exp(i − m_t)
+ *   h_t = σ(o) c_t / n_t   (n_t clamped at 1 as FlashRNN does; it never binds: slstm_cell.h)
+ * cell = elman, one gate: h_t = tanh(W x_t + b + blockdiag(R) h_{t-1}).
  *
  * Parameters (one flat buffer, in this order; gate index q, head k, unit j of the head):
  *   W  [G·D][I]        row q·D + k·dh + j: gate-major, so that W x_t is [G][D] = [G][H][dh]
- *                       (for H = 1 the `lstm` model's W exactly)
+ *                       (for H = 1 the `lstm` model's W exactly); gate q in the cell's order
+ *                       above (slstm: i f z o, elman: the one gate)
  *   R  [H][dh][G·dh]   R[k][m][q·dh + j]: the weight from unit m of head k's h_{t-1} to gate q,
  *                       unit j of head k. Stored as h·R (input unit major), so that one head's
  *                       step is the row vector h_k [dh] times the matrix R[k] [dh][G·dh]; for
@@ -28,10 +36,17 @@
  * bn are adjacent: a kernel may read them as one [4·D] block [r z n n_rec]).
  * Initialisation uniform in ±1/sqrt(D) for W, b, bn (the fan-in of the `lstm`), ±1/sqrt(dh)
  * for R (a head's recurrent fan-in is dh); for H = 1 both are the `lstm` model's.
- * Initial state: h0 [B][D], and c0 [B][D] for lstm; a gru refuses a c0.
+ * Initial state: h0 [B][D] (logt_net_set_state), zeros unless given; c0 [B][D] for lstm and
+ * slstm (a gru or elman refuses a c0); for slstm also the normaliser n0 and the stabiliser m0
+ * [B][D] (flashrnn_set_slstm_state). All four zero is FlashRNN's default state, from which the
+ * first step takes m_1 = i_1. A given n0 is 0 or at least 1 (what an sLSTM's n can be). The
+ * rule m_1 = i_1 applies unit by unit where n0 is 0, as in FlashRNN's kernel (its vanilla loop
+ * applies it only where all of n0 is 0); there f' = exp(lf − i) multiplies c0, as in the vanilla
+ * loop (the kernel clamps f' at 1). From the zero state all of these agree.
  *
- * Devices: cpu (flashrnn.c, float64, a reference written to be read) and cuda
- * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores).
+ * Devices: cpu (flashrnn.c, float64, a reference written to be read; every cell) and cuda
+ * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores;
+ * lstm and gru, the others are refused when the model is configured).
  * Knobs on cuda: kernel = fused (default: one persistent kernel per pass, fused_*.cu, tiled by
  * tune.h) | alternating (per step a cuBLAS GEMM over the heads and a pointwise kernel); the
  * fused kernel's other knobs fix a part of its tiling or exchange, for ablations and tests
@@ -46,7 +61,7 @@
 extern "C" {
 #endif
 
-typedef enum flashrnn_cell { FLASHRNN_LSTM, FLASHRNN_GRU } flashrnn_cell;
+typedef enum flashrnn_cell { FLASHRNN_LSTM, FLASHRNN_GRU, FLASHRNN_SLSTM, FLASHRNN_ELMAN } flashrnn_cell;
 
 typedef struct flashrnn_model {
     logt_model base;
@@ -54,8 +69,12 @@ typedef struct flashrnn_model {
     int64_t H, dh;       /* heads and head dim, D = H·dh                                      */
     logt_tensor x, h;    /* views of forward's input and output, kept for backward            */
     logt_tensor wx;      /* [T][B][G·D] W x_t + b of every step: the input projection         */
-    logt_tensor gates;   /* [T][B][4·D] lstm: activated i f g o; gru: r z n and R_n h + bn    */
-    logt_tensor c;       /* lstm: [T][B][D] cell states                                        */
+    logt_tensor gates;   /* [T][B][4·D] lstm: activated i f g o; gru: r z n and R_n h + bn;    */
+                         /* [T][B][5·D] slstm: i' f' tanh z σ(o) σ(−f); elman: none            */
+    logt_tensor c;       /* lstm, slstm: [T][B][D] cell states                                 */
+    logt_tensor n, stab; /* slstm: [T][B][D] normaliser and stabiliser states n, m             */
+    logt_tensor n0, m0;  /* slstm: [B][D] initial n and m, owned; data NULL means zeros        */
+    logt_tensor dn0, dm0;/* slstm: [B][D] their gradients, written by backward when given      */
     int alternating;     /* cuda: kernel = alternating                                         */
     int warps_k;         /* cuda fused: 0 (the tuner's choice) or the warps_k knob             */
     int cell_split;      /* cuda fused: 0 (the tuner's choice) or the cell_split knob          */
@@ -72,6 +91,12 @@ typedef struct flashrnn_model {
 
 /* Check cfg (device, dtype, cell, head dim) and list the slices above. */
 logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out);
+
+/* The slstm's other initial states, n0 and m0 [L][B][D] (cpu, f64), copied into every layer of
+ * a flashrnn net of cell slstm, beside the h0 and c0 of logt_net_set_state (the net carries h
+ * and c only). NULL (or data NULL) for either means zeros. After a backward, each layer's
+ * flashrnn_model dn0 / dm0 ([B][D]) hold the gradients of the states that were given. */
+logt_status flashrnn_set_slstm_state(logt_net *net, const logt_tensor *n0, const logt_tensor *m0);
 
 logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt_tensor *dx);

@@ -66,6 +66,15 @@ typedef struct flashrnn_cuda_scratch {
 
 static int ngates(const flashrnn_model *m) { return m->cell == FLASHRNN_LSTM ? 4 : 3; }
 
+/* The kernels here have the lstm and gru cells; flashrnn.c refuses the others on cuda when the
+ * model is configured, and so does each pass, for a model made some other way. */
+static logt_status check_cell(const flashrnn_model *m)
+{
+    if (m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_GRU) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda has cells lstm, gru; slstm and elman run on the cpu",
+                     m->base.cfg.model);
+}
+
 static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
 {
     return (float *)logt_model_param(&m->base, flat, name).data;
@@ -409,6 +418,7 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                                              logt_tensor *h, logt_ctx *ctx)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_cell(m));
     LOGT_TRY(check_act(m, x, "x"));
     LOGT_TRY(check_act(m, h, "h"));
     flashrnn_cuda_scratch *sc = NULL;
@@ -597,6 +607,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
                                               logt_tensor *dx, logt_ctx *ctx)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
+    LOGT_TRY(check_cell(m));
     LOGT_TRY(check_act(m, dh, "dh"));
     if (dx) LOGT_TRY(check_act(m, dx, "dx"));
     flashrnn_cuda_scratch *sc = NULL;
