@@ -334,8 +334,7 @@ int logt_layer_slice(logt_layer h, int i, char *name, size_t name_size, int64_t 
     slot *s = acquire(h);
     if (!s) return LOGT_ABI_EHANDLE;
     const logt_net *net = s->obj->net;
-    logt_status st = LOGT_FAIL(LOGT_EINVAL, "no parameter slice %d: there are %d", i,
-                               logt_net_nslices(net));
+    int found = 0;
     for (int l = 0, k = i; l < net->L && k >= 0; k -= net->layout[l].n, l++) {
         if (k >= net->layout[l].n) continue;
         const logt_slice *sl = &net->layout[l].s[k];
@@ -344,10 +343,12 @@ int logt_layer_slice(logt_layer h, int i, char *name, size_t name_size, int64_t 
         if (numel) *numel = sl->numel;
         if (ndim) *ndim = sl->ndim;
         for (int d = 0; shape && d < 3; d++) shape[d] = d < sl->ndim ? sl->shape[d] : 1;
-        st = LOGT_OK;
+        found = 1;
         break;
     }
-    return release(s, st);
+    return release(s, found ? LOGT_OK
+                            : LOGT_FAIL(LOGT_EINVAL, "no parameter slice %d: there are %d", i,
+                                        logt_net_nslices(net)));
 }
 
 int logt_layer_params(logt_layer h, void *w, void *stream)
@@ -407,6 +408,8 @@ int logt_layer_forward(logt_layer h, const void *w, int64_t T, int64_t B, const 
     int prev;
     st = enter(L, stream, &prev);
     if (st == LOGT_OK) st = forward(L, w, T, B, x, h0, c0, y);
+    /* a forward that failed leaves nothing a backward may use: its state is part old, part new */
+    if (st != LOGT_OK) L->net->T = 0, L->has_h0 = L->has_c0 = 0;
     return release(s, leave(L, stream, prev, st));
 }
 

@@ -16,13 +16,13 @@ _NAME = "liblogt.so"
 
 
 def candidates():
-    """Where the library is looked for, in order: LOGT_LIB (a file or a directory), the
-    repository's build/lib (this package in python/logt/), the package directory."""
+    """Where the library is looked for: LOGT_LIB (a file or a directory) alone when it is set;
+    else the repository's build/lib (this package in python/logt/), then the package directory."""
     out = []
     env = os.environ.get("LOGT_LIB")
-    if env:
+    if env:   # named: that library or none, never another one found elsewhere
         p = Path(env)
-        out.append(p / _NAME if p.is_dir() else p)
+        return [p / _NAME if p.is_dir() else p]
     here = Path(__file__).resolve().parent
     out.append(here.parent.parent / "build" / "lib" / _NAME)
     out.append(here / _NAME)

@@ -7,6 +7,7 @@ other is refused before the library is called. Errors from the library raise Log
 its message.
 """
 import ctypes
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -58,17 +59,11 @@ def backend_available(device):
 
 
 def _check(status, handle=None):
+    """Raise the failed call's error with its message: this thread's (logt_abi_errmsg), which
+    another thread using the same layer cannot overwrite."""
     if status == L.OK:
         return
-    lib = L.lib()
-    if handle:
-        n = lib.logt_layer_errmsg(handle, None, 0)
-        buf = ctypes.create_string_buffer(n + 1)
-        lib.logt_layer_errmsg(handle, buf, n + 1)
-        msg = buf.value.decode(errors="replace")
-    else:
-        msg = lib.logt_abi_errmsg().decode(errors="replace")
-    raise LogtError(status, msg)
+    raise LogtError(status, L.lib().logt_abi_errmsg().decode(errors="replace"))
 
 
 def _ptr(a):
@@ -89,6 +84,10 @@ def _array(a, name, shape):
     return a
 
 
+def _layer_from_config(config):
+    return Layer(**config)
+
+
 class Layer:
     """One of logt's models as a layer; model is a registry id ("lstm", "flashrnn", "sru",
     "gilr", "gilr-lstm", "deer", ...), knobs its settings (mode="quasi", forget_init=1, ...).
@@ -105,7 +104,7 @@ class Layer:
             raise LogtValueError(L.EINVAL, f"dtype '{dtype}': one of {', '.join(DTYPES)}")
         self.handle = 0
         keys = [str(k).encode() for k in knobs]
-        vals = [(v if isinstance(v, str) else repr(v)).encode() for v in knobs.values()]
+        vals = [str(v).encode() for v in knobs.values()]
         ckeys = (ctypes.c_char_p * max(1, len(keys)))(*keys)
         cvals = (ctypes.c_char_p * max(1, len(vals)))(*vals)
         h = ctypes.c_uint64(0)
@@ -114,7 +113,10 @@ class Layer:
                                      DEVICES[device], -1 if dtype is None else DTYPES[dtype],
                                      int(seed), len(keys), ckeys, cvals, ctypes.byref(h)))
         self.handle = h.value
-        self.model, self.cell, self.knobs = model, cell, dict(knobs)
+        # one call sequence at a time from Python: a forward and what it leaves for backward
+        # (x kept alive, the shape) change together, and a backward reads them unchanged
+        self.lock = threading.RLock()
+        self.model, self.cell, self.knobs, self.seed = model, cell, dict(knobs), seed
         self.input_size = self._get(L.INPUT_SIZE)
         self.hidden_size = self._get(L.HIDDEN_SIZE)
         self.layers = self._get(L.LAYERS)
@@ -196,25 +198,28 @@ class Layer:
         if c0 is not None:
             _array(c0, "c0", self._state_shape(B))
         y = np.empty((T, B, self.hidden_size), np.float64)
-        self.forward_ptr(_ptr(w), T, B, _ptr(x), _ptr(h0), _ptr(c0), _ptr(y))
-        # the library reads x again in backward: keep it alive until the next forward
-        self._x = x
-        self._last = (T, B, h0 is not None, c0 is not None)
+        with self.lock:
+            self.__dict__.pop("_last", None)   # a forward that fails leaves no backward
+            self.forward_ptr(_ptr(w), T, B, _ptr(x), _ptr(h0), _ptr(c0), _ptr(y))
+            # the library reads x again in backward: keep it alive until the next forward
+            self._x = x
+            self._last = (T, B, h0 is not None, c0 is not None)
         return y
 
     def backward(self, dy):
         """Gradients of the last forward from dy = dL/dy: (dx, dw, dh0, dc0); dh0 and dc0
         are None when that forward started from zeros."""
         self._require_cpu("backward")
-        if not hasattr(self, "_last"):
-            raise LogtValueError(L.EINVAL, "backward called before forward")
-        T, B, has_h0, has_c0 = self._last
-        _array(dy, "dy", (T, B, self.hidden_size))
-        dx = np.empty((T, B, self.input_size), np.float64)
-        dw = np.empty(self.nparams, np.float64)
-        dh0 = np.empty(self._state_shape(B), np.float64) if has_h0 else None
-        dc0 = np.empty(self._state_shape(B), np.float64) if has_c0 else None
-        self.backward_ptr(T, B, _ptr(dy), _ptr(dx), _ptr(dw), _ptr(dh0), _ptr(dc0))
+        with self.lock:
+            if not hasattr(self, "_last"):
+                raise LogtValueError(L.EINVAL, "backward called before a forward that succeeded")
+            T, B, has_h0, has_c0 = self._last
+            _array(dy, "dy", (T, B, self.hidden_size))
+            dx = np.empty((T, B, self.input_size), np.float64)
+            dw = np.empty(self.nparams, np.float64)
+            dh0 = np.empty(self._state_shape(B), np.float64) if has_h0 else None
+            dc0 = np.empty(self._state_shape(B), np.float64) if has_c0 else None
+            self.backward_ptr(T, B, _ptr(dy), _ptr(dx), _ptr(dw), _ptr(dh0), _ptr(dc0))
         return dx, dw, dh0, dc0
 
     # ---- lifetime ------------------------------------------------------------------------
@@ -230,6 +235,22 @@ class Layer:
             self.close()
         except Exception:
             pass
+
+    def config(self):
+        """What makes this layer: Layer(**layer.config()) is a new one like it."""
+        return dict(model=self.model, input_size=self.input_size, hidden_size=self.hidden_size,
+                    layers=self.layers, cell=self.cell, head_dim=self.head_dim, device=self.device,
+                    dtype=self.dtype, seed=self.seed, **self.knobs)
+
+    # a copy or a pickle is a new C layer from the same configuration, never the same handle
+    def __deepcopy__(self, memo):
+        return Layer(**self.config())
+
+    def __copy__(self):
+        return Layer(**self.config())
+
+    def __reduce__(self):
+        return (_layer_from_config, (self.config(),))
 
     def __enter__(self):
         return self

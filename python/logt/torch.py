@@ -68,11 +68,14 @@ class _Device:
 
 
 def _forward(layer, w, x, h0, c0):
+    """Run the forward; the C layer now keeps its activations and reads x again in backward,
+    so the token names this forward and the x it read (its address). Call under layer.lock."""
     T, B = x.shape[0], x.shape[1]
     y = torch.empty((T, B, layer.hidden_size), dtype=x.dtype, device=x.device)
+    layer.token = None   # a forward that fails leaves no backward
     with _Device(x.device):
         layer.forward_ptr(_ptr(w), T, B, _ptr(x), _ptr(h0), _ptr(c0), _ptr(y), _stream(x.device))
-    layer.token = object()   # which forward's activations the C layer now keeps
+    layer.token = (object(), x.data_ptr())
     return y, layer.token
 
 
@@ -82,7 +85,8 @@ class LayerFunction(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, layer, w, x, h0, c0):
-        y, ctx.token = _forward(layer, w, x, h0, c0)
+        with layer.lock:
+            y, ctx.token = _forward(layer, w, x, h0, c0)
         ctx.layer = layer
         ctx.save_for_backward(w, x, h0, c0)
         return y
@@ -92,8 +96,6 @@ class LayerFunction(torch.autograd.Function):
     def backward(ctx, dy):
         layer = ctx.layer
         w, x, h0, c0 = ctx.saved_tensors
-        if layer.token is not ctx.token:   # another forward ran since: redo this one
-            _, ctx.token = _forward(layer, w, x, h0, c0)
         dy = dy.contiguous()
         T, B = x.shape[0], x.shape[1]
         need = ctx.needs_input_grad
@@ -101,9 +103,14 @@ class LayerFunction(torch.autograd.Function):
         dx = torch.empty_like(x) if need[2] else None
         dh0 = torch.empty_like(h0) if h0 is not None and need[3] else None
         dc0 = torch.empty_like(c0) if c0 is not None and need[4] else None
-        with _Device(x.device):
-            layer.backward_ptr(T, B, _ptr(dy), _ptr(dx), _ptr(dw), _ptr(dh0), _ptr(dc0),
-                               _stream(x.device))
+        with layer.lock:
+            # the C layer must hold this forward's activations, over this very x (a saved
+            # tensor may come back as a copy, the original freed): else run it again
+            if layer.token is not ctx.token or ctx.token[1] != x.data_ptr():
+                _, ctx.token = _forward(layer, w, x, h0, c0)
+            with _Device(x.device):
+                layer.backward_ptr(T, B, _ptr(dy), _ptr(dx), _ptr(dw), _ptr(dh0), _ptr(dc0),
+                                   _stream(x.device))
         return None, dw, dx, dh0, dc0
 
 
@@ -193,9 +200,11 @@ class LSTM(Layer):
         """A logt LSTM with nn.LSTM m's parameters (float64, on the cpu)."""
         if not isinstance(m, nn.LSTM):
             raise LogtTypeError(L.EINVAL, f"from_torch takes an nn.LSTM, not {type(m).__name__}")
-        if m.bidirectional or m.proj_size:
-            raise LogtValueError(L.EINVAL, "from_torch: logt's LSTM is one-directional without "
-                                           "projections (bidirectional=False, proj_size=0)")
+        if m.bidirectional or m.proj_size or m.batch_first or m.dropout:
+            raise LogtValueError(L.EINVAL, "from_torch: logt's LSTM is one-directional, "
+                                           "time-major, without projections or dropout "
+                                           "(bidirectional=False, proj_size=0, batch_first=False, "
+                                           "dropout=0)")
         out = cls(m.input_size, m.hidden_size, m.num_layers, **kwargs)
         with torch.no_grad():
             for k in range(m.num_layers):

@@ -200,7 +200,7 @@ def test_errors_cross_as_exceptions():
     if not logt.backend_available("cuda"):
         raises(lambda: logt.Layer("lstm", I, D, device="cuda"), logt.LogtError, "cuda")
     with logt.Layer("lstm", I, D) as layer:
-        raises(lambda: layer.backward(np.ones((T, B, D))), logt.LogtValueError, "before forward")
+        raises(lambda: layer.backward(np.ones((T, B, D))), logt.LogtValueError, "before a forward")
         raises(lambda: layer.forward(np.zeros((T, B, I), np.float32)), logt.LogtTypeError, "float64")
         raises(lambda: layer.forward(np.zeros((T, B, I + 1))), logt.LogtValueError, "shape")
         raises(lambda: layer.forward(np.zeros((T, I, B)).transpose(0, 2, 1)), logt.LogtValueError,
@@ -251,6 +251,51 @@ def test_handles():
     for bogus in (0, 1, 12345678, 2**64 - 1, (7 << 32) | 4097):
         assert lib.logt_layer_destroy(bogus) == _lib.EHANDLE
     other.close()
+
+
+def test_a_failed_forward_leaves_no_backward():
+    """A forward that fails (a NaN the solver cannot converge through) leaves the layer with
+    no backward to run: the earlier forward's state is gone, half replaced."""
+    core = logt.core
+    l = core.Layer("deer", 3, 4, cell="gru", mode="quasi", tol=np.float64(1e-8))  # NumPy knob
+    x = np.random.default_rng(3).uniform(-1, 1, (20, 2, 3))
+    y = l.forward(x)
+    l.backward(np.ones_like(y))
+    bad = x.copy()
+    bad[3, 0, 1] = np.nan
+    try:
+        l.forward(bad)
+    except core.LogtError:
+        pass
+    else:
+        raise AssertionError("a NaN input converged")
+    try:
+        l.backward(np.ones_like(y))
+    except core.LogtError as e:
+        assert "before a forward that succeeded" in str(e), e
+    else:
+        raise AssertionError("backward ran after a failed forward")
+    # the C side refuses too, whatever the caller keeps
+    dw = np.empty(l.nparams)
+    dy = np.ones_like(y)
+    st = _lib.lib().logt_layer_backward(l.handle, 20, 2, dy.ctypes.data, None, dw.ctypes.data,
+                                        None, None, None)
+    assert st != 0, "the ABI ran a backward after a failed forward"
+    l.close()
+
+
+def test_copies_and_pickles_are_new_layers():
+    import copy
+    import pickle
+    core = logt.core
+    l = core.Layer("lstm", 3, 4, layers=2, seed=5)
+    x = np.random.default_rng(4).uniform(-1, 1, (6, 2, 3))
+    for other in (copy.deepcopy(l), copy.copy(l), pickle.loads(pickle.dumps(l))):
+        assert other.handle != l.handle and other.config() == l.config()
+        assert np.array_equal(other.forward(x), l.forward(x))
+        other.close()
+    assert np.isfinite(l.forward(x)).all(), "closing a copy touched the original"
+    l.close()
 
 
 def test_two_layers_one_process():
