@@ -250,6 +250,29 @@ Test(flashrnn_cells, slstm_with_extreme_gates_stays_finite_and_exact)
     against_long_double(2, 76, 75);
 }
 
+/* From a fresh state the first step takes m = i whatever lf is, so f' = exp(lf - i) is
+ * unbounded there; it multiplies zeros (c0 = n0 = 0), and h and every gradient stay finite
+ * even where it overflows (an input gate near -800). */
+Test(flashrnn_cells, slstm_first_step_from_a_fresh_state_stays_finite)
+{
+    const int T = 4, B = 2, I = 3, D = 4;
+    logt_net *net = make_net("slstm", I, D, 0, 1, 9);
+    double *b = slice_of(net, 0, "b", 0);
+    for (int j = 0; j < D; j++) b[j] = -800;   /* gate i of every unit */
+    logt_tensor x = tensor3(T, B, I, NULL), dh = tensor3(T, B, D, NULL), dx = tensor3(T, B, I, NULL);
+    fill(x.data, x.numel, 2);
+    fill(dh.data, dh.numel, 3);
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_OK, "%s", logt_errmsg());
+    for (int64_t e = 0; e < h->numel; e++) cr_assert(isfinite(((double *)h->data)[e]), "h[%lld]", (long long)e);
+    cr_assert_eq(logt_net_backward(net, &dh, &dx, NULL), LOGT_OK, "%s", logt_errmsg());
+    for (int64_t e = 0; e < net->dw.numel; e++)
+        cr_assert(isfinite(((double *)net->dw.data)[e]), "dw[%lld] = %g", (long long)e, ((double *)net->dw.data)[e]);
+    for (int64_t e = 0; e < dx.numel; e++) cr_assert(isfinite(((double *)dx.data)[e]), "dx[%lld]", (long long)e);
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+    logt_net_destroy(net);
+}
+
 /* Zero initial states given explicitly are the default (FlashRNN's zero state). */
 Test(flashrnn_cells, slstm_zero_state_is_the_default)
 {
@@ -429,9 +452,20 @@ Test(flashrnn_cells, states_they_refuse)
     logt_tensor_zero(&wide);
     cr_assert_eq(flashrnn_set_slstm_state(net, &wide, NULL), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "n0 must be a cpu f64 tensor [layers=1][B][D=4]"), "%s", logt_errmsg());
-    cr_assert_eq(flashrnn_set_slstm_state(net, &z, &z2), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(flashrnn_set_slstm_state(net, &z, &z2), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "n0 and m0 have batches 3 and 4"), "%s", logt_errmsg());
+    cr_assert_eq(flashrnn_set_slstm_state(net, NULL, &z2), LOGT_OK, "%s", logt_errmsg());
     cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "the initial state m0 has batch 4 but x has B = 3"), "%s", logt_errmsg());
+    /* a fresh unit (n0 = 0) has no stabiliser to carry: m0 is 0 there */
+    logt_tensor n0 = tensor3(1, B, D, NULL), m0 = tensor3(1, B, D, NULL);
+    logt_tensor_zero(&n0), logt_tensor_zero(&m0);
+    ((double *)m0.data)[6] = 800;
+    cr_assert_eq(flashrnn_set_slstm_state(net, &n0, &m0), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "m0 has 800 at [0][1][2] where n0 is 0"), "%s", logt_errmsg());
+    ((double *)n0.data)[6] = 1;
+    cr_assert_eq(flashrnn_set_slstm_state(net, &n0, &m0), LOGT_OK, "%s", logt_errmsg());
+    logt_tensor_free(&n0), logt_tensor_free(&m0);
     cr_assert_eq(flashrnn_set_slstm_state(net, &z, &z), LOGT_OK, "%s", logt_errmsg());
     cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_OK, "%s", logt_errmsg());
     logt_tensor_free(&wide);

@@ -12,7 +12,8 @@
  *
  * m is a stabiliser: c and n are exp(−m) times the unstabilised c̃ = σ(f) c̃_{t-1} + exp(i) z
  * and ñ = σ(f) ñ_{t-1} + exp(i), so h = σ(o) c̃ / ñ whatever m is, while exp never sees more
- * than exp(0). The clamp of n at 1 is FlashRNN's guard against rounding: n >= 1 holds by
+ * than exp(0), but for f' on a fresh state's first step (m = i), where it multiplies zeros.
+ * The clamp of n at 1 is FlashRNN's guard against rounding: n >= 1 holds by
  * construction from n_{t-1} = 0 or n_{t-1} >= 1 (one of i', f' is 1), so it never binds for
  * the states flashrnn accepts and the backward passes its gradient through, as FlashRNN's does.
  *
@@ -46,8 +47,10 @@ LOGT_HD static inline double slstm_cell_forward(double *a, int64_t s, double c_p
     const double ig = exp(i - mt), fg = exp(lf - mt);
     const double z = tanh(a[2 * s]), o = lstm_sigmoid(a[3 * s]);
     a[0] = ig, a[s] = fg, a[2 * s] = z, a[3 * s] = o, a[4 * s] = lstm_sigmoid(-f);
-    *c = fg * c_prev + ig * z;
-    *n = fmax(fg * n_prev + ig, 1.0);
+    /* on a fresh state's first step m = i ignores lf, so f' is unbounded: it multiplies
+     * zeros there (c_prev, n_prev = 0), and a zero stays a zero rather than inf · 0 */
+    *c = (c_prev == 0.0 ? 0.0 : fg * c_prev) + ig * z;
+    *n = fmax((n_prev == 0.0 ? 0.0 : fg * n_prev) + ig, 1.0);
     *m = mt;
     return o * *c / *n;
 }
@@ -70,13 +73,14 @@ LOGT_HD static inline double slstm_cell_backward(const double *q, int64_t s, dou
     const double ig = q[0], fg = q[s], z = q[2 * s], o = q[3 * s], sf = q[4 * s];
     const double dct = *dc + dh * o / n;              /* dL/dc_t, all of it */
     const double dnt = *dn - dh * o * c / (n * n);    /* dL/dn_t, all of it */
-    const double dlf = fg * (dct * c_prev + dnt * n_prev);
+    const double carried = (c_prev == 0.0 ? 0.0 : dct * c_prev) + (n_prev == 0.0 ? 0.0 : dnt * n_prev);
+    const double dlf = carried == 0.0 ? 0.0 : fg * carried;   /* zeros stay zeros, as forward */
     da[0] = (dct * z + dnt) * ig;
     da[s] = dlf * sf;                                 /* d log σ(f) / df = σ(−f) */
     da[2 * s] = dct * ig * (1.0 - z * z);
     da[3 * s] = dh * (c / n) * o * (1.0 - o);
-    *dc = dct * fg;
-    *dn = dnt * fg;
+    *dc = dct == 0.0 ? 0.0 : dct * fg;
+    *dn = dnt == 0.0 ? 0.0 : dnt * fg;
     return dlf;
 }
 

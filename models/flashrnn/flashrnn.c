@@ -287,6 +287,19 @@ logt_status flashrnn_set_slstm_state(logt_net *net, const logt_tensor *n0, const
     const logt_tensor *src[2] = {n0 && n0->data ? n0 : NULL, m0 && m0->data ? m0 : NULL};
     for (int k = 0; k < 2; k++)
         if (src[k]) LOGT_TRY(check_slstm_state(net, src[k], k == 0));
+    if (src[1]) {   /* a fresh unit (n0 = 0) takes m = i at its first step: no m0 to carry */
+        const double *m0v = src[1]->data, *n0v = src[0] ? src[0]->data : NULL;
+        const int64_t Bm = src[1]->shape[1], D = net->cfg.hidden_size;
+        if (src[0] && src[0]->shape[1] != Bm)
+            return LOGT_FAIL(LOGT_EINVAL, "the slstm's n0 and m0 have batches %lld and %lld: give them "
+                             "of one shape", (long long)src[0]->shape[1], (long long)Bm);
+        for (int64_t e = 0; e < src[1]->numel; e++)
+            if (m0v[e] != 0.0 && (!n0v || n0v[e] == 0.0))
+                return LOGT_FAIL(LOGT_EINVAL, "the slstm's initial state m0 has %g at [%lld][%lld][%lld] "
+                                 "where n0 is 0: a fresh unit has no stabiliser yet, so m0 is 0 there",
+                                 m0v[e], (long long)(e / (Bm * D)), (long long)(e / D % Bm),
+                                 (long long)(e % D));
+    }
     for (int l = 0; l < net->L; l++) {
         flashrnn_model *m = (flashrnn_model *)net->layer[l];
         logt_tensor *own[2] = {&m->n0, &m->m0}, *grad[2] = {&m->dn0, &m->dm0};
@@ -392,6 +405,8 @@ static void cell_backward(const flashrnn_model *m, const prev_states *p, int64_t
 
 logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_tensor *h)
 {
+    m->h = *h;   /* the recurrence reads h_{t-1} back from it (prev_of) */
+    m->h.owns = 0;
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int G = ngates(m->cell), K = nkept(m->cell);
     const int cstate = m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_SLSTM;

@@ -42,7 +42,9 @@
  * first step takes m_1 = i_1. A given n0 is 0 or at least 1 (what an sLSTM's n can be). The
  * rule m_1 = i_1 applies unit by unit where n0 is 0, as in FlashRNN's kernel (its vanilla loop
  * applies it only where all of n0 is 0); there f' = exp(lf − i) multiplies c0, as in the vanilla
- * loop (the kernel clamps f' at 1). From the zero state all of these agree.
+ * loop (the kernel clamps f' at 1), and m0 must be 0. From the zero state all of these agree;
+ * a c0 given with n0 = 0 (h0 and c0 alone, say) is a state no sLSTM reaches, where the three
+ * differ and logt's answer is its own.
  *
  * Devices: cpu (flashrnn.c, float64, a reference written to be read; every cell) and cuda
  * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores;

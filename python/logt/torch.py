@@ -229,8 +229,8 @@ class LSTM(Layer):
 
 
 class FlashRNN(Layer):
-    """FlashRNN's head-wise LSTM or GRU (cell "lstm" or "gru"), D split into heads of head_dim
-    (0: one head)."""
+    """FlashRNN's head-wise cells (cell "lstm", "gru", or on the cpu "slstm" and "elman"), D
+    split into heads of head_dim (0: one head)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, *, cell="lstm", head_dim=0, seed=1,
                  **knobs):
