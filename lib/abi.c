@@ -408,7 +408,8 @@ int logt_layer_forward(logt_layer h, const void *w, int64_t T, int64_t B, const 
     int prev;
     st = enter(L, stream, &prev);
     if (st == LOGT_OK) st = forward(L, w, T, B, x, h0, c0, y);
-    /* a forward that failed leaves nothing a backward may use: its state is part old, part new */
+    /* a forward that failed leaves nothing a backward may use (the net says so once its layers
+     * have started; the weights and states set here change before) */
     if (st != LOGT_OK) L->net->T = 0, L->has_h0 = L->has_c0 = 0;
     return release(s, leave(L, stream, prev, st));
 }

@@ -201,6 +201,7 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
         if (state[k]->data && state[k]->shape[1] != B)
             return LOGT_FAIL(LOGT_EINVAL, "the initial state %s has batch %lld but x has B = %lld",
                              k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
+    net->T = 0;   /* the layers' saved state changes from here: a failure leaves no backward */
     for (int l = 0; l < net->L; l++) {
         LOGT_TRY(logt_tensor_ensure3(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
         const logt_tensor *in = l == 0 ? x : &net->act[l - 1];

@@ -349,3 +349,23 @@ Test(deer_cpu, bad_configurations_say_what_would_be_right)
         cr_assert(strstr(logt_errmsg(), cases[i].says), "case %zu: %s", i, logt_errmsg());
     }
 }
+
+/* A forward that fails (a NaN in x: Newton cannot converge) leaves the net with no backward:
+ * its layers' saved state is part the failed call's. */
+Test(deer_cpu, a_failed_forward_leaves_no_backward)
+{
+    const int T = 20, B = 2, I = 3, D = 4;
+    logt_net *net = make_net("deer", "gru", "mode=quasi", I, D);
+    logt_tensor x = tensor3(T, B, I, NULL), dh = tensor3(T, B, D, NULL);
+    fill(x.data, x.numel, 1);
+    fill(dh.data, dh.numel, 2);
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_backward(net, &dh, NULL, NULL), LOGT_OK, "%s", logt_errmsg());
+    ((double *)x.data)[7] = NAN;
+    cr_assert_neq(logt_net_forward(net, &x, &h, NULL), LOGT_OK);
+    cr_assert_eq(logt_net_backward(net, &dh, NULL, NULL), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "backward called before forward"), "%s", logt_errmsg());
+    logt_tensor_free(&x), logt_tensor_free(&dh);
+    logt_net_destroy(net);
+}

@@ -18,18 +18,14 @@
 #include "../runner/peer.h"
 #include "../runner/util.h"
 #include "cli.h"
+#include "repo.h"
 
 static char peers[PATH_MAX + 16];   /* tests/peers of the tree the test binary was built in */
 
 static void setup(void)
 {
     cli_setup("peer");
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert_gt(n, 0);
-    exe[n] = '\0';
-    for (int up = 0; up < 3; up++) *strrchr(exe, '/') = '\0';   /* ROOT/BUILD/bin/logt-tests */
-    snprintf(peers, sizeof peers, "%s/tests/peers", exe);
+    repo_path(peers, sizeof peers, "tests/peers");
     setenv("LOGT_PEERS", peers, 1);
 }
 

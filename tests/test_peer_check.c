@@ -22,17 +22,14 @@
 #include "../models/model.h"
 #include "../runner/peer.h"
 #include "../runner/util.h"
+#include "repo.h"
 
 static char tmp[64];
 
 static void setup(void)
 {
-    char exe[PATH_MAX], peers[PATH_MAX + 16];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    cr_assert_gt(n, 0);
-    exe[n] = '\0';
-    for (int up = 0; up < 3; up++) *strrchr(exe, '/') = '\0';   /* ROOT/BUILD/bin/logt-tests */
-    snprintf(peers, sizeof peers, "%s/peers", exe);
+    char peers[PATH_MAX + 16];
+    repo_path(peers, sizeof peers, "peers");
     setenv("LOGT_PEERS", peers, 0);
     snprintf(tmp, sizeof tmp, "/tmp/logt-peercheck-XXXXXX");
     cr_assert_not_null(mkdtemp(tmp));
