@@ -31,7 +31,7 @@ static const vtype axis_vtypes[LOGT_AXIS_NTYPES] = {
     [LOGT_AXIS_DTYPE] = V_DTYPES,   [LOGT_AXIS_PASS] = V_PASSES,  [LOGT_AXIS_WORD] = V_WORDS};
 static const keydef zip_key = {"zip", V_ZIP};
 static const keydef speed_keys[] = {
-    {"warmup", V_NNINT}, {"repeats", V_POSINT}, {"head_start_us", V_NNINT}, {NULL, 0}};
+    {"warmup", V_NNINT}, {"repeats", V_POSINT}, {"head_start_us", V_NNINT}, {"checksum", V_BOOL}, {NULL, 0}};
 static const keydef kernel_keys[] = {{"warmup", V_NNINT}, {"repeats", V_POSINT}, {NULL, 0}};
 static const keydef train_keys[] = {
     {"task", V_TASK}, {"steps", V_POSINT}, {"lr", V_POSNUM}, {"clip", V_NNNUM},

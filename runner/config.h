@@ -72,6 +72,7 @@ typedef struct logt_experiment {
     unsigned zip[LOGT_NKIND];    /* bit a: axis a is walked with the other zipped axes */
     int warmup[LOGT_NKIND], repeats[LOGT_NKIND];   /* speed and kernel runs */
     int head_start_us;       /* [speed] head_start_us                              */
+    int checksum;            /* [speed] checksum: CRC-32s of the outputs stored    */
     char task[32];
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;
@@ -98,6 +99,7 @@ typedef struct logt_run_spec {
     char pass[16];           /* "forward", "fwdbwd" (speed); "train"; "" (kernel)  */
     int warmup, repeats;     /* speed, kernel                                      */
     int head_start_us;       /* speed: the GPU kept busy this long before each timed pass */
+    int checksum;            /* speed: CRC-32s of y (and dx, dw) stored with the run */
     char task[32];           /* train                                              */
     int steps, eval_every, eval_batches, test_batches;
     double lr, clip, solve_acc, max_train_s;

@@ -51,8 +51,10 @@ static void fill_spec(const logt_experiment *e, int kind, const char *model, con
         r->warmup = e->warmup[kind];
         r->repeats = e->repeats[kind];
         r->head_start_us = e->head_start_us;
-        char hs[40] = "";   /* only when set: keys of runs without one stay as they were */
+        r->checksum = e->checksum;
+        char hs[64] = "";   /* only when set: keys of runs without them stay as they were */
         if (r->head_start_us) snprintf(hs, sizeof hs, " head_start_us=%d", r->head_start_us);
+        if (r->checksum) logt_strlcpy(hs + strlen(hs), sizeof hs - strlen(hs), " checksum=1");
         logt_axes_key(kind, 0, r, axes, sizeof axes);
         snprintf(r->key, sizeof r->key, "speed model=%s backend=%s%s knobs=%s warmup=%d repeats=%d%s",
                  model, e->backend, axes, r->knobs, r->warmup, r->repeats, hs);

@@ -178,6 +178,7 @@ static logt_status resolve_settings(logt_experiment *e)
     logt_parse_i64(cfg_getv(e, "speed", "warmup", "1"), &iv), e->warmup[LOGT_KIND_SPEED] = (int)iv;
     logt_parse_i64(cfg_getv(e, "speed", "repeats", "5"), &iv), e->repeats[LOGT_KIND_SPEED] = (int)iv;
     logt_parse_i64(cfg_getv(e, "speed", "head_start_us", "0"), &iv), e->head_start_us = (int)iv;
+    e->checksum = cfg_is_true(cfg_getv(e, "speed", "checksum", "false"));
     logt_parse_i64(cfg_getv(e, "kernel", "warmup", "3"), &iv), e->warmup[LOGT_KIND_KERNEL] = (int)iv;
     logt_parse_i64(cfg_getv(e, "kernel", "repeats", "20"), &iv), e->repeats[LOGT_KIND_KERNEL] = (int)iv;
     logt_strlcpy(e->task, sizeof e->task, cfg_getv(e, "train", "task", "adding"));

@@ -153,8 +153,43 @@ typedef struct series {
     double v[1024];
 } series;
 
+/* The CRC-32 (zlib's: reflected polynomial 0xedb88320) of t's bytes as stored, read back to
+ * the host: equal checksums mean bit-equal tensors (a binding's output set against the
+ * runner's, one build's against another's), and any program can compute it (Python:
+ * zlib.crc32 of the array's bytes). */
+static uint32_t crc_table[256];
+
+static void crc_table_make(void)
+{
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        crc_table[n] = c;
+    }
+}
+
+static logt_status crc32_of(const logt_tensor *t, uint32_t *out)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, crc_table_make);
+    logt_tensor host = {0};
+    LOGT_TRY(logt_tensor_new(&host, LOGT_CPU, t->dtype, t->ndim, t->shape));
+    logt_status s = logt_tensor_copy(&host, t);
+    uint32_t c = 0xffffffffu;
+    const unsigned char *p = host.data;
+    for (size_t i = 0, n = logt_tensor_bytes(&host); s == LOGT_OK && i < n; i++)
+        c = crc_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+    logt_tensor_free(&host);
+    *out = c ^ 0xffffffffu;
+    return s;
+}
+
+/* The checksums of the last pass's y, and of dx and dw after a backward. */
+typedef struct checksums { uint32_t y, dx, dw; int backward; } checksums;
+
 static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, int64_t *peak,
-                             char *impl, size_t nimpl, char *detail, size_t ndetail, series *tr)
+                             char *impl, size_t nimpl, char *detail, size_t ndetail, series *tr,
+                             checksums *ck)
 {
     logt_net *net = NULL;
     logt_tensor dx = {0};
@@ -174,9 +209,9 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     if (s == LOGT_OK) s = logt_net_create(c, &net);
     if (s == LOGT_OK && fwdbwd) s = logt_tensor_new3(&dx, c->device, c->dtype, r->T, r->B, c->input_size);
     ctx->inference = !fwdbwd;   /* pass = forward: no backward follows (core/ctx.h) */
+    const logt_tensor *h = NULL;
     for (int i = 0; s == LOGT_OK && i < r->warmup + r->repeats; i++) {
         const int timed = i >= r->warmup;
-        const logt_tensor *h;
         if (timed && r->head_start_us) s = logt_ctx_head_start(ctx, r->head_start_us);
         if (s == LOGT_OK && timed) s = logt_timer_begin(ctx);
         if (s == LOGT_OK) s = logt_net_forward(net, x, &h, ctx);
@@ -185,6 +220,9 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
     }
     ctx->inference = 0;
     *peak = (int64_t)logt_mem_peak();
+    if (s == LOGT_OK && r->checksum && h) s = crc32_of(h, &ck->y);
+    if (s == LOGT_OK && r->checksum && fwdbwd) s = crc32_of(&dx, &ck->dx);
+    if (s == LOGT_OK && r->checksum && fwdbwd) s = crc32_of(&net->dw, &ck->dw), ck->backward = 1;
     if (net) logt_strlcpy(impl, nimpl, net->layer[0]->impl);
     if (net) logt_strlcpy(detail, ndetail, net->layer[0]->detail);
     if (net && net->layer[0]->ntrace > 0 && net->layer[0]->trace) {
@@ -272,7 +310,9 @@ logt_status one_speed_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
         *fatal = 1;
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
-    s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl, detail, ndetail, tr);
+    checksums ck = {0};
+    s = speed_run(ctx, r, ms, &row->peak_mem_bytes, row->impl, sizeof row->impl, detail, ndetail, tr,
+                  &ck);
     if (s == LOGT_OK) {
         row->median_ms = run_quantile(ms, r->repeats, 0.5);
         row->p10_ms = run_quantile(ms, r->repeats, 0.1);
@@ -283,6 +323,10 @@ logt_status one_speed_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
         logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
         if (w == LOGT_OK && tr->n > 0 && tr->name[0]) w = logt_store_write(st, id, tr->name, tr->v, tr->n);
         if (tr->n > 0) row->iterations = tr->n - 1;
+        const struct { const char *name; uint32_t v; } d[] = {
+            {"crc32_y", ck.y}, {"crc32_dx", ck.dx}, {"crc32_dw", ck.dw}};
+        for (size_t k = 0; w == LOGT_OK && r->checksum && k < (ck.backward ? 3u : 1u); k++)
+            w = logt_store_set_i64(st, id, "", d[k].name, d[k].v);
         if (w != LOGT_OK) *fatal = 1, s = w;
     }
     free(ms), free(tr);
