@@ -161,13 +161,13 @@ datasets/data/fortunes.txt: scripts/fetch-datasets.sh
 
 BUNDLE_DEV ?= 1
 bundle: deps
-	$(MAKE) --no-print-directory all $(if $(filter 1,$(BUNDLE_DEV)),dev)
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
+	$(MAKE) --no-print-directory all lib $(if $(filter 1,$(BUNDLE_DEV)),dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(B)/lib/liblogt.so $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
 
-# liblogt.so: core, kernels and models (no runner, train or datasets: no HDF5, no MPI) with
-# lib/abi.c, every object built again with -fPIC under $(B)/pic/; only lib/logt.h's
-# functions are exported (lib/liblogt.map)
-SO_C     := $(wildcard core/*.c kernels/*.c models/*.c models/*/*.c lib/*.c)
+# liblogt.so: core, kernels, models, the datasets and the readout's initialisation (no runner:
+# no HDF5, no MPI) with lib/*.c, every object built again with -fPIC under $(B)/pic/; only
+# lib/logt.h's functions are exported (lib/liblogt.map)
+SO_C     := $(wildcard core/*.c kernels/*.c models/*.c models/*/*.c datasets/*.c lib/*.c) train/readout.c
 SO_CU    := $(if $(NVCC),$(wildcard core/*.cu kernels/*.cu models/*.cu models/*/*.cu lib/*.cu))
 SO_OBJ   := $(SO_C:%.c=$(B)/pic/%.o) $(SO_CU:%.cu=$(B)/pic/%.cu.o)
 SO_LDLIBS = $(filter-out $(if $(MPI_PKG),$(shell pkg-config --libs $(MPI_PKG))),$(LDLIBS))

@@ -103,9 +103,9 @@ int logt_abi_version(void) { return LOGT_ABI_VERSION; }
 const char *logt_abi_build(void)
 {
 #ifdef LOGT_HAVE_CUDA
-    return "logt abi 1, backends cpu cuda";
+    return "logt abi 2, backends cpu cuda";
 #else
-    return "logt abi 1, backends cpu";
+    return "logt abi 2, backends cpu";
 #endif
 }
 

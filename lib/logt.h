@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define LOGT_ABI_VERSION 1
+#define LOGT_ABI_VERSION 2
 
 /* status codes (the first seven are logt's own) */
 #define LOGT_ABI_OK           0
@@ -65,7 +65,7 @@ extern "C" {
 typedef uint64_t logt_layer;       /* 0 is never a layer */
 
 int logt_abi_version(void);              /* LOGT_ABI_VERSION of the library */
-const char *logt_abi_build(void);        /* "logt abi 1, backends cpu cuda" */
+const char *logt_abi_build(void);        /* "logt abi 2, backends cpu cuda" */
 const char *logt_abi_status_name(int status);
 /* This thread's last failure message ("" when none); valid until its next call. */
 const char *logt_abi_errmsg(void);
@@ -114,6 +114,24 @@ int logt_scan(int device, int dtype, int reverse, int64_t T, int64_t C, const vo
 int logt_scan_backward(int device, int dtype, int64_t T, int64_t C, const void *a,
                        const void *h0, const void *h, const void *dh, void *da, void *db,
                        void *dh0, void *stream);
+
+/* ---- what `logt run` feeds a layer, for a caller that compares with it ----------------- */
+
+/* out[i] = lo + (hi - lo) u_i for i < n, u_i in [0, 1) a hash of (seed, stream, i). A speed run
+ * fills x from stream 0x78 and dy from stream 0x6468 over [-1, 1], each value rounded to
+ * float32 and then to the run's dtype. */
+int logt_abi_uniform(uint64_t seed, uint64_t stream, int64_t n, double lo, double hi, double *out);
+/* A training task ([train] task = NAME) of length T from the run's seed: its sizes (loss 0:
+ * mean squared error over the out_steps last steps, 1: cross-entropy), and batch `index` of a
+ * split (0 train, 1 validation, 2 test): x [T][B][I] and target [out_steps][B][O] (mse) or
+ * class ids [out_steps][B] (xent), float64. Training step k takes train batch k. */
+int logt_task_info(const char *task, int T, uint64_t seed, int *input_size, int *output_size,
+                   int *out_steps, int *loss);
+int logt_task_batch(const char *task, int T, uint64_t seed, int split, uint64_t index, int B,
+                    double *x, double *target);
+/* The initial parameters of a training run's readout y = V h + c (D -> O) for the run's seed:
+ * w = V [O][D] then c [O], float64. */
+int logt_readout_init_params(int D, int O, uint64_t seed, double *w);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@ import ctypes
 import os
 from pathlib import Path
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 # status codes, devices, dtypes and properties of lib/logt.h
 OK, EINVAL, ENOMEM, ECUDA, EIO, EUNSUPPORTED, ENUMERIC, EHANDLE = 0, 1, 2, 3, 4, 5, 6, 16
@@ -54,6 +54,10 @@ def _declare(lib):
         "logt_scan": (c_int, [c_int, c_int, c_int, c_i64, c_i64, c_p, c_p, c_p, c_p, c_p]),
         "logt_scan_backward": (c_int, [c_int, c_int, c_i64, c_i64, c_p, c_p, c_p, c_p, c_p, c_p,
                                        c_p, c_p]),
+        "logt_abi_uniform": (c_int, [c_u64, c_u64, c_i64, ctypes.c_double, ctypes.c_double, c_p]),
+        "logt_task_info": (c_int, [c_s, c_int, c_u64] + [ctypes.POINTER(c_int)] * 4),
+        "logt_task_batch": (c_int, [c_s, c_int, c_u64, c_int, c_u64, c_int, c_p, c_p]),
+        "logt_readout_init_params": (c_int, [c_int, c_int, c_u64, c_p]),
     }
     for name, (res, args) in sig.items():
         f = getattr(lib, name)

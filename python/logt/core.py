@@ -302,3 +302,44 @@ def scan_backward(a, h0, h, dh):
     scan_backward_ptr(L.CPU, L.F64, T, C, _ptr(a), _ptr(h0), _ptr(h), _ptr(dh), _ptr(da),
                       _ptr(db), _ptr(dh0))
     return da, db, dh0
+
+
+# ---- what `logt run` feeds a layer, for comparisons with it ----------------------------------
+
+RUNNER_X_STREAM, RUNNER_DY_STREAM = 0x78, 0x6468
+Task = namedtuple("Task", "input_size output_size out_steps loss")
+
+
+def uniform(seed, stream, shape, lo=-1.0, hi=1.0):
+    """Values lo + (hi - lo) u, u in [0, 1) a hash of (seed, stream, index) in C order: what a
+    speed run of `logt run` fills x (RUNNER_X_STREAM) and dy (RUNNER_DY_STREAM) with."""
+    out = np.empty(shape, dtype=np.float64)
+    _check(L.lib().logt_abi_uniform(seed, stream, out.size, lo, hi, _ptr(out)))
+    return out
+
+
+def task_info(task, T, seed=1):
+    """The sizes of a training task of `logt run` ([train] task): Task(input_size,
+    output_size, out_steps, loss "mse" or "xent")."""
+    v = [ctypes.c_int() for _ in range(4)]
+    _check(L.lib().logt_task_info(task.encode(), T, seed, *[ctypes.byref(c) for c in v]))
+    return Task(v[0].value, v[1].value, v[2].value, "xent" if v[3].value else "mse")
+
+
+def task_batch(task, T, B, index, seed=1, split=0):
+    """Batch `index` of a split (0 train, 1 validation, 2 test) of the task: x [T][B][I] and
+    the target, [out_steps][B][O] (mse) or class ids [out_steps][B] (xent). Training step k
+    of `logt run` takes train batch k."""
+    t = task_info(task, T, seed)
+    x = np.empty((T, B, t.input_size))
+    target = np.empty((t.out_steps, B, t.output_size) if t.loss == "mse" else (t.out_steps, B))
+    _check(L.lib().logt_task_batch(task.encode(), T, seed, split, index, B, _ptr(x),
+                                   _ptr(target)))
+    return x, target
+
+
+def readout_init(D, O, seed=1):
+    """The initial readout of a training run of `logt run`: (V [O][D], c [O])."""
+    w = np.empty(O * D + O)
+    _check(L.lib().logt_readout_init_params(D, O, seed, _ptr(w)))
+    return w[:O * D].reshape(O, D), w[O * D:]

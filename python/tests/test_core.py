@@ -339,6 +339,50 @@ def test_two_layers_one_process():
     b.close()
 
 
+def test_runner_inputs_and_checksums():
+    """The runner's inputs through the ABI reproduce its speed runs bit for bit: y, dx and dw
+    of a layer on x and dy from logt.core.uniform have the CRC-32s that `logt run` stores
+    ([speed] checksum = true). Skipped without h5py or a built runner."""
+    try:
+        import h5py
+    except ImportError:
+        print("    (h5py not installed: skipped)")
+        return
+    import subprocess
+    import tempfile
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    exe = os.environ.get("LOGT_BIN") or os.path.join(repo, "build", "bin", "logt")
+    if not os.path.exists(exe):
+        print(f"    ({exe} not built: skipped)")
+        return
+    u = logt.core.uniform(7, 9, (4, 3))
+    assert u.min() >= -1 and u.max() < 1 and np.array_equal(u, logt.core.uniform(7, 9, (4, 3)))
+    assert not np.array_equal(u, logt.core.uniform(7, 10, (4, 3)))
+    Tr, Br, Ir, Dr, seed = 23, 3, 5, 6, 4
+    for model, cell, hd in (("lstm", "", 0), ("flashrnn", "gru", 3), ("sru", "", 0)):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "exp"))
+            with open(os.path.join(d, "exp", "experiment.ini"), "w") as f:
+                f.write(f"[experiment]\nname = ck\nkind = speed\nmodels = {model}\n"
+                        f"backend = cpu\n[sweep]\nT = {Tr}\nB = {Br}\nD = {Dr}\n"
+                        f"input_size = {Ir}\nhead_dim = {hd}\n"
+                        + (f"cell = {cell}\n" if cell else "") + "pass = fwdbwd\n"
+                        f"seed = {seed}\n[speed]\nwarmup = 0\nrepeats = 1\nchecksum = true\n")
+            out = os.path.join(d, "out.h5")
+            subprocess.run([exe, "run", os.path.join(d, "exp"), "--out", out], check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            with h5py.File(out, "r") as f:
+                run = dict(f["runs"]["000000"].attrs)
+        lay = logt.core.Layer(model, Ir, Dr, cell=cell, head_dim=hd, seed=seed)
+        x = logt.core.uniform(seed, logt.core.RUNNER_X_STREAM, (Tr, Br, Ir))
+        dy = logt.core.uniform(seed, logt.core.RUNNER_DY_STREAM, (Tr, Br, Dr))
+        y = lay.forward(x)
+        dx, dw, _, _ = lay.backward(dy)
+        for name, v in (("y", y), ("dx", dx), ("dw", dw)):
+            assert zlib.crc32(v.tobytes()) == run[f"crc32_{name}"], f"{model} {name}"
+        lay.close()
+
+
 def main():
     print(f"logt {logt.version()} from {_lib.lib().path}")
     tests = [(n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)]

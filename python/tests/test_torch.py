@@ -1,12 +1,19 @@
-"""test_torch.py — logt.torch on the CPU path: python python/tests/test_torch.py
+"""test_torch.py — logt.torch: python python/tests/test_torch.py
 
-torch.autograd.gradcheck in float64 for every module (through parameters, input and initial
-state) and for the scan; LSTM.from_torch / to_torch against nn.LSTM's output; refusals of
-wrong inputs before anything runs; a short training loop that lowers its loss. Skips (exit
-code 0, with a message) where torch is not installed.
+CPU: torch.autograd.gradcheck in float64 for every module (through parameters, input and
+initial state) and for the scan; LSTM.from_torch / to_torch against nn.LSTM and the gru cell
+against nn.GRU; refusals of wrong inputs before anything runs; a short training loop that
+lowers its loss, and one that gives the runner's losses step for step. CUDA (where a GPU is
+visible): every module in f32 (and FlashRNN in bf16) against the float64 CPU path, forward and
+gradients, on awkward shapes; LSTM, lstm-cudnn and the gru cell against nn.LSTM / nn.GRU on
+the GPU; a call on a side stream; refusals; the scan. Skips (exit code 0, with a message)
+where torch is not installed.
 """
+import copy
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 try:
@@ -19,7 +26,10 @@ from torch import nn  # noqa: E402
 from torch.autograd import gradcheck  # noqa: E402
 from torch.func import functional_call  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import logt.torch as lt  # noqa: E402
+from logt import core  # noqa: E402
 
 T, B, I, D = 4, 2, 3, 4
 f64 = torch.float64
@@ -148,6 +158,224 @@ def test_training_lowers_the_loss():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.2 * losses[0], losses[::10]
+
+
+def gru_from_torch(g, **kwargs):
+    """A one-head logt FlashRNN gru with nn.GRU g's parameters: W = weight_ih, R = weight_hh
+    transposed ([D][3D]: h_{t-1} R), b = bias_ih + bias_hh of r and z and bias_ih of n,
+    bn = bias_hh of n (it sits inside r's product, as in nn.GRU)."""
+    Dg = g.hidden_size
+    m = lt.FlashRNN(g.input_size, Dg, cell="gru", head_dim=Dg, **kwargs)
+    with torch.no_grad():
+        m.param("l0.W").copy_(g.weight_ih_l0)
+        m.param("l0.R").copy_(g.weight_hh_l0.t().reshape(1, Dg, 3 * Dg))
+        b = g.bias_ih_l0.clone()
+        b[:2 * Dg] += g.bias_hh_l0[:2 * Dg]
+        m.param("l0.b").copy_(b)
+        m.param("l0.bn").copy_(g.bias_hh_l0[2 * Dg:])
+    return m
+
+
+def test_gru_against_nn_gru():
+    torch.manual_seed(5)
+    g = nn.GRU(I, D, dtype=f64)
+    m = gru_from_torch(g)
+    x = torch.randn(T, B, I, dtype=f64, requires_grad=True)
+    h0 = torch.randn(1, B, D, dtype=f64)
+    want, _ = g(x, h0)
+    got = m(x, h0)
+    assert torch.allclose(got, want, atol=1e-13, rtol=1e-12), (got - want).abs().max()
+    (dx_want,) = torch.autograd.grad(want.pow(2).sum(), x)
+    (dx_got,) = torch.autograd.grad(got.pow(2).sum(), x)
+    assert torch.allclose(dx_got, dx_want, atol=1e-12, rtol=1e-10)
+
+
+# ---- the CUDA path (skipped without a GPU) ----------------------------------------------------
+
+def cuda_modules():
+    """(name, module, with c0, tolerance of f32 against the float64 cpu path), the shapes awkward."""
+    Ic, Dc = 5, 16
+    return Ic, Dc, [
+        ("LSTM", lt.LSTM(Ic, Dc, num_layers=2), True, 1e-4),
+        ("LSTM cudnn", lt.LSTM(Ic, Dc, cudnn=True), True, 1e-4),
+        ("FlashRNN lstm", lt.FlashRNN(Ic, Dc, cell="lstm", head_dim=8), True, 1e-4),
+        ("FlashRNN gru", lt.FlashRNN(Ic, Dc, cell="gru", head_dim=16, num_layers=2), False, 1e-4),
+        ("SRU", lt.SRU(Ic, Dc), False, 1e-4),
+        ("GILRLSTM", lt.GILRLSTM(Ic, Dc), True, 1e-4),
+        ("Layer gilr", lt.Layer("gilr", Ic, Dc), False, 1e-4),
+        ("DEER gru quasi", lt.DEER(Ic, Dc, cell="gru", mode="quasi"), False, 1e-3),
+    ]
+
+
+def _grads(m, x, h0, c0):
+    """y and the gradients of a fixed function of y wrt the parameters, x, h0 and c0."""
+    for t in (x, h0, c0):
+        if t is not None:
+            t.requires_grad_()
+    m.weight.grad = None
+    y = m(x, h0, c0)
+    (y.pow(2).sum() + y[-1].sum()).backward()
+    out = [y, m.weight.grad, x.grad, h0.grad] + ([c0.grad] if c0 is not None else [])
+    return [t.detach().double().cpu() for t in out]
+
+
+def _close(got, want, tol, what):
+    scale = max(want.abs().max().item(), 1.0)
+    err = (got - want).abs().max().item()
+    assert err <= tol * scale, f"{what}: max error {err:.3g} > {tol:g} x {scale:.3g}"
+
+
+def test_cuda_matches_the_cpu_path():
+    if not torch.cuda.is_available():
+        print("    (no GPU: skipped)")
+        return
+    Ic, Dc, ms = cuda_modules()
+    Tc, Bc = 37, 3
+    g = torch.Generator().manual_seed(2)
+    for name, m, with_c0, tol in ms:
+        L = m.num_layers
+        x = torch.randn(Tc, Bc, Ic, dtype=f64, generator=g)
+        h0 = 0.5 * torch.randn(L, Bc, Dc, dtype=f64, generator=g)
+        c0 = 0.5 * torch.randn(L, Bc, Dc, dtype=f64, generator=g) if with_c0 else None
+        cpu = m if m.model != "lstm-cudnn" else lt.LSTM(Ic, Dc)
+        cpu.load_state_dict(m.state_dict())
+        want = _grads(cpu, x.clone(), h0.clone(), None if c0 is None else c0.clone())
+        mc = copy.deepcopy(m).cuda()
+        f32 = lambda t: None if t is None else t.float().cuda()  # noqa: E731
+        got = _grads(mc, f32(x), f32(h0), f32(c0))
+        for what, a, b in zip(("y", "dweight", "dx", "dh0", "dc0"), got, want):
+            _close(a, b, tol, f"{name} {what}")
+        print(f"  ok  cuda f32 {name}")
+    # bf16 where the model has it: the same against the float64 path, to bf16's precision
+    m = lt.FlashRNN(Ic, Dc, cell="lstm", head_dim=8)
+    x = torch.randn(Tc, Bc, Ic, dtype=f64, generator=g)
+    want = _grads(m, x.clone(), torch.zeros(1, Bc, Dc, dtype=f64), None)
+    mc = copy.deepcopy(m).cuda()
+    got = _grads(mc, x.to(torch.bfloat16).cuda(), torch.zeros(1, Bc, Dc, dtype=torch.bfloat16,
+                                                                device="cuda"), None)
+    for what, a, b in zip(("y", "dweight", "dx"), got, want):
+        _close(a, b, 5e-2, f"FlashRNN bf16 {what}")
+    print("  ok  cuda bf16 FlashRNN lstm")
+
+
+def test_cuda_against_torch_modules():
+    if not torch.cuda.is_available():
+        print("    (no GPU: skipped)")
+        return
+    torch.manual_seed(6)
+    ref = nn.LSTM(I, 16, dtype=f64)
+    x = torch.randn(29, 3, I, dtype=f64)
+    for cudnn in (False, True):
+        m = lt.LSTM.from_torch(ref, cudnn=cudnn).cuda()
+        want = ref.float().cuda()(x.float().cuda())[0]
+        ref.double()
+        _close(m(x.float().cuda()).double().cpu(), want.double().cpu(), 1e-5,
+               f"LSTM cudnn={cudnn} vs nn.LSTM")
+    g = nn.GRU(I, 16, dtype=f64)
+    m = gru_from_torch(g).cuda()
+    want = g.float().cuda()(x.float().cuda())[0]
+    _close(m(x.float().cuda()).double().cpu(), want.double().cpu(), 1e-5, "FlashRNN gru vs nn.GRU")
+    print("  ok  cuda LSTM, lstm-cudnn and FlashRNN gru against nn.LSTM and nn.GRU")
+
+
+def test_cuda_stream_and_refusals():
+    if not torch.cuda.is_available():
+        print("    (no GPU: skipped)")
+        return
+    m = lt.FlashRNN(I, 16, cell="lstm", head_dim=8).cuda()
+    x = torch.randn(300, 4, I, device="cuda")
+    want = m(x)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):   # ordered on the side stream: a kernel queued first delays it
+        torch.cuda._sleep(50_000_000)
+        got = m(x)
+    torch.cuda.current_stream().wait_stream(s)
+    assert torch.equal(got, want), "the same call on another stream"
+    refuses(lambda: lt.FlashRNN(I, 16, cell="lstm").cpu()(x), lt.LogtValueError, "move the module")
+    refuses(lambda: m(x.double()), lt.LogtError, "f64")
+    refuses(lambda: m(x[:, :, :2]), lt.LogtValueError, "shape")
+    a = torch.rand(100, 7, device="cuda")
+    b = torch.randn(100, 7, device="cuda")
+    h = lt.scan(a, b)
+    want = core.scan(a.double().cpu().numpy(), b.double().cpu().numpy())
+    _close(h.double().cpu(), torch.from_numpy(want), 1e-5, "scan f32")
+    hb = lt.scan(a.bfloat16(), b.bfloat16())
+    _close(hb.double().cpu(), torch.from_numpy(want), 5e-2, "scan bf16")
+    print("  ok  cuda streams, refusals and the scan")
+
+
+def _runner_losses(ini, steps):
+    """The per-step training losses of `logt run` on the experiment `ini` (one run), or None
+    (with a message) where the runner or h5py is missing."""
+    try:
+        import h5py
+    except ImportError:
+        print("    (h5py not installed: the comparison with the runner skipped)")
+        return None
+    repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    exe = os.environ.get("LOGT_BIN") or os.path.join(repo, "build", "bin", "logt")
+    if not os.path.exists(exe):
+        print(f"    ({exe} not built: the comparison with the runner skipped)")
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        os.mkdir(os.path.join(d, "exp"))
+        with open(os.path.join(d, "exp", "experiment.ini"), "w") as f:
+            f.write(ini)
+        out = os.path.join(d, "out.h5")
+        subprocess.run([exe, "run", os.path.join(d, "exp"), "--backend", "cpu", "--out", out],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with h5py.File(out, "r") as f:
+            found = []
+            f.visititems(lambda name, obj: found.append(obj[()]) if name.endswith("/loss")
+                         and isinstance(obj, h5py.Dataset) else None)
+    assert len(found) == 1 and len(found[0]) == steps, [len(v) for v in found]
+    return found[0]
+
+
+def test_training_matches_the_runner():
+    """The runner's training loop (readout, MSE, Adam) written in plain PyTorch around
+    logt.torch.LSTM, on the runner's batches and initial parameters: the same losses."""
+    seed, task, Tn, Bn, Dn, steps, lr = 3, "adding", 12, 8, 6, 30, 0.01
+    want = _runner_losses(f"""[experiment]
+name = torch-match
+kind = train
+models = lstm
+backend = cpu
+[sweep]
+seed = {seed}
+[train]
+task = {task}
+T = {Tn}
+B = {Bn}
+D = {Dn}
+steps = {steps}
+lr = {lr}
+clip = 0
+eval_every = {steps}
+""", steps)
+    if want is None:
+        return
+    info = core.task_info(task, Tn, seed)
+    m = lt.LSTM(info.input_size, Dn, seed=seed)
+    head = nn.Linear(Dn, info.output_size, dtype=f64)
+    V, c = core.readout_init(Dn, info.output_size, seed)
+    with torch.no_grad():
+        head.weight.copy_(torch.from_numpy(V))
+        head.bias.copy_(torch.from_numpy(c))
+    opt = torch.optim.Adam(list(m.parameters()) + list(head.parameters()), lr=lr,
+                           betas=(0.9, 0.999), eps=1e-8)
+    got = []
+    for k in range(steps):
+        x, target = core.task_batch(task, Tn, Bn, k, seed)
+        opt.zero_grad()
+        y = m(torch.from_numpy(x))
+        loss = (head(y[-info.out_steps:]) - torch.from_numpy(target)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        got.append(loss.item())
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=0)
+    assert got[-1] < got[0]
 
 
 def main():
