@@ -1,11 +1,13 @@
 #!/bin/sh
 # bundle.sh DIR BINARY... — a folder that runs on a machine with only the NVIDIA
-# driver and the CUDA 13 libraries (cuBLAS, cuDNN): the binaries in DIR/bin, every
-# shared library they load that such a machine may lack in DIR/lib (found with
-# ldd; the binaries carry rpath $ORIGIN/../lib), and DIR/run, a wrapper that finds
-# the machine's CUDA libraries and runs one of the binaries; and DIR.tar.xz, the same
-# compressed (a quarter of the size), for copies with a size limit:
+# driver and the CUDA 13 libraries (cuBLAS, cuDNN): the binaries in DIR/bin (a shared
+# library, NAME.so, in DIR/lib), every shared library they load that such a machine may
+# lack in DIR/lib (found with ldd; the binaries carry rpath $ORIGIN/../lib), and DIR/run,
+# a wrapper that finds the machine's CUDA libraries and runs one of the binaries, or any
+# other command with those libraries on its path; and DIR.tar.xz, the same compressed (a
+# quarter of the size), for copies with a size limit:
 #     DIR/run logt info        DIR/run logt-tests --jobs 1
+#     LOGT_LIB=DIR/lib/liblogt.so DIR/run python3 python/tests/test_torch.py
 # Not bundled: the C runtime (glibc, libstdc++, libgcc_s: the target's are newer)
 # and the NVIDIA libraries (driver, CUDA runtime, cuBLAS, cuDNN, cuRAND, NCCL).
 set -eu
@@ -14,8 +16,9 @@ rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libcudnn|libcurand|libnccl|libnvrtc|libnvJitLink)'
 for bin in "$@"; do
-    cp "$bin" "$dir/bin/"
-    strip --strip-debug "$dir/bin/$(basename "$bin")"   # symbols stay for backtraces; -g is for here
+    case $bin in *.so) dest=lib ;; *) dest=bin ;; esac
+    cp "$bin" "$dir/$dest/"
+    strip --strip-debug "$dir/$dest/$(basename "$bin")"   # symbols stay for backtraces; -g is for here
     ldd "$bin" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
         if echo "$name" | grep -Eq "$skip"; then continue; fi
         [ -e "$dir/lib/$name" ] || { cp -L "$path" "$dir/lib/$name" && strip --strip-debug "$dir/lib/$name"; }
@@ -45,7 +48,8 @@ for pair in cudnn:libcudnn.so.9 cublas:libcublas.so.13 cuda_runtime:libcudart.so
 done
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 prog=$1; shift
-exec "$here/bin/$prog" "$@"
+[ -e "$here/bin/$prog" ] && exec "$here/bin/$prog" "$@"
+exec "$prog" "$@"
 WRAP
 chmod +x "$dir/run"
 # and one compressed file of it, a quarter of its size, for copies with a size limit
