@@ -11,9 +11,11 @@ module's y, x.grad and weight.grad (cast back to the float32 the layer computed 
 the runner's, then times module(x).backward(dy) with CUDA events (warm-ups, repeats, median).
 Runner and binding alternate `rounds` times in one process on one GPU; the report gives every
 round's medians and the ratio of their medians. Needs torch, h5py and a logt build with CUDA
-(--logt: the command that runs logt, e.g. "bundle/run logt"). Prints one JSON object last.
+(--logt: the command that runs logt, e.g. "bundle/run logt"). Prints one JSON object last, and
+writes it to --out with its provenance (GPU, commit: LOGT_COMMIT or git's, date).
 """
 import argparse
+import datetime
 import json
 import os
 import shlex
@@ -108,6 +110,14 @@ def time_binding(m, x, dy, warmup, repeats):
     return statistics.median(ms)
 
 
+def git_commit():
+    try:
+        return subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], check=True,
+                              capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--logt", default=os.path.join(HERE, "..", "..", "build", "bin", "logt"))
@@ -124,6 +134,7 @@ def main():
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--device", default="cuda")
+    p.add_argument("--out", help="also write the report (with its provenance) to this file")
     a = p.parse_args()
     if a.device == "cuda" and not torch.cuda.is_available():
         sys.exit("vs_runner.py: no GPU visible to torch: run it where CUDA is (or --device cpu "
@@ -159,7 +170,17 @@ def main():
     }
     if binding_ms:
         report["ratio_binding_over_runner"] = statistics.median(binding_ms) / statistics.median(runner_ms)
-    print(json.dumps(report, indent=1, default=str))
+    report["provenance"] = {
+        "commit": os.environ.get("LOGT_COMMIT") or git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "torch": torch.__version__, "library": core.version()[1],
+        "command": "python python/bench/vs_runner.py " + shlex.join(sys.argv[1:]),
+    }
+    text = json.dumps(report, indent=1, default=str)
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
     return 0 if all(equal.values()) else 1
 
 
