@@ -429,8 +429,9 @@ Test(flashrnn_cuda, grid_share_matches_the_reference)
 /* The weights' gradients beside the fused backward, in chunks of steps, each waited for by a
  * second stream on the blocks' step counters (grad_overlap = auto where the backward shares
  * its reload, T >= 64), or after it (off): the dense head of 768 at T = 70 (2 chunks of 35),
- * dh = 256 gru with warps_k = 4 at T = 100 (3 chunks of 33 and 34), f32 dh = 128. */
-Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
+ * dh = 256 gru with warps_k = 4 at T = 100 (3 chunks of 33 and 34), f32 dh = 128. The
+ * timeout is for compute-sanitizer, under which one dense-head case takes minutes. */
+Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 900)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,head_sync=grid,grad_overlap=auto", "fused,head_sync=grid,grad_overlap=off"};
@@ -450,8 +451,9 @@ Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 300)
  * split over 2 blocks at T = 32 (2 of 16); each net runs its forward twice, the second time
  * on the second stream as the first (on -x) left it. late makes each chunk only once the kernel asks
  * for it, so that the kernel's wait is what stands between it and W x not yet made (a build
- * without the wait failed this test: results/flashrnn-split-versions-h200.txt). */
-Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 300)
+ * without the wait fails this test). The timeout
+ * is for compute-sanitizer, under which one dense-head case takes minutes. */
+Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 900)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     forward_twice = 1;
