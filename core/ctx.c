@@ -39,6 +39,7 @@ logt_status logt_ctx_create(logt_device dev, logt_ctx **out)
     logt_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     ctx->device = dev;
+    ctx->step = -1;
     if (dev == LOGT_CUDA) {
 #ifdef LOGT_HAVE_CUDA
         if (logt_cuda_device_count() == 0) {

@@ -29,6 +29,12 @@ typedef struct logt_ctx {
                          * says so: a speed run of pass = forward), so a model may leave out
                          * what only a backward needs (cuDNN's inference mode, say).
                          * 0, the default: any forward may be followed by a backward */
+    int64_t step;       /* the training step the calls belong to, for a model's settings that are
+                         * scheduled over training (deer's tol_schedule); -1, logt_ctx_create's
+                         * default: not training. The trainer sets it around its calls */
+    int relax;          /* times the caller relaxed the solvers after a failed training step
+                         * (deer's on_fail = retry): each multiplies a solver's tolerance by 10 and
+                         * its iteration cap by 2. 0, the default */
 } logt_ctx;
 
 logt_status logt_ctx_create(logt_device dev, logt_ctx **out);

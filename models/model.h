@@ -137,6 +137,12 @@ struct logt_model {
     int ntrace;            /* (deer: the residual of every Newton evaluation), as the */
     char trace_name[32];   /* run's dataset trace_name, ntrace - 1 as its iterations; */
                            /* ntrace 0: none                                          */
+    int retry;             /* 1: a training step that fails numerically (a loss or gradient */
+                           /* not finite, a solver that does not converge) is retried from */
+                           /* the last checkpoint with the solvers relaxed (ctx->relax);  */
+                           /* set at create (deer: on_fail = retry)                       */
+    int clamping;          /* 1: the model clamps its solver's entries (deer's            */
+    int64_t clamped;       /* jacobian_clamp), clamped of them in the last forward        */
 };
 
 /* Check cfg against what ops declares (backend, dtype, sizes, heads, cell, knobs): one

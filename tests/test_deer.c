@@ -334,10 +334,22 @@ Test(deer_cpu, bad_configurations_say_what_would_be_right)
     struct { const char *cell, *knob, *val, *says; logt_status want; } cases[] = {
         {"gru", "mode", "newton", "choose full", LOGT_EINVAL},
         {"elman", NULL, NULL, "no cell 'elman': the valid cells are gru", LOGT_EINVAL},
-        {"gru", "on_fail", "ignore", "error (report and fail) or sequential", LOGT_EINVAL},
+        {"gru", "on_fail", "ignore", "error (report and fail), sequential (report and solve step "
+                                     "by step) or retry", LOGT_EINVAL},
         {"gru", "tol", "-1", "tol = '-1'", LOGT_EINVAL},
         {"gru", "max_iter", "0", "1 to 1000000", LOGT_EINVAL},
         {"gru", "warm", "yes", "warm = 'yes'", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-8:1e-4:100", "ends looser than it starts (END 0.0001 > START "
+                                                 "1e-08): a schedule tightens, END <= START", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-4:1e-8:0", "STEPS must be a whole number of training steps, at "
+                                               "least 1", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-4:1e-8:2.5", "STEPS must be a whole number", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-4:0:100", "START and END must be tolerances above 0", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-4,1e-8", "START:END:STEPS, e.g. 1e-4:1e-8:1000", LOGT_EINVAL},
+        {"gru", "tol_schedule", "1e-4:1e-8:", "START:END:STEPS", LOGT_EINVAL},
+        {"gru", "jacobian_clamp", "0", "jacobian_clamp = '0': a bound X > 0", LOGT_EINVAL},
+        {"gru", "jacobian_clamp", "-1", "jacobian_clamp = '-1': a bound X > 0", LOGT_EINVAL},
+        {"gru", "jacobian_clamp", "big", "jacobian_clamp = 'big'", LOGT_EINVAL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         logt_model_cfg cfg;
@@ -368,4 +380,152 @@ Test(deer_cpu, a_failed_forward_leaves_no_backward)
     cr_assert(strstr(logt_errmsg(), "backward called before forward"), "%s", logt_errmsg());
     logt_tensor_free(&x), logt_tensor_free(&dh);
     logt_net_destroy(net);
+}
+
+/* ---- the safety net: tol_schedule, jacobian_clamp, on_fail = retry ---------------------------- */
+
+/* A forward of net on x with the context at training step `step`, relaxed `relax` times. */
+static logt_status forward_at(logt_net *net, const logt_tensor *x, int64_t step, int relax)
+{
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CPU, &ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(ctx->step, -1, "a context starts outside training");
+    ctx->step = step, ctx->relax = relax;
+    const logt_tensor *h;
+    logt_status s = logt_net_forward(net, x, &h, ctx);
+    logt_ctx_destroy(ctx);
+    return s;
+}
+
+/* Geometric from START at step 0 to END at step STEPS, then END; END outside training; the
+ * forward solves to the step's tolerance, relaxed tenfold (and its cap doubled) per relax. */
+Test(deer_cpu, tol_schedule_tightens_geometrically_then_stays)
+{
+    const int T = 30, B = 2, I = 3, D = 4;
+    logt_net *net = make_net("deer", "gru", "mode=quasi,tol_schedule=1e-4:1e-8:100", I, D);
+    deer_model *m = layer(net);
+    const struct { int64_t step; double tol; } at[] = {
+        {0, 1e-4}, {25, 1e-5}, {50, 1e-6}, {75, 1e-7}, {100, 1e-8}, {5000, 1e-8}, {-1, 1e-8}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        cr_expect(fabs(deer_tol_at(m, at[i].step) - at[i].tol) <= 1e-9 * at[i].tol, "step %lld: %g, not %g",
+                  (long long)at[i].step, deer_tol_at(m, at[i].step), at[i].tol);
+    cr_assert(strstr(net->layer[0]->impl, "tol 0.0001 to 1e-08 over 100 steps"), "%s", net->layer[0]->impl);
+
+    logt_tensor x = tensor3(T, B, I, NULL);
+    fill(x.data, x.numel, 3);
+    cr_assert_eq(forward_at(net, &x, 50, 0), LOGT_OK, "%s", logt_errmsg());
+    cr_expect(fabs(m->tol - 1e-6) <= 1e-15 && m->max_iter == 200, "tol %g, max_iter %d", m->tol, m->max_iter);
+    cr_expect(m->converged && m->residual[m->nres - 1] <= 1e-6, "%s", net->layer[0]->detail);
+    cr_expect(strstr(net->layer[0]->detail, "tol=1e-06 max_iter=200"), "%s", net->layer[0]->detail);
+    const int at50 = m->iterations;
+    cr_assert_eq(forward_at(net, &x, 100, 0), LOGT_OK, "%s", logt_errmsg());
+    cr_expect(m->iterations >= at50, "tighter, no fewer iterations: %d then %d", at50, m->iterations);
+    cr_assert_eq(forward_at(net, &x, 100, 2), LOGT_OK, "%s", logt_errmsg());
+    cr_expect(fabs(m->tol - 1e-6) <= 1e-15 && m->max_iter == 800, "relaxed twice: tol %g, max_iter %d",
+              m->tol, m->max_iter);
+    logt_tensor_free(&x);
+    logt_net_destroy(net);
+
+    /* without a schedule, tol at every step; the cap stops at max_iter's own limit */
+    net = make_net("deer", "gru", "mode=quasi,tol=1e-7,max_iter=600000", I, D);
+    cr_expect_eq(deer_tol_at(layer(net), 0), 1e-7);
+    cr_expect_eq(deer_tol_at(layer(net), 123456), 1e-7);
+    logt_ctx ctx = {.device = LOGT_CPU, .step = 7, .relax = 1};
+    deer_settings(layer(net), &ctx);
+    cr_expect(fabs(layer(net)->tol - 1e-6) <= 1e-18 && layer(net)->max_iter == 1000000, "tol %g, max_iter %d",
+              layer(net)->tol, layer(net)->max_iter);
+    logt_net_destroy(net);
+
+
+    /* both: one of them says where the tolerance comes from */
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "deer", LOGT_CPU, I, D);
+    set_knobs(&cfg, "tol_schedule=1e-4:1e-8:100,tol=1e-6");
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "tol = 1e-6 and tol_schedule = 1e-4:1e-8:100: set one of them"), "%s",
+              logt_errmsg());
+}
+
+/* tanh cell with W = 0, b = 0 and every entry of R = 3, from zeros on zero input: the guess
+ * is the solution (one evaluation) and every entry of J = (1 - tanh²) R^T is 3. */
+static logt_net *all_threes(const char *knobs, int I, int D)
+{
+    logt_net *net = make_net("deer", "tanh", knobs, I, D);
+    memset(net->w.data, 0, sizeof(double) * (size_t)net->w.numel);
+    const logt_slice *r = logt_layout_find(&net->layout[0], "R");
+    for (int64_t i = 0; i < r->numel; i++) param(net, "R", 0)[i] = 3.0;
+    return net;
+}
+
+/* Each entry of the Jacobian Newton uses past the bound is clamped and counted: the diagonal in
+ * quasi and damped mode, the whole matrix in full mode; none where none is past it. */
+Test(deer_cpu, jacobian_clamp_counts_each_entry_it_clamps)
+{
+    const int T = 7, B = 3, I = 2, D = 4;
+    logt_tensor x = tensor3(T, B, I, NULL);
+    memset(x.data, 0, sizeof(double) * (size_t)x.numel);
+    const struct { const char *knobs; int64_t want; } cases[] = {
+        {"mode=quasi,jacobian_clamp=1", T * B * D},
+        {"mode=damped,jacobian_clamp=2.5", T * B * D},
+        {"mode=full,jacobian_clamp=1", T * B * D * D},
+        {"mode=full,jacobian_clamp=3.5", 0},
+        {"mode=quasi", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        logt_net *net = all_threes(cases[i].knobs, I, D);
+        cr_assert_eq(forward_at(net, &x, 0, 0), LOGT_OK, "%s: %s", cases[i].knobs, logt_errmsg());
+        cr_expect_eq(layer(net)->iterations, 0, "%s: %s", cases[i].knobs, net->layer[0]->detail);
+        cr_expect_eq(net->layer[0]->clamped, cases[i].want, "%s: %lld clamped, not %lld", cases[i].knobs,
+                     (long long)net->layer[0]->clamped, (long long)cases[i].want);
+        cr_expect_eq(net->layer[0]->clamping, strstr(cases[i].knobs, "clamp") != NULL, "%s", cases[i].knobs);
+        logt_net_destroy(net);
+    }
+    logt_tensor_free(&x);
+}
+
+/* A clamped Jacobian changes Newton's steps, not its answer: the residual is f's own. */
+Test(deer_cpu, a_clamped_newton_solves_the_same_recurrence)
+{
+    const int T = 40, B = 2, I = 3, D = 4;
+    double *x = random_array(T * B * I, 14, 1, 1.0, LOGT_F64), *dh = random_array(T * B * D, 14, 2, 1.0, LOGT_F64);
+    const char *modes[] = {"quasi", "full", "damped"};
+    for (int k = 0; k < 3; k++) {
+        char plain[64], clamped[96];
+        snprintf(plain, sizeof plain, "mode=%s", modes[k]);
+        snprintf(clamped, sizeof clamped, "mode=%s,jacobian_clamp=0.3", modes[k]);
+        logt_net *a = make_net("deer", "tanh", plain, I, D), *b = make_net("deer", "tanh", clamped, I, D);
+        scale_R(a, 2.0), scale_R(b, 2.0);
+        run ra, rb;
+        cr_assert_eq(run_net(a, T, B, I, D, x, dh, NULL, &ra), LOGT_OK, "%s: %s", plain, logt_errmsg());
+        cr_assert_eq(run_net(b, T, B, I, D, x, dh, NULL, &rb), LOGT_OK, "%s: %s", clamped, logt_errmsg());
+        const int64_t n = b->layer[0]->clamped, most = (int64_t)(layer(b)->iterations + 1) * T * B *
+                                                           (k == 1 ? D * D : D);
+        cr_expect(n > 0 && n < most, "%s: %lld clamped of at most %lld", clamped, (long long)n, (long long)most);
+        cr_expect(layer(b)->converged, "%s: %s", clamped, b->layer[0]->detail);
+        cr_expect(strstr(b->layer[0]->detail, "clamped="), "%s", b->layer[0]->detail);
+        expect_same("h", rb.h, ra.h, T * B * D, 1e-9, clamped);
+        expect_same("dparams", rb.dw, ra.dw, ra.nw, 1e-8, clamped);   /* the adjoint is exact */
+        run_free(&ra), run_free(&rb);
+        logt_net_destroy(a), logt_net_destroy(b);
+    }
+    free(x), free(dh);
+}
+
+/* on_fail = retry fails the call as error does, and says that a training step is to be retried. */
+Test(deer_cpu, on_fail_retry_fails_the_call_and_asks_for_a_retry)
+{
+    const int T = 60, B = 2, I = 3, D = 4;
+    double *x = random_array(T * B * I, 12, 1, 1.0, LOGT_F64), *dh = random_array(T * B * D, 12, 2, 1.0, LOGT_F64);
+    logt_net *net = make_net("deer", "gru", "mode=quasi,max_iter=2,on_fail=retry", I, D);
+    cr_assert(net->layer[0]->retry);
+    scale_R(net, 4.0);
+    run a;
+    cr_assert_eq(run_net(net, T, B, I, D, x, dh, NULL, &a), LOGT_ENUMERIC);
+    cr_assert(strstr(logt_errmsg(), "did not converge") && strstr(logt_errmsg(), "or retry"), "%s", logt_errmsg());
+    cr_assert(!layer(net)->fell_back);
+    logt_net_destroy(net);
+    net = make_net("deer", "gru", "mode=quasi", I, D);
+    cr_assert(!net->layer[0]->retry && !net->layer[0]->clamping);
+    logt_net_destroy(net);
+    free(x), free(dh);
 }

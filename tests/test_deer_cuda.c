@@ -4,7 +4,9 @@
  * the float64 CPU reference on the same f32 parameters and f32-rounded inputs, for the gru,
  * lstm and tanh cells, odd B, T = 1, with an initial state; the adjoint backward's
  * gradients against the reference's (BPTT's); the report of a run that does not converge
- * and its fall-back; and what the CUDA side refuses.
+ * and its fall-back; what the CUDA side refuses; and the safety knobs: jacobian_clamp's
+ * count on every route, a clamped solve against the reference, tol_schedule and the
+ * relaxation read from the context.
  *
  * Tolerance: f32 arithmetic on a contracting recurrence; Newton stops at residual 1e-6, so
  * h is within ~1e-5 of the reference; 1e-4 of max|h| is allowed (a wrong index is off by
@@ -396,4 +398,92 @@ Test(deer_cuda, damped_mode_matches_the_reference)
     cr_expect(strstr(gpu.base.detail, "mode=damped kernel=launches"), "%s", gpu.base.detail);
     cr_expect(abs(gpu.iterations - cpu.iterations) <= 2, "damped iterations: cuda %d, cpu %d",
               gpu.iterations, cpu.iterations);
+}
+
+/* ---- the safety knobs: jacobian_clamp, tol_schedule, relaxation ------------------------------ */
+
+/* deer's parameters for cfg with W = 0, b = 0 and every entry of R = 3 (cell tanh): from zeros
+ * on zero input the guess is the solution, and every entry of J = (1 - tanh²) R^T is 3. */
+static double *all_threes(const logt_model_cfg *cfg)
+{
+    logt_layout l;
+    memset(&l, 0, sizeof l);
+    cr_assert_eq(logt_model_layout(logt_model_find("deer"), cfg, &l), LOGT_OK, "%s", logt_errmsg());
+    double *w = calloc((size_t)l.numel, sizeof *w);
+    const logt_slice *r = logt_layout_find(&l, "R");
+    for (int64_t i = 0; i < r->numel; i++) w[r->offset + i] = 3.0;
+    return w;
+}
+
+/* Every route counts each entry it clamps, once per evaluation: the persistent kernel, the
+ * launches route, the damped step, the matrix scan of mode = full, full with a state of 1. */
+Test(deer_cuda, jacobian_clamp_counts_each_entry_it_clamps)
+{
+    SKIP_WITHOUT_GPU("deer's jacobian_clamp on cuda");
+    const int T = 300, B = 3, I = 2;
+    const struct { const char *knobs; int D; int64_t per_row; } cases[] = {
+        {"mode=quasi,jacobian_clamp=1,newton_kernel=persistent", 2, 2},
+        {"mode=quasi,jacobian_clamp=1,newton_kernel=launches", 8, 8},
+        {"mode=damped,jacobian_clamp=2.5", 4, 4},
+        {"mode=full,jacobian_clamp=1", 4, 16},
+        {"mode=full,jacobian_clamp=1", 1, 1},
+        {"mode=quasi,jacobian_clamp=3.5", 4, 0},
+    };
+    double *x = calloc((size_t)T * B * I, sizeof *x);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        logt_model_cfg cfg = cfg_of(LOGT_CUDA, "tanh", cases[i].knobs, I, cases[i].D);
+        double *w = all_threes(&cfg), *h = NULL;
+        deer_model rep;
+        cr_assert_eq(forward(&cfg, T, B, x, NULL, NULL, w, &h, NULL, &rep), LOGT_OK, "%s: %s",
+                     cases[i].knobs, logt_errmsg());
+        cr_expect_eq(rep.iterations, 0, "%s: %s", cases[i].knobs, rep.base.detail);
+        cr_expect_eq(rep.base.clamped, (int64_t)T * B * cases[i].per_row, "%s D=%d: %lld clamped (%s)",
+                     cases[i].knobs, cases[i].D, (long long)rep.base.clamped, rep.base.detail);
+        free(w), free(h);
+    }
+    free(x);
+}
+
+/* Clamped, Newton takes other steps to the same solution: the reference's, unclamped. */
+Test(deer_cuda, a_clamped_solve_matches_the_reference)
+{
+    SKIP_WITHOUT_GPU("deer's jacobian_clamp on cuda");
+    expect_matches("tanh", "mode=quasi,jacobian_clamp=0.3,r_scale=2,newton_kernel=persistent", 100, 3, 2);
+    expect_matches("tanh", "mode=quasi,jacobian_clamp=0.3,r_scale=2,newton_kernel=launches", 100, 3, 8);
+    expect_matches("gru", "mode=quasi,jacobian_clamp=0.5", 100, 3, 8);
+    expect_matches("tanh", "mode=full,jacobian_clamp=0.3,r_scale=2", 100, 3, 4);
+    expect_matches("tanh", "mode=damped,jacobian_clamp=0.3,r_scale=2", 100, 3, 4);
+}
+
+/* The forward's tol is tol_schedule's at ctx->step, relaxed ctx->relax times, on both routes of
+ * the element-wise solve, and the solve stops there. */
+Test(deer_cuda, tol_schedule_and_relaxation_come_from_the_context)
+{
+    SKIP_WITHOUT_GPU("deer's tol_schedule on cuda");
+    const int T = 400, B = 2, I = 3, Ds[] = {2, 8};
+    double *x = random_array((int64_t)T * B * I, 61, 1, 1.0, LOGT_F32);
+    for (int i = 0; i < 2; i++) {
+        logt_model_cfg cfg = cfg_of(LOGT_CUDA, "gru", "mode=quasi,tol_schedule=1e-2:1e-6:4", I, Ds[i]);
+        logt_net *net = NULL;
+        logt_ctx *ctx = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor tx = cfg_tensor3(&cfg, T, B, I, x);
+        const logt_tensor *h;
+        deer_model *m = (deer_model *)net->layer[0];
+        const struct { int64_t step; int relax; double tol; int max_iter; } at[] = {
+            {-1, 0, 1e-6, 200}, {2, 0, 1e-4, 200}, {2, 1, 1e-3, 400}, {9, 2, 1e-4, 800}};
+        for (int k = 0; k < 4; k++) {
+            ctx->step = at[k].step, ctx->relax = at[k].relax;
+            cr_assert_eq(logt_net_forward(net, &tx, &h, ctx), LOGT_OK, "%s", logt_errmsg());
+            cr_expect(fabs(m->tol - at[k].tol) <= 1e-9 * at[k].tol && m->max_iter == at[k].max_iter,
+                      "D=%d step %lld relax %d: tol %g, max_iter %d", Ds[i], (long long)at[k].step,
+                      at[k].relax, m->tol, m->max_iter);
+            cr_expect(m->converged && m->residual[m->nres - 1] <= m->tol, "%s", net->layer[0]->detail);
+        }
+        logt_tensor_free(&tx);
+        logt_ctx_destroy(ctx);
+        logt_net_destroy(net);
+    }
+    free(x);
 }

@@ -15,8 +15,9 @@
 #include "../../kernels/dense_cpu.h"
 #include "deer_cell.h"
 
-static const char *const knobs[] = {"mode",   "tol",     "max_iter",      "on_fail", "lambda",
-                                    "warm",   "solver",  "newton_kernel", "r_scale", "forget_init",
+static const char *const knobs[] = {"mode",          "tol",     "max_iter",     "on_fail",
+                                    "lambda",        "warm",    "solver",       "newton_kernel",
+                                    "r_scale",       "forget_init", "tol_schedule", "jacobian_clamp",
                                     NULL};
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
@@ -37,7 +38,9 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda, r_scale;
-    int max_iter, fallback, warm, solver, newton_kernel;
+    int max_iter, fallback, retry, warm, solver, newton_kernel;
+    double tol_end, clamp;   /* tol_schedule's END (tol: START), jacobian_clamp (0: off) */
+    int64_t tol_steps;       /* tol_schedule's STEPS; 0: no schedule                    */
 } opts;
 
 static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const char *dflt,
@@ -49,6 +52,55 @@ static logt_status parse_num(const logt_model_cfg *cfg, const char *key, const c
     if (end == v || *end || !(d >= lo && d <= hi))
         return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s", cfg->model, key, v, what);
     *out = d;
+    return LOGT_OK;
+}
+
+/* tol_schedule = START:END:STEPS into o (tol = START), or tol alone (END = tol, no steps). */
+static logt_status parse_schedule(const logt_model_cfg *cfg, opts *o)
+{
+    const char *v = logt_cfg_knob(cfg, "tol_schedule", NULL);
+    o->tol_end = o->tol, o->tol_steps = 0;
+    if (!v) return LOGT_OK;
+    if (logt_cfg_knob(cfg, "tol", NULL))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: tol = %s and tol_schedule = %s: set one of them (the "
+                         "schedule starts at its START)", cfg->model, logt_cfg_knob(cfg, "tol", ""), v);
+    char *p;   /* three numbers, each after the one before and a ':' */
+    const char *q = v;
+    double a = strtod(q, &p), b = 0, n = 0;
+    int ok = p != q && *p == ':';
+    if (ok) q = p + 1, b = strtod(q, &p), ok = p != q && *p == ':';
+    if (ok) q = p + 1, n = strtod(q, &p), ok = p != q && !*p;
+    if (!ok)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: tol_schedule = '%s': START:END:STEPS, e.g. 1e-4:1e-8:1000 "
+                         "(the tolerance from START at step 0 to END at step STEPS, geometrically, "
+                         "then END)", cfg->model, v);
+    if (!(a > 0 && b > 0 && a < 1e300 && b < 1e300))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: tol_schedule = '%s': START and END must be tolerances "
+                         "above 0 (the schedule is geometric), e.g. 1e-4:1e-8:1000", cfg->model, v);
+    if (b > a)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: tol_schedule = '%s' ends looser than it starts (END %g > "
+                         "START %g): a schedule tightens, END <= START, e.g. %g:%g:%.0f", cfg->model,
+                         v, b, a, b, a, n);
+    if (!(n >= 1 && n <= 1e15 && n == floor(n)))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: tol_schedule = '%s': STEPS must be a whole number of "
+                         "training steps, at least 1", cfg->model, v);
+    o->tol = a, o->tol_end = b, o->tol_steps = (int64_t)n;
+    return LOGT_OK;
+}
+
+/* jacobian_clamp = off | X > 0 into o->clamp (0: off). */
+static logt_status parse_clamp(const logt_model_cfg *cfg, opts *o)
+{
+    const char *v = logt_cfg_knob(cfg, "jacobian_clamp", "off");
+    char *end;
+    o->clamp = 0;
+    if (!strcmp(v, "off")) return LOGT_OK;
+    const double x = strtod(v, &end);
+    if (end == v || *end || !(x > 0 && x < 1e300))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: jacobian_clamp = '%s': a bound X > 0 on the entries of the "
+                         "Jacobian Newton uses (each clamped to [-X, X] and counted), e.g. 1, or off",
+                         cfg->model, v);
+    o->clamp = x;
     return LOGT_OK;
 }
 
@@ -76,11 +128,15 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
     o->max_iter = (int)mi;
     if (mi != o->max_iter)
         return LOGT_FAIL(LOGT_EINVAL, "%s: max_iter must be a whole number", cfg->model);
+    LOGT_TRY(parse_schedule(cfg, o));
+    LOGT_TRY(parse_clamp(cfg, o));
     const char *of = logt_cfg_knob(cfg, "on_fail", "error");
-    if (strcmp(of, "error") && strcmp(of, "sequential"))
-        return LOGT_FAIL(LOGT_EINVAL, "%s: on_fail = '%s': error (report and fail) or sequential "
-                         "(report and solve step by step)", cfg->model, of);
+    if (strcmp(of, "error") && strcmp(of, "sequential") && strcmp(of, "retry"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: on_fail = '%s': error (report and fail), sequential "
+                         "(report and solve step by step) or retry (report and fail; training goes "
+                         "back to its last checkpoint with tol x10 and max_iter x2)", cfg->model, of);
     o->fallback = !strcmp(of, "sequential");
+    o->retry = !strcmp(of, "retry");
     const char *w = logt_cfg_knob(cfg, "warm", "off");
     if (strcmp(w, "off") && strcmp(w, "on"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
@@ -94,6 +150,9 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: solver = '%s': newton (the default), or on cuda the "
                          "sequential baselines launch (one kernel launch per step) and fused (one "
                          "persistent kernel, the state in shared memory)", cfg->model, sv);
+    if (o->solver && o->clamp > 0)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: jacobian_clamp bounds Newton's Jacobians, and solver = %s "
+                         "has none: use solver = newton, or leave jacobian_clamp off", cfg->model, sv);
     const char *nk = logt_cfg_knob(cfg, "newton_kernel", "auto");
     o->newton_kernel = -1;
     for (int i = 0; i < 3; i++)
@@ -136,19 +195,65 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     deer_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
-    m->max_iter = o.max_iter, m->fallback = o.fallback, m->warm = o.warm, m->solver = o.solver;
-    m->newton_kernel = o.newton_kernel;
+    m->max_iter = m->max_iter_knob = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
+    m->solver = o.solver, m->newton_kernel = o.newton_kernel;
+    m->tol_start = o.tol, m->tol_end = o.tol_end, m->tol_steps = o.tol_steps, m->clamp = o.clamp;
+    m->base.retry = o.retry, m->base.clamping = o.clamp > 0;
+    deer_settings(m, NULL);
+    char tol[96], clamp[48] = "";
+    if (o.tol_steps)
+        snprintf(tol, sizeof tol, "tol %g to %g over %lld steps", o.tol, o.tol_end, (long long)o.tol_steps);
+    else
+        snprintf(tol, sizeof tol, "tol %g", o.tol);
+    if (o.clamp > 0) snprintf(clamp, sizeof clamp, ", Jacobian clamped to %g", o.clamp);
     if (cfg->device == LOGT_CUDA && o.solver)
         snprintf(m->base.impl, sizeof m->base.impl, "cuda f32 %s cell, sequential baseline: %s",
                  cell_names[o.cell], o.solver == 1 ? "one kernel launch per step"
                                                    : "one persistent kernel, state in shared memory");
     else
-        snprintf(m->base.impl, sizeof m->base.impl,
-                 "%s, %s cell, Newton mode %s, tol %g, at most %d iterations",
-                 cfg->device == LOGT_CUDA ? "cuda f32" : "cpu f64 reference",
-                 cell_names[o.cell], mode_names[o.mode], o.tol, o.max_iter);
+        snprintf(m->base.impl, sizeof m->base.impl, "%s, %s cell, Newton mode %s, %s, at most %d "
+                 "iterations%s", cfg->device == LOGT_CUDA ? "cuda f32" : "cpu f64 reference",
+                 cell_names[o.cell], mode_names[o.mode], tol, o.max_iter, clamp);
     *out = &m->base;
     return LOGT_OK;
+}
+
+/* ---- the forward's settings ----------------------------------------------------------------- */
+
+double deer_tol_at(const deer_model *m, int64_t step)
+{
+    if (!m->tol_steps || step < 0) return m->tol_end;
+    const double f = step < m->tol_steps ? (double)step / (double)m->tol_steps : 1.0;
+    return m->tol_start * pow(m->tol_end / m->tol_start, f);
+}
+
+void deer_settings(deer_model *m, const logt_ctx *ctx)
+{
+    const int relax = ctx && ctx->relax > 0 ? (ctx->relax < 60 ? ctx->relax : 60) : 0;
+    m->tol = deer_tol_at(m, ctx ? ctx->step : -1) * pow(10.0, relax);
+    const double cap = ldexp((double)m->max_iter_knob, relax);
+    m->max_iter = cap < 1e6 ? (int)cap : 1000000;   /* the knob's own limit */
+}
+
+void deer_detail_settings(deer_model *m)
+{
+    const size_t n = strlen(m->base.detail);
+    if (m->solver) return;   /* the sequential baselines have no Newton settings */
+    if (m->clamp > 0)
+        snprintf(m->base.detail + n, sizeof m->base.detail - n, " tol=%g max_iter=%d clamped=%lld",
+                 m->tol, m->max_iter, (long long)m->base.clamped);
+    else
+        snprintf(m->base.detail + n, sizeof m->base.detail - n, " tol=%g max_iter=%d", m->tol,
+                 m->max_iter);
+}
+
+/* jacobian_clamp: the n entries of J clamped to [-X, X]; returns how many were outside. */
+static int64_t clamp_entries(double *J, int64_t n, double X)
+{
+    int64_t c = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (fabs(J[i]) > X) J[i] = copysign(X, J[i]), c++;
+    return c;
 }
 
 /* ---- the cells and their Jacobians ------------------------------------------------------ */
@@ -451,7 +556,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
         memset(St, 0, (size_t)(N * S) * sizeof *St);
 
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
-    m->solved = 0;
+    m->solved = 0, m->base.clamped = 0;
     double lambda = m->lambda, last = INFINITY;
     logt_status s = LOGT_OK;
     for (int k = 0;; k++) {
@@ -461,6 +566,9 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
             const double *sp = n >= B ? St + (n - B) * S : s0 + (n % B) * S;
             deer_cell_eval(m->cell, D, R, bn, WX + n * G * D, sp, F + n * S,
                            full ? Jm + n * S * S : NULL, full ? NULL : Jm + n * S, work);
+            if (m->clamp > 0)
+                m->base.clamped += clamp_entries(full ? Jm + n * S * S : Jm + n * S, full ? S * S : S,
+                                                 m->clamp);
             for (int64_t j = 0; j < S; j++) {
                 const double d = fabs(St[n * S + j] - F[n * S + j]);
                 res = d > res || isnan(d) ? d : res;
@@ -477,7 +585,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
             s = LOGT_FAIL(LOGT_ENUMERIC,
                           "deer (%s, mode %s) did not converge: residual max|s_t - f(s_{t-1})| = "
                           "%.3g after %d iterations (tol %g)%s. HINT: mode = damped, a larger "
-                          "max_iter, or on_fail = sequential",
+                          "max_iter, or on_fail = sequential or retry",
                           cell_names[m->cell], mode_names[m->mode], res, k, m->tol,
                           isfinite(res) ? "" : "; the iterate is not finite");
             break;
@@ -533,6 +641,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
              "mode=%s iterations=%d converged=%d fell_back=%d nonfinite=%d residual first=%.3g "
              "last=%.3g", mode_names[m->mode], m->iterations, m->converged, m->fell_back,
              m->nonfinite, m->nres ? m->residual[0] : NAN, m->nres ? m->residual[m->nres - 1] : NAN);
+    deer_detail_settings(m);
     free(F), free(NX), free(Jm), free(work);
     return s;
 }
@@ -607,12 +716,12 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          base->cfg.model, cell_names[m->cell]);
     m->solved = 0;   /* a forward that fails before solving leaves nothing for backward */
+    deer_settings(m, ctx);
     m->x = *x, m->h = *h;
     m->x.owns = m->h.owns = 0;
 #ifdef LOGT_HAVE_CUDA
     if (base->cfg.device == LOGT_CUDA) return deer_forward_cuda(m, x, h, ctx);
 #endif
-    (void)ctx;
     return deer_forward_cpu(m, x, h);
 }
 

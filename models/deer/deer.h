@@ -25,6 +25,19 @@
  * Knobs (checked in deer.c; what they measure: experiments/deer-convergence and deer-speedup):
  *   mode = full (default) | quasi | damped      tol = 1e-10 (cpu) or 1e-5 (cuda), on the residual
  *   max_iter = 200          on_fail = error (default) | sequential (report, then the loop's answer)
+ *                           | retry (report and fail; a training run then goes back to its last
+ *                           checkpoint with the solver relaxed: logt_model.retry, ctx->relax)
+ *   tol_schedule = START:END:STEPS (instead of tol: the tolerance at training step s is
+ *                  START·(END/START)^(min(s, STEPS)/STEPS), geometric from START at step 0 to
+ *                  END at step STEPS, then END; END <= START, both > 0, STEPS >= 1; outside
+ *                  training, ctx->step < 0, END)
+ *   jacobian_clamp = off (default) | X > 0: each entry of the Jacobian Newton uses (its diagonal
+ *                  in quasi and damped mode, the whole matrix in full mode) clamped to [-X, X]
+ *                  and counted (logt_model.clamped). The residual is f's own, so Newton still
+ *                  stops at the true solution; only its steps change. The backward's adjoint
+ *                  keeps the exact Jacobians
+ *   A forward's tol and max_iter are the schedule's at ctx->step, times 10^relax and 2^relax
+ *   (ctx->relax: the retries of on_fail = retry so far), max_iter at most 1000000.
  *   lambda = 1 (damped: the initial damping, halved after a step that lowers the residual)
  *   warm = off | on (start from the previous call's solution of the same shape)
  *   r_scale = 1 (a factor on R's initialisation bound)
@@ -50,8 +63,12 @@ typedef struct deer_model {
     logt_model base;
     deer_cell cell;
     deer_mode mode;
-    double tol, lambda;
+    double tol, lambda;      /* tol and max_iter: the forward's own (deer_settings)              */
     int max_iter, fallback, warm;
+    double tol_start, tol_end;   /* tol_schedule, or tol twice                                   */
+    int64_t tol_steps;       /* the schedule's length; 0: tol, fixed                             */
+    int max_iter_knob;       /* max_iter as set, before any relaxation                           */
+    double clamp;            /* jacobian_clamp: the bound on the Jacobian's entries; 0: off       */
     int solver;              /* cuda: 0 newton, 1 launch, 2 fused (the sequential baselines) */
     int newton_kernel;       /* cuda: 0 auto, 1 persistent, 2 launches                     */
     void *cuda;              /* deer_cuda.cu's buffers                                    */
@@ -71,6 +88,16 @@ typedef struct deer_model {
 
 /* "full", "quasi" or "damped". */
 const char *deer_mode_name(deer_mode mode);
+
+/* The scheduled tolerance at training step `step` (tol_schedule; tol when there is none; END
+ * for step < 0), before any relaxation. */
+double deer_tol_at(const deer_model *m, int64_t step);
+/* The forward's tol and max_iter into m: the schedule's at ctx->step, relaxed ctx->relax times
+ * (ctx NULL: outside training, not relaxed). Every forward, cpu and cuda, starts with it. */
+void deer_settings(deer_model *m, const logt_ctx *ctx);
+/* The forward's settings appended to m->base.detail: tol, max_iter and, with jacobian_clamp,
+ * the entries clamped. */
+void deer_detail_settings(deer_model *m);
 
 /* The state's width: D, or 2D for the lstm ([h; c]). */
 int64_t deer_state_size(deer_cell cell, int64_t D);

@@ -40,15 +40,17 @@
 
 /* ---- Newton ------------------------------------------------------------------------------ */
 
-/* Thread per (t, b): a_t, b_t of the linearised step, and the residual of the iterate. */
+/* Thread per (t, b): a_t, b_t of the linearised step (a_t clamped to [-clamp, clamp] and
+ * counted into *nclamp unless nclamp is NULL), and the residual of the iterate. */
 __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
                                  const float *X, const float *W, const float *R, const float *bias,
                                  const float *bn, const float *s0, const float *St, float *A, float *Bv,
-                                 unsigned *res)
+                                 unsigned *res, float clamp, unsigned long long *nclamp)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
+    unsigned clamped = 0;
     if (n < N) {
         const int G = gates_of(cell);
         float row[ROW_MAX];
@@ -59,9 +61,11 @@ __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S,
         for (int j = 0; j < D; j++) cell_unit(cell, D, R, bias, bn, xa, sp, j, f, jd);
         for (int j = 0; j < S; j++) {
             worst = worse(worst, fabsf(St[n * S + j] - f[j]));
+            if (nclamp) jd[j] = clamp_entry(jd[j], clamp, clamped);
             f[j] -= jd[j] * sp[j];
         }
     }
+    if (nclamp) add_clamps(clamped, nclamp);
     block_max_into(worst, sh, res);
 }
 
@@ -102,6 +106,7 @@ __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args 
     for (int k = 0;; k++) {
         float2 run[S];
         float worst = 0.0f;
+        unsigned clamped = 0;
         for (int j = 0; j < S; j++) run[j] = make_float2(1.0f, 0.0f);
         for (int64_t t = t0; t < t1; t++) {
             const int64_t n = t * p.B + b;
@@ -118,6 +123,7 @@ __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args 
             for (int j = 0; j < D; j++) cell_unit(CELL, D, p.R, p.bias, p.bn, xa, sp, j, f, jd);
             for (int j = 0; j < S; j++) {
                 worst = worse(worst, fabsf(s[j] - f[j]));
+                if (p.nclamp) jd[j] = clamp_entry(jd[j], p.clamp, clamped);
                 const float2 e = make_float2(jd[j], f[j] - jd[j] * sp[j]);
                 p.A[n * S + j] = e.x, p.Bv[n * S + j] = e.y, p.St[n * S + j] = s[j];
                 run[j] = after(run[j], e);
@@ -126,6 +132,7 @@ __global__ void __launch_bounds__(PB) deer_newton_persistent_kernel(newton_args 
         }
         /* the block's runs, composed in time order: Hillis–Steele over lanes */
         for (int j = 0; j < S; j++) sh[tid * S + j] = run[j];
+        if (p.nclamp) add_clamps(clamped, p.nclamp);
         block_max_into(worst, shmax, p.res + k);
         __syncthreads();
         for (int d = 1; d < p.lanes; d <<= 1) {
@@ -415,7 +422,7 @@ static logt_status newton_launches(deer_model *m, logt_ctx *ctx, deer_cuda_scrat
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, a->R, a->bias, a->bn,
-            a->s0, *Sx, a->A, a->Bv, res);
+            a->s0, *Sx, a->A, a->Bv, res, a->clamp, a->nclamp);
         LAUNCH_TRY();
         int done;
         float r;
@@ -441,7 +448,8 @@ static double scratch_mib(const deer_cuda_scratch *sc)
 {
     const logt_tensor *all[] = {&sc->wx,  &sc->s,  &sc->s2, &sc->a,   &sc->b,  &sc->s0, &sc->res,
                                 &sc->agg, &sc->carry, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc,
-                                &sc->rd, &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc};
+                                &sc->rd, &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc,
+                                &sc->nclamp};
     double bytes = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (all[i]->data) bytes += (double)logt_tensor_bytes(all[i]);
@@ -493,9 +501,21 @@ static logt_status solve_newton(deer_model *m, logt_ctx *ctx, deer_cuda_scratch 
     /* warm = on: the first guess is the last solution of the same shape */
     *warm = m->warm && m->prev.data && m->prev.shape[0] == T && m->prev.shape[1] == B;
     a.init = *warm ? (const float *)m->prev.data : NULL;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (m->clamp > 0) {   /* jacobian_clamp: one count over the solve, read back at its end */
+        LOGT_TRY(logt_tensor_reserve(&sc->nclamp, LOGT_CUDA, LOGT_F64, 1, NULL));
+        a.clamp = (float)m->clamp, a.nclamp = (unsigned long long *)sc->nclamp.data;
+        CUDA_TRY(cudaMemsetAsync(a.nclamp, 0, sizeof *a.nclamp, st));
+    }
     if (r->full) LOGT_TRY(deer_newton_full(m, ctx, sc, &a, Sx));
     else if (r->persistent) LOGT_TRY(newton_persistent(m, ctx, sc, &r->plan, a));
     else LOGT_TRY(newton_launches(m, ctx, sc, &a, Sx));
+    if (a.nclamp) {
+        unsigned long long clamped = 0;
+        CUDA_TRY(cudaMemcpyAsync(&clamped, a.nclamp, sizeof clamped, cudaMemcpyDeviceToHost, st));
+        CUDA_TRY(cudaStreamSynchronize(st));
+        m->base.clamped = (int64_t)clamped;
+    }
     /* the solution may have ended in s2: keep the buffers' roles straight for next time */
     if (*Sx != (float *)sc->s.data) {
         logt_tensor t = sc->s;
@@ -507,7 +527,7 @@ static logt_status solve_newton(deer_model *m, logt_ctx *ctx, deer_cuda_scratch 
             return LOGT_FAIL(LOGT_ENUMERIC,
                              "deer on cuda (mode %s) did not converge: residual %.3g after %d "
                              "iterations (tol %g)%s. HINT: a larger tol or max_iter, or "
-                             "on_fail = sequential",
+                             "on_fail = sequential or retry",
                              deer_mode_name(m->mode), res, m->iterations, m->tol,
                              isfinite(res) ? "" : "; the iterate is not finite");
         m->fell_back = 1;
@@ -568,6 +588,7 @@ static void report(deer_model *m, const deer_cuda_scratch *sc, const newton_rout
                  "residual first=%.3g last=%.3g; buffers %.1f MiB",
                  deer_mode_name(m->mode), warm ? " warm" : "", m->iterations, m->converged,
                  m->fell_back, m->nonfinite, first, last, scratch_mib(sc));
+    deer_detail_settings(m);
 }
 
 extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h,
@@ -606,7 +627,7 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     const float *WX = in_kernel ? NULL : (const float *)sc->wx.data, *s0 = (const float *)sc->s0.data;
     float *Sx = (float *)sc->s.data;
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
-    m->solved = 0;
+    m->solved = 0, m->base.clamped = 0;
 
     int sequential = m->solver, warm = 0;
     if (m->solver == 0) {   /* Newton */
@@ -646,7 +667,8 @@ extern "C" void deer_free_cuda(deer_model *m)
     logt_tensor *all[] = {&sc->wx, &sc->s,   &sc->s2, &sc->a,   &sc->b,   &sc->s0, &sc->res,
                           &sc->agg, &sc->carry, &sc->lam, &sc->lam2, &sc->u, &sc->dxa, &sc->dra,
                           &sc->ones, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc, &sc->rd,
-                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc, &sc->cf};
+                          &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc, &sc->cf,
+                          &sc->nclamp};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;

@@ -36,6 +36,7 @@ typedef struct deer_cuda_scratch {
                                 the c' entering the chunk                                 */
     logt_tensor dfb, dnc;    /* mode = damped: [N][S] the forward scan's inputs, then r'; the
                                 reversed scan's gates −c'                                 */
+    logt_tensor nclamp;      /* jacobian_clamp: [1] the entries clamped, a 64-bit count   */
 } deer_cuda_scratch;
 
 /* mode = damped's step (deer_cuda_damped.cu): for each of the C = B·S channels of the [T][C]
@@ -55,6 +56,8 @@ typedef struct newton_args {
     float2 *agg;       /* [grid][Bb·S] each block's composed (a, b) per channel           */
     float *carry;      /* [grid][Bb·S] the state just before each block's chunk           */
     unsigned *res;     /* [max_iter + 1] residuals, then [2] iterations made, converged   */
+    float clamp;       /* jacobian_clamp's bound, used when nclamp is not NULL             */
+    unsigned long long *nclamp;   /* the entries clamped, counted over the solve; NULL: off */
 } newton_args;
 
 /* deer_cuda.cu's Newton steps that deer_cuda_full.cu shares: the first iterate (the guess
@@ -69,6 +72,25 @@ logt_status deer_newton_step_done(deer_model *m, logt_ctx *ctx, const unsigned *
  * iterate (sc->s or sc->s2), the report in m. */
 logt_status deer_newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc, const newton_args *a,
                              float **Sx);
+
+/* ---- jacobian_clamp -------------------------------------------------------------------------- */
+
+/* v clamped to [-X, X]; n counts it when it was outside (NaN stays, uncounted). */
+template <typename R>
+__device__ __forceinline__ R clamp_entry(R v, R X, unsigned &n)
+{
+    if (v > X) return n++, X;
+    if (v < -X) return n++, -X;
+    return v;
+}
+
+/* The warp's counts added to *total: a shuffle sum, one atomic per warp with any. Every lane
+ * of the warp calls it (the kernels call it where every thread of the block arrives). */
+__device__ __forceinline__ void add_clamps(unsigned n, unsigned long long *total)
+{
+    for (int off = 16; off > 0; off >>= 1) n += __shfl_xor_sync(0xffffffffu, n, off);
+    if ((threadIdx.x & 31) == 0 && n) atomicAdd(total, (unsigned long long)n);
+}
 
 /* ---- the cells, one unit j of one sequence element ------------------------------------------ */
 
@@ -193,7 +215,7 @@ __device__ __forceinline__ const float *xa_of(const float *WX, const float *X, c
 __global__ void deer_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I, const float *WX,
                                  const float *X, const float *W, const float *R, const float *bias,
                                  const float *bn, const float *s0, const float *St, float *A, float *Bv,
-                                 unsigned *res);
+                                 unsigned *res, float clamp, unsigned long long *nclamp);
 __global__ void deer_state_kernel(int64_t n, int D, int S, const float *h0, const float *c0, float *s0);
 __global__ void deer_h_of_state_kernel(int64_t N, int D, int S, const float *St, float *h);
 __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,

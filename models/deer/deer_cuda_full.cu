@@ -24,16 +24,18 @@
 #define FULL_SMAX 64    /* the widest state (pass A keeps 2 S² doubles in shared memory) */
 #define FULL_WORK 256   /* the most gate values G·D (the cell's scratch, per thread)   */
 
-/* Thread per (t, b): J_t [S][S] and b_t = F_t − J_t s_{t-1} in float64, and the residual. */
+/* Thread per (t, b): J_t [S][S] (its entries clamped to [-clamp, clamp] and counted into
+ * *nclamp unless nclamp is NULL) and b_t = F_t − J_t s_{t-1} in float64, and the residual. */
 __global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, int S, int I,
                                       const float *WX, const float *X, const float *W,
                                       const double *Rd, const double *bnd, const float *bias,
                                       const float *s0, const float *St, double *J, double *rhs,
-                                      unsigned *res)
+                                      unsigned *res, double clamp, unsigned long long *nclamp)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     float worst = 0.0f;
+    unsigned clamped = 0;
     if (n < N) {
         const int GD = gates_of(cell) * D;
         double xa[FULL_WORK], sp[FULL_SMAX], f[FULL_SMAX], work[FULL_WORK];
@@ -48,6 +50,8 @@ __global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, i
         for (int j = 0; j < S; j++) sp[j] = spf[j];
         double *Jn = J + n * S * S;
         deer_cell_eval_hd(cell, D, Rd, bnd, xa, sp, f, Jn, NULL, work);
+        if (nclamp)
+            for (int i = 0; i < S * S; i++) Jn[i] = clamp_entry(Jn[i], clamp, clamped);
         for (int i = 0; i < S; i++) {
             double acc = f[i];
             for (int mm = 0; mm < S; mm++) acc -= Jn[i * S + mm] * sp[mm];
@@ -55,6 +59,7 @@ __global__ void deer_full_eval_kernel(deer_cell cell, int64_t N, int B, int D, i
             worst = worse(worst, fabsf(St[n * S + i] - (float)f[i]));
         }
     }
+    if (nclamp) add_clamps(clamped, nclamp);
     block_max_into(worst, sh, res);
 }
 
@@ -188,7 +193,7 @@ logt_status deer_newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_full_eval_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
             m->cell, N, (int)B, (int)D, (int)S, a->I, a->WX, a->X, a->W, Rd, bnd, a->bias, a->s0,
-            *Sx, J, rhs, res);
+            *Sx, J, rhs, res, m->clamp, a->nclamp);
         LAUNCH_TRY();
         int done;
         LOGT_TRY(deer_newton_step_done(m, ctx, res, k, &done, NULL));

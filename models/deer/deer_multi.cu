@@ -362,7 +362,7 @@ extern "C" logt_status deer_multi_forward(deer_multi *m, const int64_t *T, const
             CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
             deer_eval_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
                 cell, g.N, (int)B, (int)D, (int)S, (int)I, g.WX, x[p], g.W, g.R, g.bias, g.bn, f32(&q->s0),
-                f32(&q->s), f32(&q->a), f32(&q->b), (unsigned *)q->res.data);
+                f32(&q->s), f32(&q->a), f32(&q->b), (unsigned *)q->res.data, 0.0f, NULL);
             LAUNCH_TRY();
         }
         /* 3. the residual over the pieces */
