@@ -73,7 +73,20 @@ typedef struct logt_trainer {
     int device_readout;   /* 1: the readout on the GPU, in f32 (readout_cuda.h; cuda f32 models
                            * only); 0, as created: on the host in f64. Set after create. */
     void *ro_gpu;         /* its scratch, made on first use */
+    int relax;            /* times the run relaxed its solvers after a failed step (a model's
+                           * on_fail = retry): the models see it as ctx->relax, and the step as
+                           * ctx->step, during the trainer's calls. 0 as created */
+    int64_t nan_step;     /* a fault for tests: the first time step number nan_step (the batch
+                           * index, tr->step before it) runs, its input x gets a NaN, as a bad
+                           * batch would; -1, as created: none */
 } logt_trainer;
+
+/* What a failed training step goes back to (on_fail = retry): the step, the net's and the
+ * readout's parameters, Adam's moments and step counts, copied on their own devices. */
+typedef struct logt_train_snapshot {
+    int64_t step, adam_net_t, adam_ro_t;
+    logt_tensor w, ro_w, net_m, net_v, ro_m, ro_v;
+} logt_train_snapshot;
 
 logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const logt_train_cfg *cfg,
                                 logt_ctx *ctx, logt_trainer **out);
@@ -82,6 +95,11 @@ void logt_trainer_destroy(logt_trainer *tr);
 logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm);
 /* Mean loss and accuracy (NAN for MSE) over `batches` batches of a split. */
 logt_status logt_trainer_eval(logt_trainer *tr, int split, int batches, double *loss, double *acc);
+/* Copy tr's state into snap (its buffers made on the first call, then reused); restore it into
+ * tr (the net's parameters marked written); free snap's buffers. */
+logt_status logt_trainer_snapshot(logt_trainer *tr, logt_train_snapshot *snap);
+logt_status logt_trainer_restore(logt_trainer *tr, logt_train_snapshot *snap);
+void logt_train_snapshot_free(logt_train_snapshot *snap);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,7 @@ logt_status logt_trainer_create(logt_net *net, const logt_dataset *ds, const log
     tr->ds = *ds;
     tr->cfg = *cfg;
     tr->ctx = ctx;
+    tr->nan_step = -1;
     const int64_t T = ds->T, B = cfg->batch, I = ds->input_size, D = net->cfg.hidden_size;
     const int64_t S = ds->out_steps;
     logt_device dev = net->cfg.device;
@@ -111,6 +112,13 @@ static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int
         LOGT_TRY(logt_dataset_batch(&tr->ds, split, index, (int)B, tr->x_host, tr->target));
         LOGT_TRY(logt_tensor_from_f64(&tr->x, tr->x_host));
     }
+    if (with_grad && split == LOGT_SPLIT_TRAIN && (int64_t)index == tr->nan_step) {
+        const double nan = NAN;   /* the fault for tests: x's first value, once */
+        const int64_t one = 1;
+        logt_tensor first = logt_tensor_view(&tr->x, 0, 1, &one);
+        LOGT_TRY(logt_tensor_from_f64(&first, &nan));
+        tr->nan_step = -1;
+    }
     const logt_tensor *h;
     LOGT_TRY(logt_net_forward(tr->net, &tr->x, &h, tr->ctx));
     int64_t shape[3] = {S, B, D};
@@ -136,7 +144,26 @@ static logt_status forward_loss(logt_trainer *tr, int split, uint64_t index, int
                              with_grad ? tr->dh_last : NULL, loss, acc);
 }
 
-logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
+/* The models see the training step and the relaxation through the context for the length of
+ * a trainer's call (ctx->step, ctx->relax); what the context held before comes back after. */
+typedef struct ctx_saved { int64_t step; int relax; } ctx_saved;
+
+static ctx_saved ctx_enter(logt_trainer *tr)
+{
+    ctx_saved old = {-1, 0};
+    if (tr->ctx) {
+        old = (ctx_saved){tr->ctx->step, tr->ctx->relax};
+        tr->ctx->step = tr->step, tr->ctx->relax = tr->relax;
+    }
+    return old;
+}
+
+static void ctx_leave(logt_trainer *tr, ctx_saved old)
+{
+    if (tr->ctx) tr->ctx->step = old.step, tr->ctx->relax = old.relax;
+}
+
+static logt_status train_step(logt_trainer *tr, double *loss, double *grad_norm)
 {
     const int64_t T = tr->ds.T, B = tr->cfg.batch, D = tr->net->cfg.hidden_size;
     const int64_t S = tr->ds.out_steps;
@@ -173,7 +200,15 @@ logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
     return LOGT_OK;
 }
 
-logt_status logt_trainer_eval(logt_trainer *tr, int split, int batches, double *loss, double *acc)
+logt_status logt_trainer_step(logt_trainer *tr, double *loss, double *grad_norm)
+{
+    const ctx_saved old = ctx_enter(tr);
+    const logt_status s = train_step(tr, loss, grad_norm);
+    ctx_leave(tr, old);
+    return s;
+}
+
+static logt_status eval_batches(logt_trainer *tr, int split, int batches, double *loss, double *acc)
 {
     *loss = *acc = NAN;
     if (batches < 1)
@@ -191,4 +226,59 @@ logt_status logt_trainer_eval(logt_trainer *tr, int split, int batches, double *
     *loss = sum_loss / batches;
     *acc = tr->ds.loss == LOGT_LOSS_XENT ? sum_acc / batches : NAN;
     return LOGT_OK;
+}
+
+logt_status logt_trainer_eval(logt_trainer *tr, int split, int batches, double *loss, double *acc)
+{
+    const ctx_saved old = ctx_enter(tr);
+    const logt_status s = eval_batches(tr, split, batches, loss, acc);
+    ctx_leave(tr, old);
+    return s;
+}
+
+/* ---- snapshots: what a failed step goes back to ---------------------------------------------- */
+
+typedef struct snap_part { logt_tensor *live, *kept; } snap_part;
+
+static int snap_parts(logt_trainer *t, logt_train_snapshot *snap, snap_part *p)
+{
+    p[0] = (snap_part){&t->net->w, &snap->w};
+    p[1] = (snap_part){&t->ro.w, &snap->ro_w};
+    p[2] = (snap_part){&t->adam_net.m, &snap->net_m};
+    p[3] = (snap_part){&t->adam_net.v, &snap->net_v};
+    p[4] = (snap_part){&t->adam_ro.m, &snap->ro_m};
+    p[5] = (snap_part){&t->adam_ro.v, &snap->ro_v};
+    return 6;
+}
+
+logt_status logt_trainer_snapshot(logt_trainer *tr, logt_train_snapshot *snap)
+{
+    snap_part p[6];
+    const int np = snap_parts(tr, snap, p);
+    for (int i = 0; i < np; i++) {
+        const logt_tensor *t = p[i].live;
+        if (!p[i].kept->data) LOGT_TRY(logt_tensor_new(p[i].kept, t->device, t->dtype, t->ndim, t->shape));
+        LOGT_TRY(logt_tensor_copy(p[i].kept, t));
+    }
+    snap->step = tr->step, snap->adam_net_t = tr->adam_net.t, snap->adam_ro_t = tr->adam_ro.t;
+    return LOGT_OK;
+}
+
+logt_status logt_trainer_restore(logt_trainer *tr, logt_train_snapshot *snap)
+{
+    snap_part p[6];
+    const int np = snap_parts(tr, snap, p);
+    if (!snap->w.data)
+        return LOGT_FAIL(LOGT_EINVAL, "no snapshot to restore: take one with logt_trainer_snapshot first");
+    logt_net_params_written(tr->net);   /* the copy below writes net->w (models/model.h) */
+    for (int i = 0; i < np; i++) LOGT_TRY(logt_tensor_copy(p[i].live, p[i].kept));
+    tr->step = snap->step, tr->adam_net.t = snap->adam_net_t, tr->adam_ro.t = snap->adam_ro_t;
+    return LOGT_OK;
+}
+
+void logt_train_snapshot_free(logt_train_snapshot *snap)
+{
+    logt_tensor *all[] = {&snap->w, &snap->ro_w, &snap->net_m, &snap->net_v, &snap->ro_m, &snap->ro_v};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+    memset(snap, 0, sizeof *snap);
 }
