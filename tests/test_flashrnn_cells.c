@@ -4,7 +4,7 @@
  * odd B, T = 1, I != D, one layer and two); H heads = H one-head models; the slstm against its
  * unstabilised form evaluated here in long double, from the zero state, from an arbitrary one
  * and with pre-activations |i|, |f| up to 80; an elman step by hand; the states and
- * configurations they refuse. */
+ * configurations they refuse, and the cuda kernel they run (alternating). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -397,21 +397,31 @@ Test(flashrnn_cells, declared_with_their_layout)
     logt_net_destroy(s), logt_net_destroy(e);
 }
 
-Test(flashrnn_cells, cuda_refuses_them_by_name)
+/* On cuda they have the alternating kernels only: their layout is made with the kernel unset
+ * or alternating, and kernel = fused is refused by name (the runs: test_flashrnn_cuda.c). */
+Test(flashrnn_cells, cuda_runs_them_alternating)
 {
     const logt_model_ops *ops = logt_model_find("flashrnn");
     const char *cell[] = {"slstm", "elman"};
-    for (int c = 0; c < 2; c++) {
-        logt_model_cfg cfg;
-        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 32);
-        cfg.head_dim = 16;
-        snprintf(cfg.cell, sizeof cfg.cell, "%s", cell[c]);
-        logt_layout l;
-        memset(&l, 0, sizeof l);
-        cr_assert_eq(logt_model_layout(ops, &cfg, &l), LOGT_EUNSUPPORTED);
-        cr_assert(strstr(logt_errmsg(), "flashrnn on cuda has cells lstm, gru; slstm and elman run on "
-                                        "the cpu"), "%s", logt_errmsg());
-    }
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 3; k++) {
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 32);
+            cfg.head_dim = 16;
+            snprintf(cfg.cell, sizeof cfg.cell, "%s", cell[c]);
+            if (k) cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", k == 1 ? "alternating" : "fused"), LOGT_OK);
+            logt_layout l;
+            memset(&l, 0, sizeof l);
+            const logt_status s = logt_model_layout(ops, &cfg, &l);
+            if (k < 2) {
+                cr_assert_eq(s, LOGT_OK, "%s: %s", cell[c], logt_errmsg());
+                continue;
+            }
+            cr_assert_eq(s, LOGT_EUNSUPPORTED);
+            cr_assert(strstr(logt_errmsg(), "the fused kernels have cells lstm, gru")
+                          && strstr(logt_errmsg(), cell[c]) && strstr(logt_errmsg(), "kernel = alternating"),
+                      "%s", logt_errmsg());
+        }
 }
 
 Test(flashrnn_cells, states_they_refuse)

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/flashrnn/flashrnn.h"
 #include "../models/flashrnn/fused.h"
 #include "../models/model.h"
 #include "check.h"
@@ -33,16 +34,64 @@ typedef struct tol { double h, g; } tol;
 static const tol TOL_F32 = {5e-3, 1e-2};
 static const tol TOL_BF16 = {2e-2, 4e-2};
 
-typedef struct result { double *w, *h, *dw, *dx, *dh0, *dc0; int64_t nw; char impl[160], detail[512]; } result;
+typedef struct result {
+    double *w, *h, *dw, *dx, *dh0, *dc0, *dn0, *dm0;
+    int64_t nw;
+    char impl[160], detail[512];
+} result;
 
 static void free_result(result *r)
 {
     free(r->w), free(r->h), free(r->dw), free(r->dx), free(r->dh0), free(r->dc0);
+    free(r->dn0), free(r->dm0);
 }
 
 /* Set by a test whose path differs on a net's later forwards: run() runs forward once more
  * first, on -x. */
 static int forward_twice;
+
+/* Set by the slstm tests: with a state, run() also gives the net the slstm's n0 (in [1, 3],
+ * 0 in every third unit: a fresh unit beside carried ones) and m0 (in [-2, 2], 0 where n0 is),
+ * and keeps their gradients; extreme_if > 0 makes the rows i and f of b about ±extreme_if
+ * (and W's 4 times larger) before the first run, whose parameters the reference takes. */
+static int slstm_nm;
+static double extreme_if;
+
+static int has_c0(const char *cell) { return !strcmp(cell, "lstm") || !strcmp(cell, "slstm"); }
+
+/* n0 and m0 [1][B][D] of slstm_nm, as host tensors. */
+static void slstm_states(int B, int D, logt_tensor *n0, logt_tensor *m0)
+{
+    *n0 = tensor3(1, B, D, NULL), *m0 = tensor3(1, B, D, NULL);
+    double *n = n0->data, *m = m0->data;
+    for (int64_t i = 0; i < n0->numel; i++) {
+        const int fresh = i % 3 == 0;
+        n[i] = fresh ? 0.0 : 1.0 + 2.0 * logt_uniform(91, 5, (uint64_t)i);
+        m[i] = fresh ? 0.0 : -2.0 + 4.0 * logt_uniform(91, 6, (uint64_t)i);
+    }
+}
+
+/* b's i and f rows to ±extreme_if·(0.9 .. 1), signs mixed, and W's rows of them 4 times
+ * larger (x moves i, f by a few units a step): pre-activations |i|, |f| up to about 80. */
+static void make_extreme(logt_net *net, int I, int D)
+{
+    double *w = host_copy(&net->w);
+    int64_t ob = -1, oW = -1, off, len;
+    char name[64];
+    for (int k = 0; k < logt_net_nslices(net); k++) {
+        cr_assert_eq(logt_net_slice(net, k, name, sizeof name, &off, &len), LOGT_OK);
+        if (!strcmp(name, "l0.b")) ob = off;
+        if (!strcmp(name, "l0.W")) oW = off;
+    }
+    cr_assert(ob >= 0 && oW >= 0);
+    for (int r = 0; r < 2 * D; r++) {
+        w[ob + r] = extreme_if * (0.9 + 0.1 * logt_uniform(5, 9, (uint64_t)r)) * ((r * 7 / 3) % 2 ? 1 : -1);
+        for (int k = 0; k < I; k++) w[oW + (int64_t)r * I + k] *= 4;
+    }
+    cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_net_params_written(net);
+    free(w);
+}
 
 /* How many of a test's n knob variants to run: all, or with LOGT_TEST_SMALL=1 (the sanitizer's
  * runs, scripts/gpu-sanitize.sh, which are 10-100 times slower) the first only. */
@@ -63,11 +112,18 @@ static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, cons
     if (w) cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
     logt_ctx *ctx = NULL;
     cr_assert_eq(logt_ctx_create(cfg->device, &ctx), LOGT_OK, "%s", logt_errmsg());
-    const int lstm = strcmp(cfg->cell, "gru") != 0;
+    const int lstm = has_c0(cfg->cell), nm = slstm_nm && s.state && !strcmp(cfg->cell, "slstm");
+    if (extreme_if > 0 && !w) make_extreme(net, s.I, s.D);
     if (s.state) {
         logt_tensor th = tensor3(1, s.B, s.D, h0), tc = tensor3(1, s.B, s.D, c0);
         cr_assert_eq(logt_net_set_state(net, &th, lstm ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
         logt_tensor_free(&th), logt_tensor_free(&tc);
+    }
+    if (nm) {
+        logt_tensor n0, m0;
+        slstm_states(s.B, s.D, &n0, &m0);
+        cr_assert_eq(flashrnn_set_slstm_state(net, &n0, &m0), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&n0), logt_tensor_free(&m0);
     }
     logt_tensor tx = cfg_tensor3(cfg, s.T, s.B, s.I, x), tdh = cfg_tensor3(cfg, s.T, s.B, s.D, dh);
     logt_tensor tdx = cfg_tensor3(cfg, s.T, s.B, s.I, NULL);
@@ -92,6 +148,10 @@ static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, cons
         if (s.state) {
             r->dh0 = host_copy(&net->dh0);
             if (lstm) r->dc0 = host_copy(&net->dc0);
+        }
+        if (nm) {
+            const flashrnn_model *fm = (const flashrnn_model *)net->layer[0];
+            r->dn0 = host_copy(&fm->dn0), r->dm0 = host_copy(&fm->dm0);
         }
         snprintf(r->impl, sizeof r->impl, "%s", net->layer[0]->impl);
         snprintf(r->detail, sizeof r->detail, "%s", net->layer[0]->detail);
@@ -149,15 +209,16 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     char knobs[128];
     snprintf(knobs, sizeof knobs, "kernel=%s", kernel);
     set_knobs(&cfg, knobs);
-    const int lstm = strcmp(cell, "gru") != 0;
+    const int lstm = has_c0(cell), nm = slstm_nm && s.state && !strcmp(cell, "slstm");
     double *x = random_array((int64_t)s.T * s.B * s.I, 91, 1, 1.0, dt);
     double *dh = random_array((int64_t)s.T * s.B * s.D, 91, 2, 1.0, dt);
     double *h0 = random_array((int64_t)s.B * s.D, 91, 3, 0.5, dt);
     double *c0 = random_array((int64_t)s.B * s.D, 91, 4, 0.5, dt);
     result got, ref;
     char label[160];
-    snprintf(label, sizeof label, "flashrnn %s %s %s T=%d B=%d I=%d D=%d dh=%d %s", cell, kernel,
-             logt_dtype_name(dt), s.T, s.B, s.I, s.D, s.dh, s.state ? "with h0, c0" : "zero state");
+    snprintf(label, sizeof label, "flashrnn %s %s %s T=%d B=%d I=%d D=%d dh=%d %s%s%s", cell, kernel,
+             logt_dtype_name(dt), s.T, s.B, s.I, s.D, s.dh, s.state ? "with h0, c0" : "zero state",
+             nm ? ", n0, m0" : "", extreme_if > 0 ? ", extreme i, f" : "");
     cr_assert_eq(run(&cfg, s, x, dh, h0, c0, NULL, &got), LOGT_OK, "%s: %s", label, logt_errmsg());
     logt_model_cfg c = cfg;
     c.device = LOGT_CPU, c.dtype = LOGT_F64, c.nknobs = 0;
@@ -171,7 +232,9 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
              && group_ok("dparams", got.dw, ref.dw, ref.nw, t.g, msg, sizeof msg, &wg)
              && group_ok("dx", got.dx, ref.dx, nx, t.g, msg, sizeof msg, &wg)
              && (!s.state || group_ok("dh0", got.dh0, ref.dh0, ns, t.g, msg, sizeof msg, &wg))
-             && (!s.state || !lstm || group_ok("dc0", got.dc0, ref.dc0, ns, t.g, msg, sizeof msg, &wg));
+             && (!s.state || !lstm || group_ok("dc0", got.dc0, ref.dc0, ns, t.g, msg, sizeof msg, &wg))
+             && (!nm || group_ok("dn0", got.dn0, ref.dn0, ns, t.g, msg, sizeof msg, &wg))
+             && (!nm || group_ok("dm0", got.dm0, ref.dm0, ns, t.g, msg, sizeof msg, &wg));
     fprintf(stderr, "%s: max error / max|ref|: h %.2e, gradients %.2e [%s]\n", label, wh, wg,
             got.detail);
     cr_expect(ok, "%s (%s; %s): %s", label, got.impl, got.detail, msg);
@@ -221,6 +284,52 @@ Test(flashrnn_cuda, lstm_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); 
 Test(flashrnn_cuda, lstm_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("lstm", "alternating", LOGT_F32); }
 Test(flashrnn_cuda, gru_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "alternating", LOGT_BF16); }
 Test(flashrnn_cuda, gru_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("gru", "alternating", LOGT_F32); }
+Test(flashrnn_cuda, elman_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("elman", "alternating", LOGT_BF16); }
+Test(flashrnn_cuda, elman_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("elman", "alternating", LOGT_F32); }
+Test(flashrnn_cuda, slstm_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "alternating", LOGT_BF16); }
+Test(flashrnn_cuda, slstm_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "alternating", LOGT_F32); }
+
+/* The slstm from carried states (n0 and m0 beside h0 and c0; fresh units among them) and
+ * with pre-activations |i|, |f| up to about 80, where exp would overflow without the
+ * stabiliser; both dtypes. */
+Test(flashrnn_cuda, slstm_states_and_extreme_gates)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    slstm_nm = 1;
+    for (int e = 0; e < 2; e++) {
+        extreme_if = e ? 76 : 0;
+        for (int d = 0; d < 2; d++) {
+            const logt_dtype dt = d ? LOGT_BF16 : LOGT_F32;
+            expect_matches("slstm", "alternating", dt, (shape){9, 5, 7, 64, 16, 1});
+            expect_matches("slstm", "alternating", dt, (shape){4, 3, 5, 32, 32, 1});
+        }
+    }
+    extreme_if = 0, slstm_nm = 0;
+}
+
+/* The cells without a fused kernel run alternating when the kernel is unset, and kernel =
+ * fused is refused for them by name. */
+Test(flashrnn_cuda, slstm_and_elman_run_alternating)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *cells[] = {"slstm", "elman"};
+    for (int i = 0; i < 2; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 32);
+        snprintf(cfg.cell, sizeof cfg.cell, "%s", cells[i]);
+        cfg.head_dim = 16;
+        result r;
+        cr_assert_eq(run(&cfg, (shape){3, 2, 8, 32, 16, 0}, NULL, NULL, NULL, NULL, NULL, &r), LOGT_OK,
+                     "%s", logt_errmsg());
+        cr_expect(strstr(r.impl, "alternating"), "%s: %s", cells[i], r.impl);
+        free_result(&r);
+        set_knobs(&cfg, "kernel=fused");
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "%s", cells[i]);
+        cr_expect(strstr(logt_errmsg(), "kernel = alternating") && strstr(logt_errmsg(), cells[i]),
+                  "%s", logt_errmsg());
+    }
+}
 
 /* One dense head of 768 in bf16: 48 blocks of one unit group each, 12 warps per group. */
 Test(flashrnn_cuda, dense_head_768_bf16)

@@ -97,16 +97,35 @@ static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
 
 /* ---- configuration ------------------------------------------------------------------- */
 
+/* The cells of the fused cuda kernels; the others run alternating there. */
+static int fused_cell(flashrnn_cell cell) { return cell == FLASHRNN_LSTM || cell == FLASHRNN_GRU; }
+
+/* The cuda kernel that runs: the knob's, else fused where the cell has it. */
+static const char *kernel_of(const logt_model_cfg *cfg, flashrnn_cell cell)
+{
+    return logt_cfg_knob(cfg, "kernel", fused_cell(cell) ? "fused" : "alternating");
+}
+
 /* Check what is flashrnn's own in cfg (its knobs, the cuda tile; logt_model_check did the
  * rest); give its cell, heads H and head dim dh. */
 static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int64_t *H,
                              int64_t *dh)
 {
+    const int c = logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells: the enum's order */
+    if (c < 0) return logt_model_check(&logt_flashrnn_ops, cfg);   /* names the valid cells */
+    *cell = (flashrnn_cell)c;
     const char *k = logt_cfg_knob(cfg, "kernel", "fused");
     if (strcmp(k, "fused") && strcmp(k, "alternating"))
         return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
                          "kernel per pass) or alternating (a GEMM and a pointwise kernel per "
                          "step)", cfg->model, k);
+    if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
+        return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
+                         "cpu reference has one loop: leave kernel unset", cfg->model, k);
+    if (cfg->device == LOGT_CUDA && !fused_cell(*cell) && !strcmp(logt_cfg_knob(cfg, "kernel", ""), "fused"))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru; cell = "
+                         "%s runs with kernel = alternating (or unset)", cfg->model, cells[c]);
+    if (cfg->device == LOGT_CUDA) k = kernel_of(cfg, *cell);   /* the fused kernel's knobs need it */
     const char *wk = logt_cfg_knob(cfg, "warps_k", "0");
     char *end;
     long w = strtol(wk, &end, 10);
@@ -124,22 +143,13 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
                          "kernel's (%d for the lstm in bf16, else %d); only with the cuda backend and "
                          "kernel = fused", cfg->model, pd, FLASHRNN_POLL_DELAY_LSTM_BF16,
                          FLASHRNN_POLL_DELAY_AUTO);
-    for (size_t c = 0; c < sizeof CHOICES / sizeof CHOICES[0]; c++) {
-        const int i = choice_of(cfg, &CHOICES[c]);
+    for (size_t q = 0; q < sizeof CHOICES / sizeof CHOICES[0]; q++) {
+        const int i = choice_of(cfg, &CHOICES[q]);
         if (i < 0 || (i && (cfg->device != LOGT_CUDA || strcmp(k, "fused"))))
             return LOGT_FAIL(LOGT_EINVAL, "%s: %s = '%s': %s; only with the cuda backend and "
-                             "kernel = fused", cfg->model, CHOICES[c].name,
-                             logt_cfg_knob(cfg, CHOICES[c].name, CHOICES[c].opts[0]), CHOICES[c].help);
+                             "kernel = fused", cfg->model, CHOICES[q].name,
+                             logt_cfg_knob(cfg, CHOICES[q].name, CHOICES[q].opts[0]), CHOICES[q].help);
     }
-    if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
-        return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
-                         "cpu reference has one loop: leave kernel unset", cfg->model, k);
-    const int c = logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells: the enum's order */
-    if (c < 0) return logt_model_check(&logt_flashrnn_ops, cfg);   /* names the valid cells */
-    *cell = (flashrnn_cell)c;
-    if (cfg->device == LOGT_CUDA && *cell != FLASHRNN_LSTM && *cell != FLASHRNN_GRU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda has cells lstm, gru; slstm and elman run on "
-                         "the cpu (cell = %s: use the cpu backend)", cfg->model, cells[c]);
     const int D = cfg->hidden_size, d = cfg->head_dim ? cfg->head_dim : D;
     if (cfg->device == LOGT_CUDA && d % 16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
@@ -175,7 +185,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     flashrnn_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
-    m->alternating = !strcmp(logt_cfg_knob(cfg, "kernel", "fused"), "alternating");
+    m->alternating = !strcmp(kernel_of(cfg, cell), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
     m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
@@ -242,8 +252,7 @@ static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const 
 
 /* ---- initial states -------------------------------------------------------------------- */
 
-/* Check the initial states forward is given against the cell and the batch B. */
-static logt_status check_states(const flashrnn_model *m, int64_t B)
+logt_status flashrnn_check_states(const flashrnn_model *m, int64_t B)
 {
     if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
@@ -410,7 +419,7 @@ logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_t
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int G = ngates(m->cell), K = nkept(m->cell);
     const int cstate = m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_SLSTM;
-    LOGT_TRY(check_states(m, B));
+    LOGT_TRY(flashrnn_check_states(m, B));
     LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
     if (K) LOGT_TRY(logt_tensor_ensure3(&m->gates, LOGT_CPU, LOGT_F64, T, B, K * D));
     if (cstate) LOGT_TRY(logt_tensor_ensure3(&m->c, LOGT_CPU, LOGT_F64, T, B, D));
@@ -545,7 +554,7 @@ static void flashrnn_destroy(logt_model *base)
 const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
     .summary = "head-wise LSTM, GRU, sLSTM or Elman RNN (block-diagonal R); cpu f64 reference; "
-               "cuda (lstm, gru) fused persistent kernels or alternating GEMM + pointwise",
+               "cuda fused persistent kernels (lstm, gru) or alternating GEMM + pointwise (all)",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
     .heads = 1,

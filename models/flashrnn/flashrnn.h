@@ -48,9 +48,10 @@
  *
  * Devices: cpu (flashrnn.c, float64, a reference written to be read; every cell) and cuda
  * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores;
- * lstm and gru, the others are refused when the model is configured).
- * Knobs on cuda: kernel = fused (default: one persistent kernel per pass, fused_*.cu, tiled by
- * tune.h) | alternating (per step a cuBLAS GEMM over the heads and a pointwise kernel); the
+ * every cell alternating, lstm and gru also fused).
+ * Knobs on cuda: kernel = fused (the default of lstm and gru: one persistent kernel per pass,
+ * fused_*.cu, tiled by tune.h) | alternating (per step a cuBLAS GEMM over the heads and a
+ * pointwise kernel; the default of slstm and elman, which have no fused kernel); the
  * fused kernel's other knobs fix a part of its tiling or exchange, for ablations and tests
  * (flashrnn.c checks them; its messages say what each does).
  */
@@ -93,6 +94,8 @@ typedef struct flashrnn_model {
 
 /* Check cfg (device, dtype, cell, head dim) and list the slices above. */
 logt_status logt_flashrnn_layout(const logt_model_cfg *cfg, logt_layout *out);
+/* Check the initial states a forward is given against the cell and the batch B (both backends). */
+logt_status flashrnn_check_states(const flashrnn_model *m, int64_t B);
 
 /* The slstm's other initial states, n0 and m0 [L][B][D] (cpu, f64), copied into every layer of
  * a flashrnn net of cell slstm, beside the h0 and c0 of logt_net_set_state (the net carries h

@@ -8,6 +8,9 @@
  * `r[q]` the recurrent side (R h_{t-1}); the saved gates `s[4]` are what backward reads:
  *   lstm  s = [i f g o] activated                      state c (fp32)
  *   gru   s = [r z n rn], rn = R_n h_{t-1} + bn        state h_{t-1} (read back from h)
+ * The sLSTM and Elman cells (run by the alternating path only) carry their states as arrays:
+ *   slstm s = [i' f' tanh z σ(o) σ(−f)]                states c, n, m (fp32)
+ *   elman s = [h]                                      no state
  */
 #ifndef LOGT_FLASHRNN_CELL_CUH
 #define LOGT_FLASHRNN_CELL_CUH
@@ -89,6 +92,77 @@ struct GruCell {
         dxa[2] = dan;
         dra[2] = dan * rg;
         return dh * z;
+    }
+};
+
+/* The sLSTM (slstm_cell.h, the float64 reference's equations) in fp32. The gates' exp and
+ * log σ take the accurate functions: their arguments reach ±80 (the stabiliser keeps exp's
+ * result at most 1, not its argument small). */
+struct SlstmCell {
+    static constexpr int G = 4;      /* gates [i f z o]                                    */
+    static constexpr int NS = 5;     /* saved: i' f' tanh z σ(o) σ(−f)                      */
+    static constexpr int NST = 3;    /* states c, n, m                                     */
+
+    static __device__ __forceinline__ float logsigmoid(float a)
+    {
+        return a < 0.0f ? a - log1pf(expf(a)) : -log1pf(expf(-a));
+    }
+
+    /* sp: c, n, m of t-1; writes those of t to st, the saved values to s; returns h_t. */
+    static __device__ __forceinline__ float forward(const float *a, const float *r, const float *sp,
+                                                    float *st, float *s)
+    {
+        const float i = a[0] + r[0], f = a[1] + r[1];
+        const float lf = logsigmoid(f) + sp[2];
+        const float m = sp[1] == 0.0f ? i : fmaxf(i, lf);
+        const float ig = expf(i - m), fg = expf(lf - m);
+        const float z = tanhf(a[2] + r[2]), o = sigmoid(a[3] + r[3]);
+        s[0] = ig, s[1] = fg, s[2] = z, s[3] = o, s[4] = sigmoid(-f);
+        /* a fresh state's first step: f' multiplies zeros, which stay zeros (not inf · 0) */
+        const float c = (sp[0] == 0.0f ? 0.0f : fg * sp[0]) + ig * z;
+        const float n = fmaxf((sp[1] == 0.0f ? 0.0f : fg * sp[1]) + ig, 1.0f);
+        st[0] = c, st[1] = n, st[2] = m;
+        return o * c / n;
+    }
+
+    /* dh: all of dL/dh_t; ds: dL/dc_t, dL/dn_t in, dL/dc_{t-1}, dL/dn_{t-1} out, and ds[2]
+     * out dL/dm_{t-1} (m held constant within the step, as FlashRNN's backward: exact, since
+     * h does not depend on the m it chooses). dra = dxa. */
+    static __device__ __forceinline__ void backward(const float *s, const float *sp, const float *st,
+                                                    float dh, float *ds, float *dxa)
+    {
+        const float ig = s[0], fg = s[1], z = s[2], o = s[3], sf = s[4], c = st[0], n = st[1];
+        const float dct = ds[0] + dh * o / n, dnt = ds[1] - dh * o * c / (n * n);
+        const float carried = (sp[0] == 0.0f ? 0.0f : dct * sp[0]) + (sp[1] == 0.0f ? 0.0f : dnt * sp[1]);
+        const float dlf = carried == 0.0f ? 0.0f : fg * carried;
+        dxa[0] = (dct * z + dnt) * ig;
+        dxa[1] = dlf * sf;
+        dxa[2] = dct * ig * (1.0f - z * z);
+        dxa[3] = dh * (c / n) * o * (1.0f - o);
+        ds[0] = dct == 0.0f ? 0.0f : dct * fg;
+        ds[1] = dnt == 0.0f ? 0.0f : dnt * fg;
+        ds[2] = dlf;
+    }
+};
+
+/* The Elman cell, h_t = tanh(W x_t + b + R h_{t-1}); saves h_t. */
+struct ElmanCell {
+    static constexpr int G = 1;
+    static constexpr int NS = 1;
+    static constexpr int NST = 0;
+
+    static __device__ __forceinline__ float forward(const float *a, const float *r, const float *sp,
+                                                    float *st, float *s)
+    {
+        (void)sp, (void)st;
+        return s[0] = fast_tanh(a[0] + r[0]);
+    }
+
+    static __device__ __forceinline__ void backward(const float *s, const float *sp, const float *st,
+                                                    float dh, float *ds, float *dxa)
+    {
+        (void)sp, (void)st, (void)ds;
+        dxa[0] = dh * (1.0f - s[0] * s[0]);
     }
 };
 

@@ -13,8 +13,11 @@
  *                                              (tune.h), recorded in the model's `detail`
  *   kernel = alternating                       per step: one strided-batched GEMM over the H
  *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
- *                                              FlashRNN's "alternating" baseline
- *   Both save, per step, the gates S [N][4·D] and (lstm) c [N][D] in fp32 for backward.
+ *                                              FlashRNN's "alternating" baseline, and the only
+ *                                              path of the slstm and elman cells
+ *   Both save, per step, the gates S [N][NS·D] and the states [N][NST·D] in fp32 for backward
+ *   (NS, NST: the cell's, Alt below; lstm 4 and 1 (c), gru 4 and 0, slstm 5 and 3 (c, n, m),
+ *   elman 1 and 0).
  * Backward: the recurrence (fused: one launch; alternating: per step a pointwise kernel and
  * the GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for the gru,
  * dRA = dL/d(R h) [N][G·D], in the activations' dtype (bf16: rounded before the products
@@ -37,23 +40,22 @@
 #include "../../core/cuda_check.cuh"
 #include "fused.h"
 #include "../../kernels/gemm.h"
+#include "alternating.h"
 #include "flashrnn.h"
-#include "flashrnn_cell.cuh"
 
 typedef __nv_bfloat16 bf16;
 
 typedef struct flashrnn_cuda_scratch {
     logt_tensor wd, rd;       /* bf16 copies of W and R (dtype bf16)                        */
     logt_tensor wx;           /* [N][G·D] W x, f32                                          */
-    logt_tensor s, c;         /* [N][4·D] saved gates, [N][D] c (lstm), f32                 */
+    logt_tensor s, c;         /* [N][NS·D] saved gates, [N][NST·D] states (lstm: c), f32     */
     logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
     logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
     logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
     logt_tensor ones;         /* [N] ones, dtype                                             */
     logt_tensor xchg;         /* split heads' tagged exchange words (as f32 elements; flashrnn_fused_xchg_bytes) */
     logt_tensor sync;         /* split heads' backward counters (unsigned; any 4-byte dtype holds them) */
-    logt_tensor rh, pk;       /* alternating: [H][B][G·dh] f32 R h; dtype packed dRA of a step */
-    logt_tensor dhr, dcr;     /* alternating: [B][D] f32 dL/dh_{t-1} through R, dL/dc         */
+    flashrnn_alt_scratch alt; /* the alternating path's (alternating.h)                      */
     void *side, *ev_fork, *ev_join;   /* grad_overlap, proj_overlap: the second stream and its two events */
     logt_tensor proj;         /* proj_overlap: [0] W x chunks counted, [1] the kernel runs (unsigned) */
     int64_t primed_rows;      /* proj_overlap: the chunk GEMM the second stream has run once:   */
@@ -64,15 +66,23 @@ typedef struct flashrnn_cuda_scratch {
 
 #define BLOCK 256
 
-static int ngates(const flashrnn_model *m) { return m->cell == FLASHRNN_LSTM ? 4 : 3; }
+/* Gates, saved values and fp32 states per unit of each cell (Alt below has them per type). */
+static int ngates(const flashrnn_model *m)
+{
+    static const int G[] = {[FLASHRNN_LSTM] = 4, [FLASHRNN_GRU] = 3, [FLASHRNN_SLSTM] = 4,
+                            [FLASHRNN_ELMAN] = 1};
+    return G[m->cell];
+}
+static int nsaved(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 5 : m->cell == FLASHRNN_ELMAN ? 1 : 4; }
+static int nstates(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 3 : m->cell == FLASHRNN_LSTM; }
 
-/* The kernels here have the lstm and gru cells; flashrnn.c refuses the others on cuda when the
- * model is configured, and so does each pass, for a model made some other way. */
+/* The fused kernels have the lstm and gru cells; flashrnn.c runs the others alternating (and
+ * refuses kernel = fused for them), and so does each pass, for a model made some other way. */
 static logt_status check_cell(const flashrnn_model *m)
 {
-    if (m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_GRU) return LOGT_OK;
-    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda has cells lstm, gru; slstm and elman run on the cpu",
-                     m->base.cfg.model);
+    if (m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_GRU || m->alternating) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru; slstm "
+                     "and elman run with kernel = alternating", m->base.cfg.model);
 }
 
 static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
@@ -99,63 +109,6 @@ static logt_status check_act(const flashrnn_model *m, const logt_tensor *t, cons
     return LOGT_OK;
 }
 
-/* ---- the alternating path's pointwise kernels: thread per (b, j), j < D ------------------- */
-
-/* rh [H][B][G·dh] = h_{t-1} R per head; writes h_t, the saved gates and c_t. */
-template <class Cell, typename T>
-__global__ void alt_forward_step(int B, int H, int dh, const float *__restrict__ wx,
-                                 const float *__restrict__ rh, const float *__restrict__ bias,
-                                 const float *__restrict__ bn, const T *__restrict__ hp,
-                                 const float *__restrict__ cpf, const T *__restrict__ c0,
-                                 T *__restrict__ h, float *__restrict__ s, float *__restrict__ c)
-{
-    constexpr int G = Cell::G;
-    const int D = H * dh;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
-         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
-    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
-    float av[G], rv[G], sv[4];
-    for (int q = 0; q < G; q++) {
-        av[q] = wx[(int64_t)b * G * D + q * D + j] + bias[q * D + j];
-        rv[q] = rh[((int64_t)k * B + b) * G * dh + q * dh + jj];
-    }
-    float cc = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
-    float hv = Cell::forward(av, rv, bn ? bn[j] : 0.0f, ld(hp + i), cc, sv);
-    st(h + i, hv);
-    for (int q = 0; q < 4; q++) s[(int64_t)b * 4 * D + q * D + j] = sv[q];
-    if (G == 4) c[i] = cc;
-    }
-}
-
-/* dhr: what reaches h_t through R from step t+1 in; the part of dL/dh_{t-1} that does not go
- * through R out (the GEMM adds the rest). Writes dxa_t (and dra_t), the packed pk [H][B][G·dh]. */
-template <class Cell, typename T>
-__global__ void alt_backward_step(int B, int H, int dh, const T *__restrict__ dH,
-                                  const float *__restrict__ s, const float *__restrict__ c,
-                                  const float *__restrict__ cpf, const T *__restrict__ c0,
-                                  const T *__restrict__ hp, float *__restrict__ dhr,
-                                  float *__restrict__ dcr, T *__restrict__ dxa,
-                                  T *__restrict__ dra, T *__restrict__ pk)
-{
-    constexpr int G = Cell::G;
-    const int D = H * dh;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * D;
-         i += (int64_t)gridDim.x * blockDim.x) {   /* grid-stride: the grid is capped */
-    const int b = (int)(i / D), j = (int)(i % D), k = j / dh, jj = j % dh;
-    float sv[4], dx[G], dr[G];
-    for (int q = 0; q < 4; q++) sv[q] = s[(int64_t)b * 4 * D + q * D + j];
-    float dc = G == 4 ? dcr[i] : 0.0f;
-    float cc = G == 4 ? c[i] : 0.0f, cp = G == 4 ? (cpf ? cpf[i] : ld(c0 + i)) : 0.0f;
-    dhr[i] = Cell::backward(sv, cc, cp, ld(hp + i), ld(dH + i) + dhr[i], dc, dx, dr);
-    if (G == 4) dcr[i] = dc;
-    for (int q = 0; q < G; q++) {
-        st(dxa + (int64_t)b * G * D + q * D + j, dx[q]);
-        if (G == 3) st(dra + (int64_t)b * G * D + q * D + j, dr[q]);
-        st(pk + ((int64_t)k * B + b) * G * dh + q * dh + jj, dr[q]);
-    }
-    }
-}
-
 /* ---- shared pieces -------------------------------------------------------------------------- */
 
 static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t T, int64_t B,
@@ -173,7 +126,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     memset(a, 0, sizeof *a);
     a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
     a->bias = param(m, &m->base.w, "b");
-    a->bn = G == 3 ? param(m, &m->base.w, "bn") : NULL;
+    a->bn = m->cell == FLASHRNN_GRU ? param(m, &m->base.w, "bn") : NULL;
     a->R = dt == LOGT_BF16 ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
     a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
     a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
@@ -393,27 +346,6 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
 
 /* ---- forward -------------------------------------------------------------------------------- */
 
-template <class Cell, typename T>
-static logt_status alt_forward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
-{
-    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(logt_tensor_reserve(&sc->rh, LOGT_CUDA, LOGT_F32, (int64_t)H * B * G * dh, NULL));
-    for (int t = 0; t < a->T; t++) {
-        const int64_t o = (int64_t)t * B;
-        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 0, B, (int64_t)G * dh, dh, 1.0f, a->dtype, hp, D, dh, a->R,
-                              (int64_t)G * dh, (int64_t)dh * G * dh, 0.0f, (float *)sc->rh.data,
-                              (int64_t)G * dh, (int64_t)B * G * dh, H, 1));
-        alt_forward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
-            B, H, dh, a->wx + o * G * D, (const float *)sc->rh.data, a->bias, a->bn, hp,
-            t ? a->c + (o - B) * D : NULL, (const T *)a->c0, (T *)a->h + o * D, a->s + o * 4 * D,
-            G == 4 ? a->c + o * D : NULL);
-        LAUNCH_TRY();
-    }
-    return LOGT_OK;
-}
-
 extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tensor *x,
                                              logt_tensor *h, logt_ctx *ctx)
 {
@@ -424,11 +356,9 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
     flashrnn_cuda_scratch *sc = NULL;
     LOGT_TRY(scratch_of(m, &sc));
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh;
+    const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh, NS = nsaved(m), NST = nstates(m);
     const logt_dtype dt = m->base.cfg.dtype;
-    if (m->cell == FLASHRNN_GRU && m->base.c0.data)
-        return LOGT_FAIL(LOGT_EINVAL, "%s with cell gru has no cell state c0: set only h0",
-                         m->base.cfg.model);
+    LOGT_TRY(flashrnn_check_states(m, B));
     const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
     if (dt == LOGT_BF16) {
         LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, LOGT_BF16, G * D * I, NULL));
@@ -437,12 +367,12 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
         LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
     }
     LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * 4 * D, NULL));
-    if (G == 4) LOGT_TRY(logt_tensor_reserve(&sc->c, LOGT_CUDA, LOGT_F32, N * D, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * NS * D, NULL));
+    if (NST) LOGT_TRY(logt_tensor_reserve(&sc->c, LOGT_CUDA, LOGT_F32, N * NST * D, NULL));
     flashrnn_fused_args a;
     LOGT_TRY(prepare(m, sc, T, B, &a));
     a.wx = (const float *)sc->wx.data, a.h = h->data, a.s = (float *)sc->s.data;
-    a.c = G == 4 ? (float *)sc->c.data : NULL;
+    a.c = NST ? (float *)sc->c.data : NULL;
     const void *Wop = dt == LOGT_BF16 ? sc->wd.data : (const void *)W;
     if (!m->alternating) {   /* fused: the projection may run beside the kernel (proj_overlap) */
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
@@ -461,47 +391,12 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                  "alternating: per step one cuBLAS strided-batched GEMM over %lld heads "
                  "([%lld x %lld] x [%lld x %lld]) and one pointwise kernel",
                  (long long)H, (long long)B, (long long)dh, (long long)dh, (long long)(G * dh));
-        if (G == 4)
-            return dt == LOGT_BF16 ? alt_forward<LstmCell, bf16>(sc, ctx, &a)
-                                   : alt_forward<LstmCell, float>(sc, ctx, &a);
-        return dt == LOGT_BF16 ? alt_forward<GruCell, bf16>(sc, ctx, &a)
-                               : alt_forward<GruCell, float>(sc, ctx, &a);
+        return flashrnn_alt_forward(m, &sc->alt, ctx, &a);
     }
     return flashrnn_fused_forward(ctx, &a, &sc->tile[0]);
 }
 
 /* ---- backward ------------------------------------------------------------------------------- */
-
-template <class Cell, typename T>
-static logt_status alt_backward(flashrnn_cuda_scratch *sc, logt_ctx *ctx, const flashrnn_fused_args *a)
-{
-    const int G = Cell::G, B = a->B, H = a->H, dh = a->dh, D = H * dh;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    LOGT_TRY(logt_tensor_reserve(&sc->pk, LOGT_CUDA, a->dtype, (int64_t)H * B * G * dh, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->dhr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->dcr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
-    CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
-    CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * D * sizeof(float), st));
-    float *dhr = (float *)sc->dhr.data;
-    for (int t = a->T - 1; t >= 0; t--) {
-        const int64_t o = (int64_t)t * B;
-        const T *hp = t ? (const T *)a->h + (o - B) * D : (const T *)a->h0;
-        alt_backward_step<Cell, T><<<logt_cuda_grid((int64_t)B * D, BLOCK), BLOCK, 0, st>>>(
-            B, H, dh, (const T *)a->dH + o * D, a->s + o * 4 * D, G == 4 ? a->c + o * D : NULL,
-            G == 4 && t ? a->c + (o - B) * D : NULL, (const T *)a->c0, hp, dhr,
-            (float *)sc->dcr.data, (T *)a->dxa + o * G * D, G == 3 ? (T *)a->dra + o * G * D : NULL,
-            (T *)sc->pk.data);
-        LAUNCH_TRY();
-        /* dL/dh_{t-1} += dRA_t,k R_k^T, per head */
-        LOGT_TRY(logt_gemm_ex(ctx, 0, 1, B, dh, (int64_t)G * dh, 1.0f, a->dtype, sc->pk.data,
-                              (int64_t)G * dh, (int64_t)B * G * dh, a->R, (int64_t)G * dh,
-                              (int64_t)dh * G * dh, 1.0f, dhr, D, dh, H, 1));
-    }
-    if (a->dh0) LOGT_TRY(logt_cuda_convert(a->dh0, a->dtype, dhr, LOGT_F32, (int64_t)B * D));
-    if (G == 4 && a->dc0)
-        LOGT_TRY(logt_cuda_convert(a->dc0, a->dtype, sc->dcr.data, LOGT_F32, (int64_t)B * D));
-    return LOGT_OK;
-}
 
 /* The weights' gradients over the steps [t0, t1) (operands of the activations' dtype, fp32
  * results, added to what is there unless `first`), and dx's rows of those steps into dxf. */
@@ -513,7 +408,8 @@ static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt
     const int64_t G = ngates(m), H = m->H, hd = m->dh, n0 = t0 * B, n = (t1 - t0) * B;
     const logt_dtype dt = m->base.cfg.dtype;
     const size_t es = logt_dtype_size(dt);
-    const char *dxa = (const char *)sc->dxa.data, *dra = G == 3 ? (const char *)sc->dra.data : dxa;
+    const int gru = m->cell == FLASHRNN_GRU;   /* the one cell whose dL/d(R h) is its own */
+    const char *dxa = (const char *)sc->dxa.data, *dra = gru ? (const char *)sc->dra.data : dxa;
     const float beta = first ? 0.0f : 1.0f;
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
@@ -538,7 +434,7 @@ static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt
                           (const char *)x->data + n0 * I * es, I, 0, beta, dW, I, 0, 1, 1));
     LOGT_TRY(logt_gemm_ex(ctx, 1, 0, G * D, 1, n, 1.0f, dt, dxa + n0 * G * D * es, G * D, 0,
                           sc->ones.data, 1, 0, beta, db, 1, 0, 1, 1));
-    if (G == 3)
+    if (gru)
         LOGT_TRY(logt_gemm_ex(ctx, 1, 0, D, 1, n, 1.0f, dt, dra + (n0 * G * D + 2 * D) * es, G * D, 0,
                               sc->ones.data, 1, 0, beta, param(m, &m->base.dw, "bn"), 1, 0, 1, 1));
     if (dxf)
@@ -622,12 +518,13 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn backward: dh is [%lld][%lld][%lld], forward's h "
                          "was [%lld][%lld][%lld]", (long long)dh->shape[0], (long long)dh->shape[1],
                          (long long)dh->shape[2], (long long)T, (long long)B, (long long)D);
+    const int gru = m->cell == FLASHRNN_GRU;
     LOGT_TRY(logt_tensor_reserve(&sc->dxa, LOGT_CUDA, dt, N * G * D, NULL));
-    if (G == 3) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, dt, N * G * D, NULL));
+    if (gru) LOGT_TRY(logt_tensor_reserve(&sc->dra, LOGT_CUDA, dt, N * G * D, NULL));
     flashrnn_fused_args a;
     LOGT_TRY(prepare(m, sc, T, B, &a));
-    a.h = m->h.data, a.s = (float *)sc->s.data, a.c = G == 4 ? (float *)sc->c.data : NULL;
-    a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = G == 3 ? sc->dra.data : NULL;
+    a.h = m->h.data, a.s = (float *)sc->s.data, a.c = nstates(m) ? (float *)sc->c.data : NULL;
+    a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = gru ? sc->dra.data : NULL;
     a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
 
     /* 2. (below) the weights' gradients and dx, every step at once, or beside the fused
@@ -650,11 +547,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
 
     /* 1. back through time */
     if (m->alternating) {
-        logt_status s = G == 4 ? (dt == LOGT_BF16 ? alt_backward<LstmCell, bf16>(sc, ctx, &a)
-                                                  : alt_backward<LstmCell, float>(sc, ctx, &a))
-                               : (dt == LOGT_BF16 ? alt_backward<GruCell, bf16>(sc, ctx, &a)
-                                                  : alt_backward<GruCell, float>(sc, ctx, &a));
-        if (s != LOGT_OK) return s;
+        LOGT_TRY(flashrnn_alt_backward(m, &sc->alt, ctx, &a));
     } else {
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_BACKWARD));
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
@@ -677,8 +570,9 @@ extern "C" void flashrnn_free_cuda(flashrnn_model *m)
     if (!sc) return;
     logt_tensor *all[] = {&sc->wd, &sc->rd, &sc->wx, &sc->s, &sc->c, &sc->zeros, &sc->dxa,
                           &sc->dra, &sc->dxf, &sc->ones, &sc->xchg, &sc->sync, &sc->proj,
-                          &sc->rh, &sc->pk, &sc->dhr, &sc->dcr};
+                         };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+    flashrnn_alt_free(&sc->alt);
     if (sc->side) (void)cudaStreamDestroy((cudaStream_t)sc->side);
     if (sc->ev_fork) (void)cudaEventDestroy((cudaEvent_t)sc->ev_fork);
     if (sc->ev_join) (void)cudaEventDestroy((cudaEvent_t)sc->ev_join);

@@ -10,6 +10,8 @@
  *   h      [T][B][D]    dtype out
  *   s      [T][B][4·D]  fp32 out: the saved gates (lstm i f g o; gru r z n rn)
  *   c      [T][B][D]    fp32 out (lstm)
+ * (the alternating path, alternating.h, takes the same arguments; its slstm and elman keep
+ * s [T][B][NS·D] and the states c [T][B][NST·D]: NS = 5, NST = 3 (c, n, m); NS = 1, NST = 0)
  * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
  * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm dra is dxa; the weight-gradient GEMMs
  * read them), and dh0, dc0 (dtype, may be NULL).

@@ -229,8 +229,8 @@ class LSTM(Layer):
 
 
 class FlashRNN(Layer):
-    """FlashRNN's head-wise cells (cell "lstm", "gru", or on the cpu "slstm" and "elman"), D
-    split into heads of head_dim (0: one head)."""
+    """FlashRNN's head-wise cells (cell "lstm", "gru", "slstm" or "elman"), D split into heads
+    of head_dim (0: one head; on CUDA a multiple of 16)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, *, cell="lstm", head_dim=0, seed=1,
                  **knobs):
