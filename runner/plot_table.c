@@ -38,6 +38,7 @@ static const struct { const char *name, *label; int curve, higher; } measures[] 
     {"loss", "training loss", 1, 0},
     {"grad_norm", "gradient norm (before clipping)", 1, 0},
     {"newton_iterations", "Newton iterations of the step's forward (first layer)", 1, 0},
+    {"jacobian_clamps", "Jacobian entries the step's forward clamped (deer's jacobian_clamp)", 1, 0},
     {"eval_loss", "validation loss", 1, 0},
     {"eval_acc", "validation accuracy", 1, 1},
     {"eval_bpc", "validation bits per character", 1, 0},

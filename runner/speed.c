@@ -146,11 +146,13 @@ static logt_status random_input(int which, logt_device dev, logt_dtype dt, int64
     return LOGT_OK;
 }
 
-/* A model's series of its last call (logt_model.trace), kept for the results file. */
+/* A model's series of its last call (logt_model.trace), kept for the results file, and the
+ * entries its layers clamped in that call (logt_model.clamped; -1: none clamps). */
 typedef struct series {
     char name[32];
     int n;
     double v[1024];
+    int64_t clamped;
 } series;
 
 /* The CRC-32 (zlib's: reflected polynomial 0xedb88320) of t's bytes as stored, read back to
@@ -231,6 +233,11 @@ static logt_status speed_run(logt_ctx *ctx, const logt_run_spec *r, double *ms, 
                                                                   : (int)(sizeof tr->v / sizeof tr->v[0]);
         memcpy(tr->v, l->trace, (size_t)tr->n * sizeof tr->v[0]);
         logt_strlcpy(tr->name, sizeof tr->name, l->trace_name);
+    }
+    tr->clamped = -1;
+    for (int l = 0; net && l < net->L; l++) {
+        const int64_t c = net->layer[l]->clamped;
+        if (net->layer[l]->clamping) tr->clamped = tr->clamped < 0 ? c : tr->clamped + c;
     }
     logt_tensor_free(&dx);
     logt_net_destroy(net);
@@ -323,6 +330,7 @@ logt_status one_speed_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *st,
         logt_status w = logt_store_write(st, id, "time_ms", ms, r->repeats);
         if (w == LOGT_OK && tr->n > 0 && tr->name[0]) w = logt_store_write(st, id, tr->name, tr->v, tr->n);
         if (tr->n > 0) row->iterations = tr->n - 1;
+        if (w == LOGT_OK && tr->clamped >= 0) w = logt_store_set_i64(st, id, "", "jacobian_clamps", tr->clamped);
         const struct { const char *name; uint32_t v; } d[] = {
             {"crc32_y", ck.y}, {"crc32_dx", ck.dx}, {"crc32_dw", ck.dw}};
         for (size_t k = 0; w == LOGT_OK && r->checksum && k < (ck.backward ? 3u : 1u); k++)

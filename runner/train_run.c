@@ -9,9 +9,20 @@
  * last value is also the run's final_eval_bpc. A rerun resumes from the latest checkpoint,
  * cutting the per-step datasets back to the checkpoint's step.
  *
+ * A model whose on_fail is retry (logt_model.retry: deer) has a training step that fails
+ * numerically (a loss or gradient not finite, a solver that does not converge) retried: the
+ * state of the last checkpoint (kept in memory, or the run's start) comes back, the per-step
+ * datasets are cut back to it, the solvers are relaxed once more (tr->relax: tol x10 and
+ * max_iter x2 for each retry, for the rest of the run) and training goes on; a line on stderr
+ * says so, and the run's attribute `retries` counts them (read back on a resume, so that the
+ * relaxation continues). MAX_RETRIES in a row (without getting past the step that failed)
+ * fail the run. A model that clamps (logt_model.clamping: deer's jacobian_clamp) adds the
+ * per-step dataset jacobian_clamps and its total, the attribute of the same name.
+ *
  * Test hooks (tests/test_runner.c): LOGT_TEST_DIE_AFTER_STEPS=N makes the process
  * _exit(137) after training step N, like a kill -9; LOGT_TEST_FAIL_AFTER_STEPS=N makes
- * training step N fail (as a NaN would).
+ * training step N fail (as a NaN would, never retried); LOGT_TEST_NAN_AT_STEP=N puts a NaN in
+ * the input of training step N, the first time it runs (tr->nan_step).
  */
 #include "run_internal.h"
 
@@ -28,9 +39,13 @@
 #define FINAL_LOSS_STEPS 10   /* final_loss: mean of the last this many steps */
 
 /* newton_iterations: the first layer's solver iterations in the step's forward (its trace's
- * length − 1: deer, sru route = newton), NaN for a model without a solver */
-#define NSTEP_SETS 4
-static const char *const step_sets[NSTEP_SETS] = {"loss", "grad_norm", "wall_s", "newton_iterations"};
+ * length − 1: deer, sru route = newton), NaN for a model without a solver; jacobian_clamps
+ * (the last, only for a model that clamps): the entries the step's forward clamped, all layers */
+#define NSTEP_SETS 5
+#define CLAMP_SET 4
+static const char *const step_sets[NSTEP_SETS] = {"loss", "grad_norm", "wall_s", "newton_iterations",
+                                                  "jacobian_clamps"};
+#define MAX_RETRIES 3   /* on_fail = retry: retries in a row before the run fails */
 #define NEVAL_SETS 5   /* eval_bpc only for a task that reports bits per character */
 static const char *const eval_sets[NEVAL_SETS] = {"eval_step", "eval_loss", "eval_acc", "eval_wall_s",
                                                   "eval_bpc"};
@@ -82,9 +97,9 @@ typedef struct train_result {
     int stopped_short;       /* a curriculum run that ended before its own T: the length it was at */
 } train_result;
 
-static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SETS], int *nbuf)
+static logt_status flush_steps(logt_store *st, int64_t id, double *buf[NSTEP_SETS], int nsets, int *nbuf)
 {
-    for (int k = 0; k < NSTEP_SETS; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
+    for (int k = 0; k < nsets; k++) LOGT_TRY(logt_store_append(st, id, step_sets[k], buf[k], *nbuf));
     *nbuf = 0;
     return logt_store_flush(st);
 }
@@ -107,6 +122,15 @@ static int over_budget(const logt_run_spec *r, double wall)
     return r->max_train_s > 0 && wall >= r->max_train_s;
 }
 
+/* on_fail = retry: what a failed step goes back to, and the retries so far. */
+typedef struct rollback {
+    int on;                    /* a layer's model asks for it (logt_model.retry)        */
+    logt_train_snapshot snap;  /* the state at the last checkpoint, or the run's start  */
+    int64_t retries;           /* over the run, resumes included: tr->relax              */
+    int in_row;                /* retries since training last got past failed_at        */
+    int64_t failed_at;         /* the furthest step that failed                         */
+} rollback;
+
 /* What a training run carries from phase to phase: its stage, how far it got, and the
  * per-step values not yet written. */
 typedef struct train_state {
@@ -115,8 +139,25 @@ typedef struct train_state {
     double wall;               /* training seconds, resumes included         */
     int64_t neval;             /* evaluations so far                         */
     double *buf[NSTEP_SETS];   /* per-step values since the last flush       */
-    int nbuf;
+    int nbuf, nsets;           /* nsets: step_sets written (CLAMP_SET + 1 for a model that clamps) */
+    rollback rb;
 } train_state;
+
+/* 1 when a layer of net retries a failed step (what = 0) or clamps (what = 1). */
+static int any_layer(const logt_net *net, int what)
+{
+    for (int l = 0; l < net->L; l++)
+        if (what ? net->layer[l]->clamping : net->layer[l]->retry) return 1;
+    return 0;
+}
+
+/* The entries the layers of net clamped in the last forward. */
+static double clamped_of(const logt_net *net)
+{
+    double n = 0;
+    for (int l = 0; l < net->L; l++) n += (double)net->layer[l]->clamped;
+    return n;
+}
 
 /* The run's start: at its latest checkpoint's stage and state when it resumes, else afresh;
  * the datasets cut back to that point, and the step buffers made. */
@@ -152,6 +193,7 @@ static logt_status train_open(logt_ctx *ctx, const logt_run_spec *r, logt_store 
     }
     if (!resume && logt_store_has(st, id, "checkpoint", "latest"))
         STORE(logt_store_set_i64(st, id, "checkpoint", "latest", -1));   /* start afresh */
+    ts->nsets = any_layer(ts->g.net, 1) ? CLAMP_SET + 1 : CLAMP_SET;
     for (int j = 0; j < NSTEP_SETS; j++) STORE(logt_store_truncate(st, id, step_sets[j], ts->g.tr->step));
     for (int j = 0; j < NEVAL_SETS; j++) STORE(logt_store_truncate(st, id, eval_sets[j], ts->neval));
     if (nstage) STORE(logt_store_truncate(st, id, "eval_T", ts->neval));
@@ -162,6 +204,57 @@ static logt_status train_open(logt_ctx *ctx, const logt_run_spec *r, logt_store 
             s = LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
             goto done;
         }
+done:
+    return s;
+}
+
+/* on_fail = retry: the retries of an earlier invocation (a resumed run continues their
+ * relaxation), and the state a failed step goes back to: the run's start here. */
+static logt_status rollback_open(logt_store *st, int64_t id, const train_result *res, train_state *ts,
+                                 int *fatal)
+{
+    logt_status s = LOGT_OK;
+    rollback *rb = &ts->rb;
+    rb->on = any_layer(ts->g.net, 0);
+    rb->retries = 0, rb->in_row = 0, rb->failed_at = -1;
+    if (!rb->on) return LOGT_OK;
+    if (res->resumed_at > 0 && logt_store_has(st, id, "", "retries"))
+        STORE(logt_store_get_i64(st, id, "", "retries", &rb->retries));
+    STORE(logt_store_set_i64(st, id, "", "retries", rb->retries));
+    ts->g.tr->relax = (int)rb->retries;
+    s = logt_trainer_snapshot(ts->g.tr, &rb->snap);
+done:
+    return s;
+}
+
+/* A training step failed with status `failed` under on_fail = retry: back to the snapshot, the
+ * per-step values since then cut off, the solvers relaxed once more, a line on stderr. After
+ * MAX_RETRIES in a row, the run's error instead. */
+static logt_status retry_step(logt_status failed, logt_store *st, int64_t id, const progress *pr,
+                              train_state *ts, int *fatal)
+{
+    logt_status s = LOGT_OK;
+    rollback *rb = &ts->rb;
+    logt_trainer *tr = ts->g.tr;
+    const long long step = (long long)tr->step + 1;   /* counted from 1, as the progress lines */
+    char msg[1536];
+    logt_strlcpy(msg, sizeof msg, logt_errmsg());
+    if (rb->in_row == MAX_RETRIES)
+        return logt_fail_at(failed, "", 0, "step %lld failed again after %d retries in a row from "
+                            "step %lld (on_fail = retry, tol x%g and max_iter x%.0f by now): %s",
+                            step, MAX_RETRIES, (long long)rb->snap.step, pow(10.0, (double)rb->retries),
+                            ldexp(1.0, (int)rb->retries), msg);
+    rb->retries++, rb->in_row++;
+    if (step > rb->failed_at) rb->failed_at = step;
+    tr->relax = (int)rb->retries;
+    if ((s = logt_trainer_restore(tr, &rb->snap)) != LOGT_OK) goto done;
+    ts->nbuf = 0;
+    for (int j = 0; j < NSTEP_SETS; j++) STORE(logt_store_truncate(st, id, step_sets[j], tr->step));
+    STORE(logt_store_set_i64(st, id, "", "retries", rb->retries));
+    STORE(logt_store_flush(st));
+    fprintf(stderr, "%s        retry %d of %d: %s; back to step %lld, tol x%g and max_iter x%.0f from "
+            "now on\n", pr->tty ? "\r\033[K" : "", rb->in_row, MAX_RETRIES, msg, (long long)tr->step,
+            pow(10.0, (double)rb->retries), ldexp(1.0, (int)rb->retries));
 done:
     return s;
 }
@@ -257,7 +350,7 @@ static logt_status train_finish(const logt_run_spec *r, logt_store *st, int64_t 
     logt_status s = LOGT_OK;
     const int nstage = r->ncurriculum;
     double *v = NULL;
-    if (ts->nbuf) STORE(flush_steps(st, id, ts->buf, &ts->nbuf));
+    if (ts->nbuf) STORE(flush_steps(st, id, ts->buf, ts->nsets, &ts->nbuf));
     if (!res->interrupted && ts->g.tr->step < r->steps && res->solve_step < 0 && over_budget(r, ts->wall))
         res->budget_step = ts->g.tr->step;
     /* finished: the test split, at the run's own T (a curriculum run that stopped short of it
@@ -288,6 +381,14 @@ static logt_status train_finish(const logt_run_spec *r, logt_store *st, int64_t 
         res->final_eval_bpc = res->final_eval_loss / log(2.0);
         STORE(logt_store_set_f64(st, id, "", "final_eval_bpc", res->final_eval_bpc));
     }
+    if (ts->nsets > CLAMP_SET) {   /* the run's total over its steps, resumes included */
+        free(v), v = NULL;
+        STORE(logt_store_read(st, id, step_sets[CLAMP_SET], &v, &n));
+        double total = 0;
+        for (int64_t i = 0; i < n; i++) total += v[i];
+        STORE(logt_store_set_i64(st, id, "", step_sets[CLAMP_SET], (int64_t)total));
+    }
+    if (ts->rb.on) STORE(logt_store_set_i64(st, id, "", "retries", ts->rb.retries));
 done:
     free(v);
     return s;
@@ -300,9 +401,12 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     train_state ts;
     const int die_at = run_env_int("LOGT_TEST_DIE_AFTER_STEPS");
     const int fail_at = run_env_int("LOGT_TEST_FAIL_AFTER_STEPS");
+    const int nan_at = run_env_int("LOGT_TEST_NAN_AT_STEP");
     logt_mem_reset_peak();
     memset(&ts, 0, sizeof ts);   /* closed at done whatever happens */
     if ((s = train_open(ctx, r, st, id, resume, &ts, res, fatal)) != LOGT_OK) goto done;
+    if ((s = rollback_open(st, id, res, &ts, fatal)) != LOGT_OK) goto done;
+    if (nan_at > 0) ts.g.tr->nan_step = nan_at - 1;   /* the batch index of step nan_at */
     double last_flush = logt_now(), loss = NAN;
     if ((s = solved_earlier(r, st, id, ts.neval, res, fatal)) != LOGT_OK) goto done;
     double first = first_loss(r, st, id, ts.g.tr->step);
@@ -315,6 +419,13 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         }
         double gn, t0 = logt_now();
         s = logt_trainer_step(ts.g.tr, &loss, &gn);
+        if (s == LOGT_ENUMERIC && ts.rb.on) {   /* on_fail = retry */
+            s = retry_step(s, st, id, pr, &ts, fatal);
+            ts.wall += logt_now() - t0;   /* the failed step's time was spent training */
+            if (*fatal) goto done;
+            if (s == LOGT_OK) continue;
+        }
+        if (s == LOGT_OK && ts.rb.in_row && ts.g.tr->step >= ts.rb.failed_at) ts.rb.in_row = 0;
         if (s == LOGT_OK && fail_at > 0 && ts.g.tr->step == fail_at)
             s = LOGT_FAIL(LOGT_ENUMERIC, "step %d failed: injected by LOGT_TEST_FAIL_AFTER_STEPS",
                           fail_at);
@@ -327,7 +438,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         if (s != LOGT_OK) {
             char msg[2048];   /* keep the losses so far, and the run's error message */
             logt_strlcpy(msg, sizeof msg, logt_errmsg());
-            STORE(flush_steps(st, id, ts.buf, &ts.nbuf));
+            STORE(flush_steps(st, id, ts.buf, ts.nsets, &ts.nbuf));
             logt_fail_at(s, "", 0, "%s", msg);
             goto done;
         }
@@ -335,18 +446,23 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
         const int ntrace = ts.g.net->layer[0]->ntrace;
         ts.buf[0][ts.nbuf] = loss, ts.buf[1][ts.nbuf] = gn, ts.buf[2][ts.nbuf] = ts.wall;
         ts.buf[3][ts.nbuf] = ntrace > 0 ? ntrace - 1 : NAN;
+        ts.buf[CLAMP_SET][ts.nbuf] = clamped_of(ts.g.net);
         ts.nbuf++;
         const int64_t step = ts.g.tr->step;
         /* evaluated (and checkpointed) also where the budget stops it: its last point is known */
         const int eval_now = step % r->eval_every == 0 || step == r->steps || over_budget(r, ts.wall);
         if (eval_now || ts.nbuf == FLUSH_STEPS || logt_now() - last_flush > FLUSH_SECONDS) {
-            STORE(flush_steps(st, id, ts.buf, &ts.nbuf));
+            STORE(flush_steps(st, id, ts.buf, ts.nsets, &ts.nbuf));
             last_flush = logt_now();
         }
         double cost_now = pr->cost_done + r->cost * (double)step / r->steps;
         if (eval_now) {
             if ((s = evaluate(ctx, r, st, id, pr, step, loss, cost_now, &ts, res, fatal)) != LOGT_OK)
                 goto done;
+            if (ts.rb.on) {   /* the checkpoint just saved is what a failed step goes back to */
+                ts.g.tr->relax = (int)ts.rb.retries;   /* a new curriculum stage's trainer too */
+                if ((s = logt_trainer_snapshot(ts.g.tr, &ts.rb.snap)) != LOGT_OK) goto done;
+            }
         } else if (pr->tty && logt_now() - pr->last_print > 0.5) {
             char what[160];
             snprintf(what, sizeof what, "step %lld/%d  loss %.4g", (long long)step, r->steps, loss);
@@ -357,6 +473,7 @@ static logt_status train_run(logt_ctx *ctx, const logt_run_spec *r, logt_store *
     s = train_finish(r, st, id, &ts, res, fatal);
 done:
     for (int j = 0; j < NSTEP_SETS; j++) free(ts.buf[j]);
+    logt_train_snapshot_free(&ts.rb.snap);
     stage_close(&ts.g);
     return s;
 }

@@ -449,3 +449,177 @@ Test(faults, plotting_another_experiments_file_is_refused)
     EXPECT_ERR("r.h5 holds results of experiment 'tiny', not 'other'");
     cr_assert(!exists("plots"), "plots were drawn from another experiment's runs");
 }
+
+/* ---- deer's safety net: on_fail = retry, jacobian_clamp, bad values ------------------------- */
+
+/* deer on the adding task, checkpointed every 3 steps, retrying a failed step, clamping its
+ * Jacobians at 0.1 (most of a GRU's diagonal is above it). */
+static const char *const retry_ini =
+    "[experiment]\n"
+    "name = retry\n"
+    "models = deer\n"
+    "kind = train\n"
+    "[train]\n"
+    "task = adding\n"
+    "T = 10\n"
+    "B = 3\n"
+    "D = 3\n"
+    "steps = 9\n"
+    "eval_every = 3\n"
+    "eval_batches = 1\n"
+    "test_batches = 1\n"
+    "[model.deer]\n"
+    "mode = quasi\n"
+    "on_fail = retry\n"
+    "jacobian_clamp = 0.1\n";
+
+/* The run's one group: status, error, an int64 attribute (-1 when absent) and the length of
+ * a per-step dataset with its sum. */
+typedef struct run_view {
+    char status[16], error[2048];
+    int64_t retries, clamps, nsteps, nclamps, niter;
+    double clamp_sum, iter_min;
+} run_view;
+
+static run_view view_run(const char *rel)
+{
+    run_view v = {.retries = -1, .clamps = -1};
+    logt_store *st = open_results(rel);
+    cr_assert_eq(logt_store_nruns(st), 1);
+    int64_t id;
+    const char *key;
+    logt_run_state state;
+    logt_store_run_at(st, 0, &id, &key, &state);
+    cr_assert_eq(logt_store_get_str(st, id, "", "status", v.status, sizeof v.status), LOGT_OK);
+    logt_store_get_str(st, id, "", "error", v.error, sizeof v.error);
+    if (logt_store_has(st, id, "", "retries")) logt_store_get_i64(st, id, "", "retries", &v.retries);
+    if (logt_store_has(st, id, "", "jacobian_clamps")) logt_store_get_i64(st, id, "", "jacobian_clamps", &v.clamps);
+    double *p = NULL;
+    if (logt_store_read(st, id, "loss", &p, &v.nsteps) != LOGT_OK) v.nsteps = 0;
+    free(p), p = NULL;
+    if (logt_store_read(st, id, "jacobian_clamps", &p, &v.nclamps) != LOGT_OK) v.nclamps = 0;
+    for (int64_t i = 0; i < v.nclamps; i++) v.clamp_sum += p[i];
+    free(p), p = NULL;
+    v.iter_min = INFINITY;
+    if (logt_store_read(st, id, "newton_iterations", &p, &v.niter) != LOGT_OK) v.niter = 0;
+    for (int64_t i = 0; i < v.niter; i++) v.iter_min = fmin(v.iter_min, p[i]);
+    free(p);
+    logt_store_close(st);
+    return v;
+}
+
+/* A NaN in step 5's input: Newton's iterate is not finite, the run goes back to its checkpoint
+ * at step 3 with tol x10 and max_iter x2, says so, and finishes with one value per step and the
+ * retry and clamps counted. Before the first checkpoint it goes back to the start. */
+Test(faults, a_nan_under_on_fail_retry_rolls_back_and_the_run_finishes, .timeout = 120)
+{
+    write_at("exp/experiment.ini", retry_ini);
+    cr_assert_eq(logt("LOGT_TEST_NAN_AT_STEP=5", "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("retry 1 of 3: ");
+    EXPECT_ERR("the iterate is not finite");
+    EXPECT_ERR("back to step 3, tol x10 and max_iter x2 from now on");
+    run_view v = view_run("r.h5");
+    cr_assert_str_eq(v.status, "ok", "%s", v.error);
+    cr_assert_eq(v.retries, 1);
+    cr_assert_eq(v.nsteps, 9, "one loss a step, the retried ones once: %lld", (long long)v.nsteps);
+    cr_assert(v.niter == 9 && v.iter_min >= 1, "newton_iterations: %lld values, least %g", (long long)v.niter,
+              v.iter_min);
+    cr_assert_eq(v.nclamps, 9, "jacobian_clamps: one value a step, not %lld", (long long)v.nclamps);
+    cr_assert(v.clamps > 0 && (double)v.clamps == v.clamp_sum, "jacobian_clamps %lld, the steps' sum %g",
+              (long long)v.clamps, v.clamp_sum);
+
+    cr_assert_eq(logt("LOGT_TEST_NAN_AT_STEP=2", "run exp --backend cpu --out s.h5"), 0, "%s", err);
+    EXPECT_ERR("back to step 0, tol x10");
+    v = view_run("s.h5");
+    cr_assert(!strcmp(v.status, "ok") && v.retries == 1 && v.nsteps == 9, "%s %lld %lld", v.status,
+              (long long)v.retries, (long long)v.nsteps);
+
+    /* without a fault nothing is retried; with on_fail = error the NaN fails the run */
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out t.h5"), 0, "%s", err);
+    cr_assert(!strstr(err, "retry 1 of"), "%s", err);
+    v = view_run("t.h5");
+    cr_assert(v.retries == 0 && v.clamps > 0, "retries %lld, clamps %lld", (long long)v.retries, (long long)v.clamps);
+    cr_assert_eq(logt("LOGT_TEST_NAN_AT_STEP=5", "run exp --backend cpu --out e.h5 --set model.deer.on_fail=error"),
+                 1, "%s", err);
+    v = view_run("e.h5");
+    cr_assert(!strcmp(v.status, "failed") && strstr(v.error, "the iterate is not finite") && v.retries == -1,
+              "%s: %s", v.status, v.error);
+}
+
+/* A run killed after a retry resumes with the retries so far: the same relaxation goes on. */
+Test(faults, a_resumed_run_keeps_its_retries, .timeout = 120)
+{
+    write_at("exp/experiment.ini", retry_ini);
+    cr_assert_eq(logt("LOGT_TEST_NAN_AT_STEP=5 LOGT_TEST_DIE_AFTER_STEPS=7", "run exp --backend cpu --out r.h5"),
+                 137, "%s", err);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    EXPECT_ERR("(resumed)");
+    run_view v = view_run("r.h5");
+    cr_assert(!strcmp(v.status, "ok") && v.retries == 1 && v.nsteps == 9 && v.nclamps == 9,
+              "%s: retries %lld, %lld steps", v.status, (long long)v.retries, (long long)v.nsteps);
+    cr_assert((double)v.clamps == v.clamp_sum);
+}
+
+/* A step that fails however far the solver is relaxed: three retries in a row, then the run
+ * fails saying so (max_iter 1 doubled three times is 8 iterations, short of T = 10). */
+Test(faults, retries_in_a_row_end_in_a_failure_that_says_so, .timeout = 120)
+{
+    write_at("exp/experiment.ini", retry_ini);
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set model.deer.max_iter=1 "
+                            "--set model.deer.tol=1e-300"), 1, "%s", err);
+    EXPECT_ERR("retry 3 of 3: ");
+    EXPECT_ERR("step 1 failed again after 3 retries in a row from step 0 (on_fail = retry, tol x1000 "
+               "and max_iter x8 by now)");
+    EXPECT_ERR("did not converge");
+    run_view v = view_run("r.h5");
+    cr_assert(!strcmp(v.status, "failed") && v.retries == 3 && v.nsteps == 0, "%s: retries %lld, %lld steps",
+              v.status, (long long)v.retries, (long long)v.nsteps);
+}
+
+/* Bad values of deer's safety knobs fail the run before its first step, each with its message. */
+Test(faults, bad_safety_values_are_refused_before_training)
+{
+    write_at("exp/experiment.ini", retry_ini);
+    const struct { const char *set, *says; } cases[] = {
+        {"model.deer.tol_schedule=1e-8:1e-4:100", "tol_schedule = '1e-8:1e-4:100' ends looser than it starts"},
+        {"model.deer.tol_schedule=1e-4:1e-8:0", "STEPS must be a whole number of training steps, at least 1"},
+        {"model.deer.jacobian_clamp=0", "jacobian_clamp = '0': a bound X > 0"},
+        {"model.deer.jacobian_clamp=-2", "jacobian_clamp = '-2': a bound X > 0"},
+        {"model.deer.on_fail=again", "on_fail = 'again': error (report and fail), sequential"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "run exp --backend cpu --out bad%zu.h5 --set %s", i, cases[i].set);
+        cr_assert_eq(logt(NULL, args), 1, "%s: %s", cases[i].set, err);
+        EXPECT_ERR(cases[i].says);
+        char rel[32];
+        snprintf(rel, sizeof rel, "bad%zu.h5", i);
+        run_view v = view_run(rel);
+        cr_assert(!strcmp(v.status, "failed") && v.nsteps == 0, "%s: %s, %lld steps", cases[i].set, v.status,
+                  (long long)v.nsteps);
+    }
+}
+
+/* A speed run of a model that clamps stores the entries its last pass's forward clamped;
+ * one that does not clamp, no such attribute. */
+Test(faults, a_speed_run_stores_its_clamps)
+{
+    write_at("exp/experiment.ini",
+             "[experiment]\nname = clamps\nmodels = deer\nkind = speed\n[sweep]\nT = 20\nB = 2\nD = 3\n"
+             "pass = forward\n[speed]\nwarmup = 0\nrepeats = 2\n[model.deer]\nmode = quasi\n"
+             "jacobian_clamp = 0.1, off\n");
+    cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
+    logt_store *st = open_results("r.h5");
+    cr_assert_eq(logt_store_nruns(st), 2);
+    for (int i = 0; i < 2; i++) {
+        int64_t id, clamps = -1;
+        const char *key;
+        logt_run_state state;
+        logt_store_run_at(st, i, &id, &key, &state);
+        const int on = strstr(key, "jacobian_clamp=0.1") != NULL;
+        cr_assert_eq(logt_store_has(st, id, "", "jacobian_clamps"), on, "%s", key);
+        if (on) cr_assert_eq(logt_store_get_i64(st, id, "", "jacobian_clamps", &clamps), LOGT_OK);
+        cr_assert(!on || clamps > 0, "%s: %lld", key, (long long)clamps);
+    }
+    logt_store_close(st);
+}
