@@ -397,6 +397,72 @@ Test(flashrnn_cells, declared_with_their_layout)
     logt_net_destroy(s), logt_net_destroy(e);
 }
 
+/* Layer l's part [1][B][D] of a state [L][B][D]. */
+static logt_tensor layer_part(const logt_tensor *s, int l)
+{
+    const int64_t n = s->shape[1] * s->shape[2];
+    return tensor3(1, s->shape[1], s->shape[2], (const double *)s->data + l * n);
+}
+
+/* Two stacked slstm layers, each with its own h0, c0, n0 and m0 (some units fresh: n0 = 0),
+ * are two one-layer nets chained, the first's h the second's x and the second's dx the
+ * first's dh: h, dx, every parameter's gradient and every initial state's, to rounding. */
+Test(flashrnn_cells, two_layers_are_two_chained_nets)
+{
+    const int T = 5, B = 3, I = 3, D = 4, dh = 2;
+    logt_net *two = make_net("slstm", I, D, dh, 2, 13);
+    logt_tensor x = tensor3(T, B, I, NULL), dy = tensor3(T, B, D, NULL), dx = tensor3(T, B, I, NULL);
+    fill(x.data, x.numel, 1), fill(dy.data, dy.numel, 2);
+    states s = make_states(2, B, D);
+    double *n0 = s.n0.data, *m0 = s.m0.data;
+    for (int64_t i = 0; i < s.n0.numel; i += 5) n0[i] = m0[i] = 0.0;   /* fresh units */
+    cr_assert_eq(logt_net_set_state(two, &s.h0, &s.c0), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(flashrnn_set_slstm_state(two, &s.n0, &s.m0), LOGT_OK, "%s", logt_errmsg());
+    const logt_tensor *h2;
+    cr_assert_eq(logt_net_forward(two, &x, &h2, NULL), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_backward(two, &dy, &dx, NULL), LOGT_OK, "%s", logt_errmsg());
+
+    logt_net *one[2];
+    const logt_tensor *h[2];
+    logt_tensor dxs[2] = {tensor3(T, B, I, NULL), tensor3(T, B, D, NULL)};
+    for (int l = 0; l < 2; l++) {
+        one[l] = make_net("slstm", l ? D : I, D, dh, 1, 14 + (uint64_t)l);
+        memcpy(one[l]->w.data, (double *)two->w.data + two->layer_offset[l], sizeof(double) * one[l]->w.numel);
+        logt_net_params_written(one[l]);
+        logt_tensor st[4] = {layer_part(&s.h0, l), layer_part(&s.c0, l), layer_part(&s.n0, l),
+                             layer_part(&s.m0, l)};
+        cr_assert_eq(logt_net_set_state(one[l], &st[0], &st[1]), LOGT_OK, "%s", logt_errmsg());
+        cr_assert_eq(flashrnn_set_slstm_state(one[l], &st[2], &st[3]), LOGT_OK, "%s", logt_errmsg());
+        for (int k = 0; k < 4; k++) logt_tensor_free(&st[k]);
+        cr_assert_eq(logt_net_forward(one[l], l ? h[0] : &x, &h[l], NULL), LOGT_OK, "%s", logt_errmsg());
+    }
+    check_result r = check_close("h", h[1]->data, h2->data, T * B * D, 1e-15, 1e-14);
+    cr_assert(r.ok, "%s", r.msg);
+    for (int l = 1; l >= 0; l--)
+        cr_assert_eq(logt_net_backward(one[l], l ? &dy : &dxs[1], &dxs[l], NULL), LOGT_OK, "%s",
+                     logt_errmsg());
+    r = check_close("dx", dxs[0].data, dx.data, T * B * I, 1e-15, 1e-13);
+    cr_assert(r.ok, "%s", r.msg);
+    for (int l = 0; l < 2; l++) {
+        const int64_t n = B * D;
+        const struct { const char *what; const double *got, *want; int64_t len; } g[] = {
+            {"dparams", one[l]->dw.data, (double *)two->dw.data + two->layer_offset[l], one[l]->dw.numel},
+            {"dh0", one[l]->dh0.data, (double *)two->dh0.data + l * n, n},
+            {"dc0", one[l]->dc0.data, (double *)two->dc0.data + l * n, n},
+            {"dn0", layer(one[l], 0)->dn0.data, layer(two, l)->dn0.data, n},
+            {"dm0", layer(one[l], 0)->dm0.data, layer(two, l)->dm0.data, n},
+        };
+        for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+            r = check_close(g[k].what, g[k].got, g[k].want, g[k].len, 1e-15, 1e-13);
+            cr_assert(r.ok, "layer %d: %s", l, r.msg);
+        }
+    }
+    for (int l = 0; l < 2; l++) logt_net_destroy(one[l]), logt_tensor_free(&dxs[l]);
+    logt_tensor_free(&x), logt_tensor_free(&dy), logt_tensor_free(&dx);
+    free_states(&s);
+    logt_net_destroy(two);
+}
+
 /* On cuda they have the alternating kernels only: their layout is made with the kernel unset
  * or alternating, and kernel = fused is refused by name (the runs: test_flashrnn_cuda.c). */
 Test(flashrnn_cells, cuda_runs_them_alternating)
