@@ -1,11 +1,13 @@
-/* scan.cu — the linear scan h_t = a_t ⊙ h_{t-1} + b_t on the GPU (scan.h), f32 or bf16
+/* scan.cu — the linear scan h_t = a_t ⊙ h_{t-1} + b_t on the GPU (scan.h), f32, bf16 or f16
  * arrays [T][C] (T steps, C channels), fp32 arithmetic, forward or reversed. The kernels are
- * in scan_kernels.cuh; this file picks the route and launches.
+ * in scan_kernels.cuh (a thread per channel) and scan_vec.cuh (16-bit arrays, 8 channels a
+ * thread in 16-byte vectors); this file picks the route and launches.
  *
  * Bounds. Flops are negligible (one FMA per element); the scan is bound by memory. The
  * least it can move is a, b read once and h written once: 3·T·C·bytes. At the H200's
  * ~4.3 TB/s copy bandwidth, (C, T) = (65536, 16384) fp32 is 2^30 elements: 12.9 GB, 3.0 ms;
- * (1024, 2^20) the same; (32, 2^22) 1.6 GB, 0.37 ms. Both routes move 3·T·C·bytes:
+ * (1024, 2^20) the same; (32, 2^22) 1.6 GB, 0.37 ms; in bf16 or f16 half of each. Every route
+ * moves 3·T·C·bytes:
  *   channels  one thread per channel walks T (scan_channels_kernel): needs C alone to fill
  *             the GPU.
  *   lookback  one pass with decoupled look-back (scan_lbs_kernel): tiles of steps ×
@@ -14,6 +16,9 @@
  *             long in registers only: "lookback"), carries passed between tiles through one
  *             16-byte status word per (tile, channel), stamped with the call's number
  *             (logt_ctx_tagged), so that no memset of the words runs before each call.
+ *   *-vec     16-bit arrays with C a multiple of 8 (C >= 32) and a, b, h 16-byte aligned: the
+ *             same routes with 8 channels a thread, every load and store 16 bytes
+ *             (scan_vchannels_kernel, scan_vlbs_kernel; scan_vec.cuh says why).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
  * experiments/scan-bandwidth/README.md, "Design notes", records how each did.
@@ -25,14 +30,16 @@
 #include "../core/tensor.h"
 #include "scan.h"
 #include "scan_kernels.cuh"
+#include "scan_vec.cuh"
 
 /* Steps whose a and b are loaded before the FMA chain uses them (channel route). */
 #define UNROLL 8
 /* Steps per thread in a look-back tile: VS staged in shared memory, then SCAN_LBS_VR in
  * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
- * of 512 steps and 64 KB of shared memory. bf16 (half the bytes a step, so twice the steps for
- * a tile's fixed cost): VS = 96, tiles of 1024 steps in 96 KB, and h written in 16-byte pieces
- * through shared memory (VST, scan_lbs_out), where a bf16 thread's own store is 2 bytes. In f32,
+ * of 512 steps and 64 KB of shared memory. bf16 and f16 a channel a thread (the arrays the
+ * vector tiles below do not take; half the bytes a step, so twice the steps for a tile's fixed
+ * cost): VS = 96, tiles of 1024 steps in 96 KB, and h written in 16-byte pieces through shared
+ * memory (VST, scan_lbs_out), where a 16-bit thread's own store is 2 bytes. In f32,
  * VST, 640-step tiles (VS = 48) and longer look-back windows in the registers a shorter
  * register part frees (VR = 24 or 16, Q = 12 or 16) all measured slower than VS = VR = 32,
  * Q = 8 (experiments/scan-bandwidth, Design notes). The macros let an A/B build change them;
@@ -62,6 +69,15 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
     static constexpr int Q = sizeof(E) == 2 ? SCAN_LB2_Q : LOGT_SCAN_Q_F32;       /* look-back words */
     static constexpr int V = VS + VR;   /* steps a thread */
 };
+/* Steps per thread in a 16-bit vector tile (scan_vec.cuh): VS staged, VR in registers; tiles of
+ * 64·(VS + VR) steps, 1024 at VS = VR = 8 (128 KB of a and b, as an f32 tile), and 512 in
+ * registers only (VS = 0) where staged tiles would not fill the GPU. */
+#ifndef LOGT_SCAN_VEC_VS
+#define LOGT_SCAN_VEC_VS 8
+#endif
+#ifndef LOGT_SCAN_VEC_VR
+#define LOGT_SCAN_VEC_VR 8
+#endif
 #define BLOCK 256
 
 /* The look-back tiling of scan_kernels.cuh: Cb channels × lanes·V steps per tile. */
@@ -109,10 +125,37 @@ static int use_staged(int64_t T, int64_t C, int V)
     return lb_make(T, C, V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
 }
 
+/* A vector tile of 64·(VS + VR) steps as lb_make counts it: V steps in each of the 8 lanes of a
+ * 32-channel tile. */
+static constexpr int vec_V(int VS, int VR) { return SCAN_VEC_LANES * (VS + VR) / (SCAN_LB_THREADS / 32); }
+
+/* 16-bit arrays go in 16-byte vectors where C is a multiple of 8 and fills a 32-channel tile, and
+ * every array is 16-byte aligned (ptrs: the arrays' addresses or-ed; NULL counts as aligned). */
+static int vec_ok(int bits16, int64_t C, uintptr_t ptrs)
+{
+    return bits16 && C % SCAN_VEC_W == 0 && C >= 32 && (ptrs & 15) == 0;
+}
+
+enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED };
+static const char *const route_name[] = {"channels",     "lookback",     "lookback-staged",
+                                         "channels-vec", "lookback-vec", "lookback-staged-vec"};
+
+/* The route of a shape; vec: vec_ok. In vectors a thread takes 8 channels, so the channel route
+ * needs 8 times the channels; below that the vector tiles, unless T is short (the scalar channel
+ * route, as for every dtype). */
+static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec)
+{
+    if (vec && C / SCAN_VEC_W >= scan_cuda_channel_threshold()) return R_VCHANNELS;
+    if (vec && T >= SHORT_T)
+        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR)) ? R_VSTAGED : R_VLOOKBACK;
+    if (use_channels(T, C)) return R_CHANNELS;
+    const int V = dt == LOGT_F32 ? lbs_cfg<float>::V : lbs_cfg<__nv_bfloat16>::V;
+    return use_staged(T, C, V) ? R_STAGED : R_LOOKBACK;
+}
+
 extern "C" const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt)
 {
-    const int V = dt == LOGT_BF16 ? lbs_cfg<__nv_bfloat16>::V : lbs_cfg<float>::V;
-    return use_channels(T, C) ? "channels" : use_staged(T, C, V) ? "lookback-staged" : "lookback";
+    return route_name[pick_route(T, C, dt, vec_ok(dt != LOGT_F32, C, 0))];
 }
 
 /* The checks every entry point makes: a cuda context, sizes, dtype, and the arrays that must
@@ -128,10 +171,10 @@ static logt_status check_args(const char *op, logt_ctx *ctx, int64_t T, int64_t 
         return LOGT_FAIL(LOGT_EINVAL,
                          "%s: C = %lld channels: a scan needs at least one channel (C >= 1)", op,
                          (long long)C);
-    if (dt != LOGT_F32 && dt != LOGT_BF16)
+    if (dt != LOGT_F32 && dt != LOGT_BF16 && dt != LOGT_F16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "%s: dtype %s: the CUDA scan takes f32 or bf16 arrays. HINT: convert "
-                         "with logt_tensor_copy, or use scan_cpu for f64",
+                         "%s: dtype %s: the CUDA scan takes f32, bf16 or f16 arrays. HINT: "
+                         "convert with logt_tensor_copy, or use scan_cpu for f64",
                          op, logt_dtype_name(dt));
     if (!x || !y || !z)
         return LOGT_FAIL(LOGT_EINVAL, "%s: %s must be device arrays of T·C elements, and one is "
@@ -153,7 +196,7 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
  * cudaDeviceReset would drop the opt-in behind the flag's back; nothing here calls one, and
  * the launch after it would fail loudly (LAUNCH_TRY), not compute wrong. */
 #define OPT_IN_DEVICES 64
-template <int GOFF, typename E, typename H, int REV> static std::atomic<int> *ready_on(void)
+template <int GOFF, typename E, typename H, int REV, int VEC> static std::atomic<int> *ready_on(void)
 {
     static std::atomic<int> ready[OPT_IN_DEVICES];
     return ready;
@@ -171,38 +214,44 @@ static logt_status opt_in_smem(const void *kernel, int smem, std::atomic<int> *r
     return LOGT_OK;
 }
 
-template <int GOFF, typename E, typename H = E>
-static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, const E *a,
-                              const E *b, const H *h0, E *h)
+/* The look-back's plan for tiles of V steps a lane, and its status words, stamped with this
+ * call's number: the previous calls' read EMPTY, so no memset runs before the kernel (tile ids
+ * are blockIdx: no counter to zero either). They start the buffer, so a tile's 32 words are
+ * four 128-byte lines (16 bytes in, five: measured slower, experiments/scan-bandwidth, Design
+ * notes). */
+static logt_status lb_begin(logt_ctx *ctx, int64_t T, int64_t C, int V, lb_plan *p, scan_lb2_status *status)
 {
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (use_channels(T, C)) {
-        scan_channels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a,
-                                                                                  b, h0, h);
-        LAUNCH_TRY();
-        return LOGT_OK;
-    }
-    constexpr int VS = lbs_cfg<E>::VS;
-    constexpr bool VST = lbs_cfg<E>::VST;
-    const int staged = use_staged(T, C, lbs_cfg<E>::V);
-    lb_plan p = lb_make(T, C, staged ? lbs_cfg<E>::V : SCAN_LBS_VR);
-    if (p.ntiles > 0x7fffffffLL)
+    *p = lb_make(T, C, V);
+    if (p->ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
-                         "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p.ntiles);
-    /* The status words, stamped with this call's number: the previous calls' read EMPTY, so no
-     * memset runs before the kernel (tile ids are blockIdx: no counter to zero either). They
-     * start the buffer, so a tile's 32 words are four 128-byte lines (16 bytes in, five: measured
-     * slower, experiments/scan-bandwidth, Design notes). */
+                         "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p->ntiles);
     void *words;
     uint32_t tag;
-    LOGT_TRY(logt_ctx_tagged(ctx, p.bytes, &words, &tag));
-    scan_lb2_status status = {NULL, words, tag};
+    LOGT_TRY(logt_ctx_tagged(ctx, p->bytes, &words, &tag));
+    *status = scan_lb2_status{NULL, words, tag};
+    return LOGT_OK;
+}
+
+/* Forward staged tiles of the plain scan take the direction as a template argument (REV,
+ * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
+ * argument: fixed, the reversed f32 scan measured slower, bf16's reversed no faster, and the
+ * register-only forward kernels spill (experiments/scan-bandwidth, Design notes). The vector
+ * tiles follow the same rule. */
+template <int GOFF> struct fwd_rev {
+    static constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
+};
+
+/* The look-back route, a channel a thread (scan_lbs_kernel). */
+template <int GOFF, typename E, typename H>
+static logt_status scan_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
+                                 const E *b, const H *h0, E *h)
+{
+    constexpr int VS = lbs_cfg<E>::VS, FWD = fwd_rev<GOFF>::FWD;
+    constexpr bool VST = lbs_cfg<E>::VST;
+    lb_plan p;
+    scan_lb2_status status;
+    LOGT_TRY(lb_begin(ctx, T, C, staged ? lbs_cfg<E>::V : SCAN_LBS_VR, &p, &status));
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(E) : 0;
-    /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
-     * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
-     * argument: fixed, the reversed f32 scan measured slower, bf16's reversed no faster, and the
-     * register-only forward kernels spill (experiments/scan-bandwidth, Design notes). */
-    constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
     typedef void (*lbs_fn)(int64_t, int64_t, int, int, int, int64_t, const E *, const E *, const H *, E *,
                            scan_lb2_status);
     const lbs_fn kernel = !staged ? scan_lbs_kernel<0, SCAN_LBS_VR, GOFF, E, H>
@@ -212,11 +261,60 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
                                                       false, 2, VST>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, -1>() : ready_on<GOFF, E, H, FWD>()));
-    kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, st>>>(T, C, reverse, p.Cb, p.lanes, p.G, a, b,
-                                                               h0, h, status);
+                             reverse ? ready_on<GOFF, E, H, -1, 0>() : ready_on<GOFF, E, H, FWD, 0>()));
+    kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(
+        T, C, reverse, p.Cb, p.lanes, p.G, a, b, h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
+}
+
+/* The look-back route in 16-byte vectors (scan_vlbs_kernel), 16-bit E. */
+template <int GOFF, typename E, typename H>
+static logt_status scan_vec_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
+                                     const E *b, const H *h0, E *h)
+{
+    constexpr int VS = LOGT_SCAN_VEC_VS, VR = LOGT_SCAN_VEC_VR, FWD = fwd_rev<GOFF>::FWD;
+    lb_plan p;
+    scan_lb2_status status;
+    LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status));
+    const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
+    typedef void (*vlbs_fn)(int64_t, int64_t, int, int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
+    const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H>
+                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, -1>
+                                     : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD>;
+    if (staged)
+        LOGT_TRY(opt_in_smem((const void *)kernel, smem,
+                             reverse ? ready_on<GOFF, E, H, -1, 1>() : ready_on<GOFF, E, H, FWD, 1>()));
+    kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(T, C, reverse, p.G, a, b,
+                                                                                      h0, h, status);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
+template <int GOFF, typename E, typename H = E>
+static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, const E *a,
+                              const E *b, const H *h0, E *h)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int vec = vec_ok(sizeof(E) == 2, C, (uintptr_t)a | (uintptr_t)b | (uintptr_t)h);
+    const route r = pick_route(T, C, sizeof(E) == 2 ? LOGT_BF16 : LOGT_F32, vec);
+    if (r == R_CHANNELS) {
+        scan_channels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a,
+                                                                                  b, h0, h);
+        LAUNCH_TRY();
+        return LOGT_OK;
+    }
+    if constexpr (sizeof(E) == 2) {
+        if (r == R_VCHANNELS) {
+            scan_vchannels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C / SCAN_VEC_W), BLOCK, 0, st>>>(
+                T, C, reverse, a, b, h0, h);
+            LAUNCH_TRY();
+            return LOGT_OK;
+        }
+        if (r == R_VSTAGED || r == R_VLOOKBACK)
+            return scan_vec_lookback<GOFF>(ctx, reverse, r == R_VSTAGED, T, C, a, b, h0, h);
+    }
+    return scan_lookback<GOFF>(ctx, reverse, r == R_STAGED, T, C, a, b, h0, h);
 }
 
 /* goff: the gates' offset, 0 (scan) or +1 (the backward's shifted gates), see scan_kernels.cuh */
@@ -224,16 +322,11 @@ static logt_status scan_dispatch(logt_ctx *ctx, int reverse, int goff, int64_t T
                                  logt_dtype dt, const void *a, const void *b, const void *h0,
                                  void *h)
 {
-    typedef const __nv_bfloat16 *cbf;
-    if (dt == LOGT_F32 && goff == 0)
-        return scan_typed<0>(ctx, reverse, T, C, (const float *)a, (const float *)b,
-                             (const float *)h0, (float *)h);
-    if (dt == LOGT_F32)
-        return scan_typed<1>(ctx, reverse, T, C, (const float *)a, (const float *)b,
-                             (const float *)h0, (float *)h);
-    if (goff == 0)
-        return scan_typed<0>(ctx, reverse, T, C, (cbf)a, (cbf)b, (cbf)h0, (__nv_bfloat16 *)h);
-    return scan_typed<1>(ctx, reverse, T, C, (cbf)a, (cbf)b, (cbf)h0, (__nv_bfloat16 *)h);
+    return logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        return goff == 0 ? scan_typed<0>(ctx, reverse, T, C, (const E *)a, (const E *)b, (const E *)h0, (E *)h)
+                         : scan_typed<1>(ctx, reverse, T, C, (const E *)a, (const E *)b, (const E *)h0, (E *)h);
+    });
 }
 
 extern "C" logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
@@ -248,25 +341,62 @@ extern "C" logt_status scan_cuda_f32_state(logt_ctx *ctx, int reverse, int64_t T
                                            const float *h0, void *h)
 {
     LOGT_TRY(check_args("scan_cuda_f32_state", ctx, T, C, dt, a, b, h, "a, b and h"));
-    if (dt == LOGT_F32)
-        return scan_typed<0>(ctx, reverse, T, C, (const float *)a, (const float *)b, h0, (float *)h);
-    return scan_typed<0>(ctx, reverse, T, C, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b, h0,
-                         (__nv_bfloat16 *)h);
+    return logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        return scan_typed<0>(ctx, reverse, T, C, (const E *)a, (const E *)b, h0, (E *)h);
+    });
+}
+
+/* Martin & Cundy's serial kernel: one thread per channel, one step at a time. */
+static logt_status scan_serial(logt_ctx *ctx, int reverse, int goff, int64_t T, int64_t C, logt_dtype dt,
+                               const void *a, const void *b, const void *h0, void *h)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        if (goff == 0)
+            scan_channels_kernel<1, 0, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, (const E *)a,
+                                                                           (const E *)b, (const E *)h0, (E *)h);
+        else
+            scan_channels_kernel<1, 1, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, (const E *)a,
+                                                                           (const E *)b, (const E *)h0, (E *)h);
+        return 0;
+    });
+    LAUNCH_TRY();
+    return LOGT_OK;
 }
 
 /* The shifted reversed scan of the backward, parallel (the routes above) or serial. */
 static logt_status scan_backward_g(logt_ctx *ctx, int serial, int64_t T, int64_t C, logt_dtype dt,
                                    const void *a, const void *dh, void *db)
 {
-    if (!serial) return scan_dispatch(ctx, 1, +1, T, C, dt, a, dh, NULL, db);
+    return serial ? scan_serial(ctx, 1, +1, T, C, dt, a, dh, NULL, db)
+                  : scan_dispatch(ctx, 1, +1, T, C, dt, a, dh, NULL, db);
+}
+
+/* da and dh0 from g (in db): a thread an element, or for 16-bit arrays with C a multiple of 8
+ * and every array 16-byte aligned, 8 elements a thread in 16-byte vectors. */
+static logt_status scan_backward_rest(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, const void *a,
+                                      const void *h0, const void *h, const void *db, void *da, void *dh0)
+{
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (dt == LOGT_F32)
-        scan_channels_kernel<1, 1, float><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, 1, (const float *)a, (const float *)dh, (const float *)NULL, (float *)db);
-    else
-        scan_channels_kernel<1, 1, __nv_bfloat16><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, 1, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)dh,
-            (const __nv_bfloat16 *)NULL, (__nv_bfloat16 *)db);
+    const uintptr_t ptrs = (uintptr_t)a | (uintptr_t)h0 | (uintptr_t)h | (uintptr_t)db | (uintptr_t)da |
+                           (uintptr_t)dh0;
+    const int vec = dt != LOGT_F32 && C % SCAN_VEC_W == 0 && (ptrs & 15) == 0;
+    const int64_t n = vec ? T * C / SCAN_VEC_W : T * C, nb = (n + BLOCK - 1) / BLOCK;
+    const unsigned grid = (unsigned)(nb < 65536 ? nb : 65536);
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        if constexpr (sizeof(E) == 2)
+            if (vec) {
+                scan_backward_rest_vec_kernel<E><<<grid, BLOCK, 0, st>>>(
+                    T, C, (const E *)a, (const E *)h0, (const E *)h, (const E *)db, (E *)da, (E *)dh0);
+                return 0;
+            }
+        scan_backward_rest_kernel<E><<<grid, BLOCK, 0, st>>>(T, C, (const E *)a, (const E *)h0, (const E *)h,
+                                                             (const E *)db, (E *)da, (E *)dh0);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -282,19 +412,7 @@ static logt_status scan_backward_impl(logt_ctx *ctx, int serial, int64_t T, int6
     /* g_t = dh_t + a_{t+1} ⊙ g_{t+1}: reversed, gates one step later, g_{T-1} = dh_{T-1} */
     LOGT_TRY(scan_backward_g(ctx, serial, T, C, dt, a, dh, db));
     if (!da && !dh0) return LOGT_OK;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    int64_t n = T * C, nb = (n + BLOCK - 1) / BLOCK;
-    unsigned grid = (unsigned)(nb < 65536 ? nb : 65536);
-    if (dt == LOGT_F32)
-        scan_backward_rest_kernel<float><<<grid, BLOCK, 0, st>>>(
-            T, C, (const float *)a, (const float *)h0, (const float *)h, (const float *)db,
-            (float *)da, (float *)dh0);
-    else
-        scan_backward_rest_kernel<__nv_bfloat16><<<grid, BLOCK, 0, st>>>(
-            T, C, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)h0, (const __nv_bfloat16 *)h,
-            (const __nv_bfloat16 *)db, (__nv_bfloat16 *)da, (__nv_bfloat16 *)dh0);
-    LAUNCH_TRY();
-    return LOGT_OK;
+    return scan_backward_rest(ctx, T, C, dt, a, h0, h, db, da, dh0);
 }
 
 extern "C" logt_status scan_backward_cuda(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
@@ -317,14 +435,5 @@ extern "C" logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, i
                                         const void *h0, void *h)
 {
     LOGT_TRY(check_args("scan_cuda_serial", ctx, T, C, dt, a, b, h, "a, b and h"));
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    if (dt == LOGT_F32)
-        scan_channels_kernel<1, 0, float><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, reverse, (const float *)a, (const float *)b, (const float *)h0, (float *)h);
-    else
-        scan_channels_kernel<1, 0, __nv_bfloat16><<<blocks_for(C), BLOCK, 0, st>>>(
-            T, C, reverse, (const __nv_bfloat16 *)a, (const __nv_bfloat16 *)b,
-            (const __nv_bfloat16 *)h0, (__nv_bfloat16 *)h);
-    LAUNCH_TRY();
-    return LOGT_OK;
+    return scan_serial(ctx, reverse, 0, T, C, dt, a, b, h0, h);
 }

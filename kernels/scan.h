@@ -18,7 +18,7 @@
  *   db_t = g_t,    da_t = g_t ⊙ h_{t-1},    dh0 = a_0 ⊙ g_0
  *
  * *_cpu is the float64 reference: plain loops, O(T·C). scan_cuda (kernels/scan.cu) is the
- * GPU version: f32 or bf16 arrays, fp32 arithmetic.
+ * GPU version: f32, bf16 or f16 arrays, fp32 arithmetic.
  */
 #ifndef LOGT_SCAN_H
 #define LOGT_SCAN_H
@@ -47,16 +47,18 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
                               double *dh0);
 
 #ifdef LOGT_HAVE_CUDA
-/* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32 or
- * LOGT_BF16, fp32 arithmetic), h0 a device [C] array of dt or NULL (zeros); reverse = 1
+/* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32, LOGT_BF16
+ * or LOGT_F16, fp32 arithmetic), h0 a device [C] array of dt or NULL (zeros); reverse = 1
  * runs from t = T-1 down with h0 as h_T, like scan_reverse_cpu. Everything runs on
  * ctx->stream; h may be a or b (in place), no other overlap. The route (channel-parallel, or
- * one pass over tiles of T with look-back) is chosen from the shape, see scan.cu. */
+ * one pass over tiles of T with look-back) is chosen from the shape, see scan.cu; 16-bit
+ * arrays with C a multiple of 8 (C >= 32) and a, b, h 16-byte aligned go in 16-byte vectors,
+ * others a channel a thread. */
 logt_status scan_cuda(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                       const void *a, const void *b, const void *h0, void *h);
-/* scan_cuda with h0 a device [C] float array (NULL: zeros) whatever dt: for bf16 arrays whose
+/* scan_cuda with h0 a device [C] float array (NULL: zeros) whatever dt: for 16-bit arrays whose
  * initial state comes from elsewhere in fp32 (the carry of kernels/scan_multi.h), so it
- * is not rounded to bf16 on the way in. */
+ * is not rounded to 16 bits on the way in. */
 logt_status scan_cuda_f32_state(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
                                 const void *a, const void *b, const float *h0, void *h);
 /* The backward of a forward scan_cuda, like scan_backward_cpu: given the forward's a, h0
@@ -75,10 +77,14 @@ logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, l
 logt_status scan_backward_cuda_serial(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
                                       const void *a, const void *h0, const void *h,
                                       const void *dh, void *da, void *db, void *dh0);
-/* The route scan_cuda takes for this shape and dtype (f32 or bf16, whose staged tiles are
- * longer) on the current device: "channels", "lookback" (tiles in registers) or
- * "lookback-staged" (tiles longer, part in shared memory: when there are enough of them to fill
- * the GPU), and the smallest C that goes channel-parallel (for tests that cross it). */
+/* The route scan_cuda takes for this shape and dtype on the current device, for arrays 16-byte
+ * aligned (cudaMalloc's): "channels", "lookback" (tiles in registers) or "lookback-staged"
+ * (tiles longer, part in shared memory: when there are enough of them to fill the GPU); for
+ * 16-bit arrays in vectors (C a multiple of 8, C >= 32) "channels-vec", "lookback-vec" or
+ * "lookback-staged-vec" (their channel route needs 8 times the channels, since a thread takes
+ * 8; below that, T < 128 takes "channels"). 16-bit arrays not 16-byte aligned take the route
+ * without "-vec". And the smallest C that goes channel-parallel a channel a thread (for tests
+ * that cross it). */
 const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt);
 int64_t scan_cuda_channel_threshold(void);
 #endif

@@ -1,5 +1,5 @@
 /* scan_bench.c — the scan's kernels as `kind = kernel` experiments time them (bench.h): on
- * cuda the CUDA version in the run's dtype (f32 or bf16) on ctx's stream, on the cpu the
+ * cuda the CUDA version in the run's dtype (f32, bf16 or f16) on ctx's stream, on the cpu the
  * float64 reference (the path a machine without a GPU tests end to end). The scans start
  * from zeros (h0 NULL).
  */

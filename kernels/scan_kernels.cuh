@@ -6,8 +6,8 @@
  *   - step s of the walk is time t = reverse ? T-1-s : s (a reversed scan mirrors time);
  *   - the gate of time t is a[t + GOFF] (0 outside [0, T)), GOFF a template argument: 0 is the
  *     plain scan, +1 with reverse = 1 the backward of a forward scan (g_t = dh_t + a_{t+1} g_{t+1});
- *   - E is float or __nv_bfloat16 in memory, the arithmetic is fp32; h0's type H is E, or
- *     float for bf16 arrays whose initial state comes from elsewhere in fp32 (scan_multi);
+ *   - E is float, __nv_bfloat16 or __half in memory, the arithmetic is fp32; h0's type H is E, or
+ *     float for 16-bit arrays whose initial state comes from elsewhere in fp32 (scan_multi);
  *   - offsets are int64 (T·C may exceed 2^31).
  * A chunk of steps maps its carry-in x to A·x + B; composing an earlier map (pa, pb) with a
  * later one (qa, qb) gives (qa·pa, qa·pb + qb). Everything below is that one operator.

@@ -1,0 +1,301 @@
+/* scan_vec.cuh — the linear scan h_t = a_t ⊙ h_{t-1} + b_t (kernels/scan.h) on 16-bit arrays
+ * (E = __nv_bfloat16 or __half) moved in 16-byte vectors: a thread owns 8 adjacent channels,
+ * each of its loads and stores carries one step of those 8 channels (a uint4), and the
+ * arithmetic is fp32 in registers (widen8, narrow8: core/elem.cuh). kernels/scan.cu takes these
+ * kernels where C is a multiple of 8, C >= 32 and the arrays are 16-byte aligned; other 16-bit
+ * scans take scan_kernels.cuh's, one channel a thread. Conventions (step s, time t, GOFF, H,
+ * int64 offsets) are scan_kernels.cuh's.
+ *
+ * Why vectors. A one-channel thread moves 2 bytes a load, a store and a shared-memory access:
+ * a warp's access carries 64 bytes where an f32 warp's carries 128, so a 16-bit tile costs
+ * about what an f32 tile of as many steps costs, for half the bytes. With 8 channels a thread
+ * every access carries 16 bytes a thread, and a tile of as many bytes as f32's (128 KB of a and
+ * b) costs about what f32's does.
+ *
+ * Bounds. Bytes moved: 3·T·C·2 (a, b read once, h written once); the look-back adds 32 bytes
+ * of status words per (tile, channel), 1/192 of a 1024-step tile's bytes. Flops: 2 per element
+ * (one FMA) on the channel route, 5 on the look-back route (the fold's FMA and product, the
+ * rescan's FMA), besides the conversions. At an H200's 4.8 TB/s and ~67 TFLOP/s of fp32, the
+ * shapes of experiments/scan-bandwidth: (C, T) = (65536, 16384) and (1024, 2^20) are 2^30
+ * elements, 6.4 GB: 1.34 ms for the bytes, 0.08 ms for the flops; (65536, 1024) 0.40 GB,
+ * 0.084 ms; (32, 2^22) 0.81 GB, 0.17 ms. Memory-bound by ~16x on every shape.
+ */
+#ifndef LOGT_SCAN_VEC_CUH
+#define LOGT_SCAN_VEC_CUH
+
+#include "scan_kernels.cuh"
+
+#define SCAN_VEC_W 8                                       /* channels a thread: 16 bytes   */
+#define SCAN_VEC_COLS (32 / SCAN_VEC_W)                    /* threads across a 32-channel tile */
+#define SCAN_VEC_LANES (SCAN_LB_THREADS / SCAN_VEC_COLS)   /* vector lanes along T: 64      */
+
+/* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0 .. c0 + 7. */
+template <int GOFF, typename E>
+__device__ __forceinline__ uint4 scan_vgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
+{
+    if (GOFF == 0) return *(const uint4 *)(a + t * C + c0);
+    const int64_t tg = t + GOFF;
+    return tg >= 0 && tg < T ? *(const uint4 *)(a + tg * C + c0) : make_uint4(0u, 0u, 0u, 0u);
+}
+
+/* One step of 8 channels: x = a ⊙ x + b. */
+template <typename E> __device__ __forceinline__ void scan_vstep(float (&x)[8], uint4 a, uint4 b)
+{
+    float av[8], bv[8];
+    widen8<E>(a, av), widen8<E>(b, bv);
+#pragma unroll
+    for (int j = 0; j < 8; j++) x[j] = fmaf(av[j], x[j], bv[j]);
+}
+
+/* The maps (A, B) of 8 channels followed by one more step. */
+template <typename E>
+__device__ __forceinline__ void scan_vfold(float (&A)[8], float (&B)[8], uint4 a, uint4 b)
+{
+    float av[8], bv[8];
+    widen8<E>(a, av), widen8<E>(b, bv);
+#pragma unroll
+    for (int j = 0; j < 8; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
+}
+
+/* ---- channel-parallel: one thread per 8 channels walks all T steps ----------------------- */
+
+/* U steps' loads issued before their FMAs, as scan_channels_kernel; C / 8 threads. */
+template <int U, int GOFF, typename E, typename H = E>
+__global__ void scan_vchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
+                                      const typename scan_h0<H>::type *h0, E *h)
+{
+    const int64_t c0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * SCAN_VEC_W;
+    if (c0 >= C) return;
+    float x[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) x[j] = h0 ? ld(h0 + c0 + j) : 0.0f;
+    int64_t s = 0;
+    for (; s + U <= T; s += U) {
+        uint4 av[U], bv[U];
+        int64_t off[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            const int64_t t = scan_time(T, reverse, s + k);
+            off[k] = t * C + c0;
+            av[k] = scan_vgate<GOFF>(a, T, C, t, c0);
+            bv[k] = *(const uint4 *)(b + off[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            scan_vstep<E>(x, av[k], bv[k]);
+            *(uint4 *)(h + off[k]) = narrow8<E>(x);
+        }
+    }
+    for (; s < T; s++) {   /* the last T mod U steps */
+        const int64_t t = scan_time(T, reverse, s);
+        scan_vstep<E>(x, scan_vgate<GOFF>(a, T, C, t, c0), *(const uint4 *)(b + t * C + c0));
+        *(uint4 *)(h + t * C + c0) = narrow8<E>(x);
+    }
+}
+
+/* ---- single pass with decoupled look-back, 8 channels a thread ----------------------------
+ *
+ * A tile is 32 channels × 64·VL steps (VL = VS + VR), 256 threads. In the data phases thread
+ * (vl, cv) = (tid / 4, tid % 4) owns channels 32g + 8cv .. + 7 over the VL steps of vector lane
+ * vl: its first VS steps staged in shared memory by 16-byte cp.async (its own slots: no barrier
+ * before it reads them), its last VR in registers, both as raw 16-bit vectors (uint4). Between
+ * them the tile's maps pass through shared memory (scan_vec_smem) to the layout of
+ * scan_kernels.cuh's look-back, one channel a thread: thread (lane, cl) = (tid / 32, tid % 32)
+ * composes vector lanes 8·lane .. 8·lane + 7 of channel cl, and from there the lane scan, the
+ * aggregate, the look-back and the inclusive value are the scalar tile's (scan_lb2_lanes,
+ * scan_lb2_lookback1, 16-byte status words per channel). Its carry, run through the same 8
+ * vector lanes, gives each vector lane its carry-in, and the data threads rescan their steps
+ * from it and write h in 16-byte stores. With VS = VR = 8 a tile holds 1024 steps, 128 KB of a
+ * and b, as the f32 tile does (scan_kernels.cuh says why that size); VS = 0 is the
+ * register-only tile of 512 steps.
+ */
+struct __align__(16) scan_vec_smem {
+    /* per vector lane and channel: the lane's map over its steps; after the look-back, B holds
+     * the lane's carry-in */
+    float A[SCAN_VEC_LANES][32], B[SCAN_VEC_LANES][32];
+};
+
+/* Step s of channels c0 .. c0 + 7 at a tile's edge: its gates and b, or the identity (one, zero)
+ * past T or C. */
+template <int GOFF, typename E>
+__device__ __forceinline__ void scan_vlb_edge(int64_t T, int64_t C, int reverse, bool active, int64_t s, int64_t c0,
+                                              const E *a, const E *b, uint4 one, uint4 zero, uint4 &av, uint4 &bv)
+{
+    av = one, bv = zero;
+    if (active && s < T) {
+        const int64_t t = scan_time(T, reverse, s);
+        av = scan_vgate<GOFF>(a, T, C, t, c0);
+        bv = *(const uint4 *)(b + t * C + c0);
+    }
+}
+
+/* The thread's VL steps of channels c0 .. c0 + 7 from step s0: the first VS copied to its slots
+ * of sa, sb ([VS][256] vectors; cp.async, one commit group, landed by the caller's
+ * cp.async.wait_all), the last VR loaded into ra, rb. Steps past T and channels past C are the
+ * identity (1, 0); gates of times outside [0, T) are 0 (GOFF). */
+template <int VS, int VR, int GOFF, typename E>
+__device__ __forceinline__ void scan_vlb_load(int64_t T, int64_t C, int reverse, bool active, int64_t s0,
+                                              int64_t c0, const E *a, const E *b, uint4 *sa, uint4 *sb,
+                                              uint4 (&ra)[VR], uint4 (&rb)[VR])
+{
+    constexpr int VL = VS + VR;
+    const int tid = threadIdx.x;
+    if (active && scan_inside<GOFF>(T, s0, VL)) {   /* the tile's inside: pointers walk, no tests */
+        const int64_t t0 = scan_time(T, reverse, s0), d = reverse ? -C : C;
+        const E *pb = b + t0 * C + c0, *pa = a + (t0 + GOFF) * C + c0;
+#pragma unroll
+        for (int v = 0; v < VS; v++, pa += d, pb += d)
+            scan_cp16(sa + v * SCAN_LB_THREADS + tid, pa), scan_cp16(sb + v * SCAN_LB_THREADS + tid, pb);
+        asm volatile("cp.async.commit_group;\n" ::);
+#pragma unroll
+        for (int v = 0; v < VR; v++, pa += d, pb += d) ra[v] = *(const uint4 *)pa, rb[v] = *(const uint4 *)pb;
+        return;
+    }
+    const uint4 one = splat8<E>(1.0f), zero = make_uint4(0u, 0u, 0u, 0u);
+    uint4 av, bv;
+#pragma unroll
+    for (int v = 0; v < VS; v++) {
+        scan_vlb_edge<GOFF>(T, C, reverse, active, s0 + v, c0, a, b, one, zero, av, bv);
+        sa[v * SCAN_LB_THREADS + tid] = av, sb[v * SCAN_LB_THREADS + tid] = bv;
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) scan_vlb_edge<GOFF>(T, C, reverse, active, s0 + VS + v, c0, a, b, one, zero, ra[v], rb[v]);
+}
+
+/* The thread's steps rescanned from the carry-ins x of its 8 channels, h written (steps past T
+ * skipped). */
+template <int VS, int VR, typename E>
+__device__ __forceinline__ void scan_vlb_out(int64_t T, int64_t C, int reverse, int64_t s0, int64_t c0,
+                                             float (&x)[8], const uint4 *sa, const uint4 *sb,
+                                             const uint4 (&ra)[VR], const uint4 (&rb)[VR], E *h)
+{
+    const int tid = threadIdx.x;
+    if (scan_inside<0>(T, s0, VS + VR)) {
+        const int64_t d = reverse ? -C : C;
+        E *p = h + scan_time(T, reverse, s0) * C + c0;
+#pragma unroll
+        for (int v = 0; v < VS; v++, p += d)
+            scan_vstep<E>(x, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]),
+                *(uint4 *)p = narrow8<E>(x);
+#pragma unroll
+        for (int v = 0; v < VR; v++, p += d) scan_vstep<E>(x, ra[v], rb[v]), *(uint4 *)p = narrow8<E>(x);
+        return;
+    }
+#pragma unroll
+    for (int v = 0; v < VS; v++) {
+        scan_vstep<E>(x, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]);
+        if (s0 + v < T) *(uint4 *)(h + scan_time(T, reverse, s0 + v) * C + c0) = narrow8<E>(x);
+    }
+#pragma unroll
+    for (int v = 0; v < VR; v++) {
+        scan_vstep<E>(x, ra[v], rb[v]);
+        if (s0 + VS + v < T) *(uint4 *)(h + scan_time(T, reverse, s0 + VS + v) * C + c0) = narrow8<E>(x);
+    }
+}
+
+/* The tile's scalar part, thread (lane, cl): channel cl's map over vector lanes 8·lane ..
+ * 8·lane + 7 (vm written, the block met), the lane scan and the aggregate, the look-back, the
+ * inclusive value published, and each of those 8 vector lanes' carry-in into vm.B. The caller
+ * meets the block before the data threads read vm.B. */
+template <typename H>
+__device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t tile, const H *h0,
+                                                 const scan_lb2_status &st, scan_lb2_smem &sm, scan_vec_smem &vm)
+{
+    constexpr int Cb = 32, lanes = SCAN_LB_THREADS / Cb, PER = SCAN_VEC_LANES / lanes;
+    const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
+    float A = 1.0f, B = 0.0f;
+#pragma unroll
+    for (int i = 0; i < PER; i++) {   /* earliest first */
+        const float pa = vm.A[lane * PER + i][cl], pb = vm.B[lane * PER + i][cl];
+        B = fmaf(pa, B, pb), A *= pa;
+    }
+    scan_lb2_lanes<false>(Cb, lanes, tile, G, true, st, sm, A, B);
+    constexpr int Q = SCAN_LB2_Q, Q1 = SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q;
+    const float x0 = scan_lb2_lookback1<Q, false, H, scan_cta, true, scan_no_probe, Q1>(C, Cb, lanes, G, tile,
+                                                                                        h0, st, sm);
+    if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
+    float x = lane > 0 ? fmaf(sm.sA[tid - Cb], x0, sm.sB[tid - Cb]) : x0;   /* after the lanes before */
+#pragma unroll
+    for (int i = 0; i < PER; i++) {
+        const int v = lane * PER + i;
+        const float pa = vm.A[v][cl], pb = vm.B[v][cl];
+        vm.B[v][cl] = x;
+        x = fmaf(pa, x, pb);
+    }
+}
+
+/* The kernel: a tile a block (tile id blockIdx, as scan_lbs_kernel), its steps loaded and
+ * folded by the data threads, its carries by the scalar part, then rescanned. REV: the
+ * direction as a template argument (0, 1) or -1, the argument reverse_ (scan_lbs_kernel). */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, const E *b,
+                 const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
+{
+    const int reverse = REV >= 0 ? REV : reverse_;
+    extern __shared__ uint4 scan_vec_dyn[];   /* [VS][256] of a, then of b */
+    uint4 *sa = scan_vec_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_vec_smem vm;
+    __shared__ scan_lb2_smem sm;
+    const int tid = threadIdx.x, vl = tid / SCAN_VEC_COLS, cv = tid % SCAN_VEC_COLS;
+    const int64_t tile = blockIdx.x, g = tile % G, k = tile / G;
+    const int64_t c0 = g * 32 + cv * SCAN_VEC_W, s0 = (k * SCAN_VEC_LANES + vl) * (VS + VR);
+    const bool active = c0 < C;   /* C is a multiple of 8: a vector is wholly in or out */
+    uint4 ra[VR], rb[VR];
+    scan_vlb_load<VS, VR, GOFF>(T, C, reverse, active, s0, c0, a, b, sa, sb, ra, rb);
+    asm volatile("cp.async.wait_all;\n" ::);   /* the thread's own slots: no barrier needed */
+    float A[8], B[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) A[j] = 1.0f, B[j] = 0.0f;
+#pragma unroll
+    for (int v = 0; v < VS; v++) scan_vfold<E>(A, B, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]);
+#pragma unroll
+    for (int v = 0; v < VR; v++) scan_vfold<E>(A, B, ra[v], rb[v]);
+    float4 *pA = (float4 *)&vm.A[vl][cv * SCAN_VEC_W], *pB = (float4 *)&vm.B[vl][cv * SCAN_VEC_W];
+    pA[0] = make_float4(A[0], A[1], A[2], A[3]), pA[1] = make_float4(A[4], A[5], A[6], A[7]);
+    pB[0] = make_float4(B[0], B[1], B[2], B[3]), pB[1] = make_float4(B[4], B[5], B[6], B[7]);
+    __syncthreads();
+    scan_vlb_carries<H>(C, G, tile, h0, st, sm, vm);
+    __syncthreads();
+    if (!active) return;
+    const float4 x03 = pB[0], x47 = pB[1];
+    float x[8] = {x03.x, x03.y, x03.z, x03.w, x47.x, x47.y, x47.z, x47.w};
+    scan_vlb_out<VS, VR>(T, C, reverse, s0, c0, x, sa, sb, ra, rb, h);
+}
+
+/* ---- the rest of the scan's backward, 8 channels a thread ---------------------------------
+ * scan_backward_rest_kernel on 16-bit arrays with C a multiple of 8 and every array 16-byte
+ * aligned: element e = 8i .. 8i + 7 a thread, all of one row. Bytes: g and h read, da written,
+ * 3·T·C·2 (and a, h0 read, dh0 written on row 0). */
+template <typename E>
+__global__ void scan_backward_rest_vec_kernel(int64_t T, int64_t C, const E *a, const E *h0, const E *h,
+                                              const E *g, E *da, E *dh0)
+{
+    const int64_t n = T * C / SCAN_VEC_W;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t e = i * SCAN_VEC_W;
+        float gv[8], v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        widen8<E>(*(const uint4 *)(g + e), gv);
+        if (e < C) {   /* dh0 = a_0 ⊙ g_0 before da_0 = g_0 ⊙ h0 (da may be a) */
+            if (dh0) {
+                widen8<E>(*(const uint4 *)(a + e), v);
+#pragma unroll
+                for (int j = 0; j < 8; j++) v[j] *= gv[j];
+                *(uint4 *)(dh0 + e) = narrow8<E>(v);
+            }
+            if (!da) continue;
+            if (h0) widen8<E>(*(const uint4 *)(h0 + e), v);   /* else da_0 = 0 */
+#pragma unroll
+            for (int j = 0; j < 8; j++) v[j] *= gv[j];
+            *(uint4 *)(da + e) = narrow8<E>(v);
+        } else if (da) {
+            widen8<E>(*(const uint4 *)(h + e - C), v);
+#pragma unroll
+            for (int j = 0; j < 8; j++) v[j] *= gv[j];
+            *(uint4 *)(da + e) = narrow8<E>(v);
+        }
+    }
+}
+
+#endif
