@@ -75,6 +75,7 @@ static inline double round_to(logt_dtype dt, double v)
 {
     if (dt == LOGT_F32) return (float)v;
     if (dt == LOGT_BF16) return logt_bf16_to_f32(logt_f32_to_bf16((float)v));
+    if (dt == LOGT_F16) return logt_f16_to_f32(logt_f32_to_f16((float)v));
     return v;
 }
 

@@ -1,6 +1,6 @@
 /* test_gilr.c — gilr and gilr-lstm. The float64 CPU reference: a hand-worked case each, every
  * gradient of a two-layer stack against central differences, two layers equal to two chained
- * nets, and the configuration errors. CUDA (f32 and bf16) against that reference on the same
+ * nets, and the configuration errors. CUDA (f32, bf16 and f16) against that reference on the same
  * parameters: h, every parameter slice's gradient, dx, dh0 and dc0 at awkward shapes; and
  * the CUDA scratch buffers reused across calls and shapes. GPU tests skip without a GPU. */
 #include <criterion/criterion.h>
@@ -190,8 +190,8 @@ Test(gilr_cpu, bad_configurations_say_what_is_wrong)
         logt_model_cfg_init(&cfg, models[i], LOGT_CUDA, 3, 4);
 #ifdef LOGT_HAVE_CUDA
         cfg.dtype = LOGT_F64;   /* refused by the layout, before any device memory is touched */
-        expect_cfg_error(&cfg, LOGT_EUNSUPPORTED, "on cuda takes f32 or bf16 activations, not f64: "
-                                                  "set dtype = f32 or bf16");
+        expect_cfg_error(&cfg, LOGT_EUNSUPPORTED, "on cuda takes f32, bf16 or f16 activations, not f64: "
+                                                  "set dtype = f32, bf16 or f16");
 #else
         expect_cfg_error(&cfg, LOGT_EUNSUPPORTED, "this build of logt has no cuda backend");
 #endif
@@ -264,25 +264,25 @@ typedef struct goutcome {
     char impl[160];
 } goutcome;
 
-/* Uniform in [-scale, scale]; rounded through bf16 when asked, so that the reference and the
- * bf16 model see the very same inputs. */
-static double *gvalues(int64_t n, uint64_t stream, double scale, int round_bf16)
+/* Uniform in [-scale, scale]; rounded to a 16-bit dt (round_to: f32 and f64 are left alone),
+ * so that the reference and the 16-bit model see the very same inputs. */
+static double *gvalues(int64_t n, uint64_t stream, double scale, logt_dtype dt)
 {
     double *p = malloc((size_t)(n ? n : 1) * sizeof *p);
     cr_assert(p, "out of host memory");
     for (int64_t i = 0; i < n; i++) {
         p[i] = scale * (2 * logt_uniform(77, stream, (uint64_t)i) - 1);
-        if (round_bf16) p[i] = logt_bf16_to_f32(logt_f32_to_bf16((float)p[i]));
+        if (dt == LOGT_BF16 || dt == LOGT_F16) p[i] = round_to(dt, p[i]);
     }
     return p;
 }
 
-static gproblem gproblem_make(const gcase *c, int round_bf16)
+static gproblem gproblem_make(const gcase *c, logt_dtype dt)
 {
     int64_t nx = (int64_t)c->T * c->B * c->I, nh = (int64_t)c->T * c->B * c->D;
     int64_t ns = (int64_t)c->L * c->B * c->D;
-    gproblem p = {gvalues(nx, 1, 1.0, round_bf16), gvalues(nh, 2, 1.0, round_bf16),
-                  gvalues(ns, 3, 0.5, round_bf16), gvalues(ns, 4, 0.5, round_bf16)};
+    gproblem p = {gvalues(nx, 1, 1.0, dt), gvalues(nh, 2, 1.0, dt), gvalues(ns, 3, 0.5, dt),
+                  gvalues(ns, 4, 0.5, dt)};
     return p;
 }
 
@@ -390,16 +390,16 @@ static void cuda_vs_cpu(const char *model, logt_dtype dt, double fwd, double gra
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
     for (size_t k = 0; k < sizeof gcases / sizeof gcases[0]; k++) {
         const gcase *c = &gcases[k];
-        gproblem p = gproblem_make(c, dt == LOGT_BF16);
+        gproblem p = gproblem_make(c, dt);
         logt_net *cpu = gnet(model, LOGT_CPU, LOGT_F64, c), *gpu = gnet(model, LOGT_CUDA, dt, c);
         goutcome ref, got;
         gpass(cpu, NULL, c, &p, &ref);
         gpass(gpu, ctx, c, &p, &got);
         char label[160];
         snprintf(label, sizeof label, "%s %s T=%d B=%d I=%d D=%d layers=%d %s%s", model,
-                 dt == LOGT_BF16 ? "bf16" : "f32", c->T, c->B, c->I, c->D, c->L,
+                 logt_dtype_name(dt), c->T, c->B, c->I, c->D, c->L,
                  c->state ? "with initial state" : "zero state", c->want_dx ? "" : ", dx = NULL");
-        cr_expect(strstr(got.impl, "cuda") && strstr(got.impl, dt == LOGT_BF16 ? "bf16" : "f32"),
+        cr_expect(strstr(got.impl, "cuda") && strstr(got.impl, logt_dtype_name(dt)),
                   "%s: impl '%s' should say cuda and the dtype", label, got.impl);
         expect_outcome(label, c, &got, &ref, fwd, grad);
         goutcome_free(&ref), goutcome_free(&got);
@@ -420,6 +420,11 @@ static void cuda_vs_cpu(const char *model, logt_dtype dt, double fwd, double gra
  * gives errors of order 1. */
 #define BF16_FWD 1e-2
 #define BF16_GRAD 3e-2
+/* f16 the same way: an 11-bit significand rounds at 2^-11 ≈ 4.9e-4 relative, a quarter of
+ * bf16's, so a quarter of its bounds (the margins over one rounding stay 5x and 15x). The
+ * values here (|x|, |dh| <= 1, states <= 0.5) and their sums stay far inside f16's range. */
+#define F16_FWD 2.5e-3
+#define F16_GRAD 7.5e-3
 
 Test(gilr_cuda, matches_cpu_reference_f32)
 {
@@ -445,6 +450,18 @@ Test(gilr_lstm_cuda, bf16_matches_cpu_reference)
     cuda_vs_cpu("gilr-lstm", LOGT_BF16, BF16_FWD, BF16_GRAD);
 }
 
+Test(gilr_cuda, f16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("gilr on cuda in f16 vs the f64 CPU reference");
+    cuda_vs_cpu("gilr", LOGT_F16, F16_FWD, F16_GRAD);
+}
+
+Test(gilr_lstm_cuda, f16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("gilr-lstm on cuda in f16 vs the f64 CPU reference");
+    cuda_vs_cpu("gilr-lstm", LOGT_F16, F16_FWD, F16_GRAD);
+}
+
 /* The scratch buffers are kept between calls and regrown when the shape changes: one net
  * running shape a, then b, then a again must give what fresh nets give, and its backward
  * must not have consumed the forward's activations (a second backward repeats the first). */
@@ -453,7 +470,7 @@ static void scratch_reuse(const char *model, logt_dtype dt)
     const gcase a = {40, 3, 5, 37, 2, 1, 1}, b = {7, 9, 5, 37, 2, 0, 1};
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    gproblem pa = gproblem_make(&a, 0), pb = gproblem_make(&b, 0);
+    gproblem pa = gproblem_make(&a, LOGT_F64), pb = gproblem_make(&b, LOGT_F64);
     logt_net *net = gnet(model, LOGT_CUDA, dt, &a);
     goutcome fa, fb, ra, rb, again;
     logt_net *fresh = gnet(model, LOGT_CUDA, dt, &a);
@@ -502,7 +519,7 @@ static void serial_equals_parallel(const char *model)
     const gcase c = {1000, 3, 5, 45, 2, 1, 1};
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    gproblem p = gproblem_make(&c, 0);
+    gproblem p = gproblem_make(&c, LOGT_F64);
     goutcome par, ser;
     logt_net *net = gnet(model, LOGT_CUDA, LOGT_F32, &c);
     gpass(net, ctx, &c, &p, &par);
@@ -540,6 +557,7 @@ Test(gilr_cuda, scratch_reused_across_calls_and_shapes)
     SKIP_WITHOUT_GPU("gilr's CUDA scratch buffers");
     scratch_reuse("gilr", LOGT_F32);
     scratch_reuse("gilr", LOGT_BF16);
+    scratch_reuse("gilr", LOGT_F16);
 }
 
 Test(gilr_lstm_cuda, scratch_reused_across_calls_and_shapes)
@@ -547,4 +565,5 @@ Test(gilr_lstm_cuda, scratch_reused_across_calls_and_shapes)
     SKIP_WITHOUT_GPU("gilr-lstm's CUDA scratch buffers");
     scratch_reuse("gilr-lstm", LOGT_F32);
     scratch_reuse("gilr-lstm", LOGT_BF16);
+    scratch_reuse("gilr-lstm", LOGT_F16);
 }

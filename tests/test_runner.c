@@ -141,6 +141,8 @@ Test(runner, help_and_listing)
     cr_assert(strstr(out, "lstm") && strstr(out, "backends here"), "%s", out);
     cr_assert(strstr(out, "cpu (f64), cuda (f32 bf16); heads: head_dim divides D; cells: lstm gru"),
               "logt list shows what flashrnn declares it takes: %s", out);
+    cr_assert(strstr(out, "cpu (f64), cuda (f32 bf16 f16); one head"), "logt list shows sru's and gilr's f16: %s",
+              out);
     cr_assert_eq(logt(NULL, "info"), 0);
     cr_assert_eq(logt(NULL, ""), 2);
     cr_assert_eq(logt(NULL, "frobnicate"), 2);

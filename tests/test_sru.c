@@ -2,7 +2,7 @@
  * against central differences (v on and zero, I == D and I != D, highway scale on and off),
  * the v = 0 scan route against the element-wise loop, and the configuration errors.
  * Then the CUDA sru (suite sru_cuda) against that reference on the same parameters: f32,
- * bf16 and math = tf32, each with its tolerance; the scan and loop routes against each other;
+ * bf16, f16 and math = tf32, each with its tolerance; the scan and loop routes against each other;
  * the bare recurrence kernel against a host loop. GPU tests skip themselves without a GPU. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -229,8 +229,8 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
 #ifdef LOGT_HAVE_CUDA
     cfg.dtype = LOGT_F64;   /* refused in layout, before any device memory */
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "sru on cuda takes f32 or bf16 activations, not f64: set "
-                                    "dtype = f32 or bf16"), "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "sru on cuda takes f32, bf16 or f16 activations, not f64: set "
+                                    "dtype = f32, bf16 or f16"), "%s", logt_errmsg());
     cfg.dtype = LOGT_F32;
     cr_assert_eq(logt_cfg_set_knob(&cfg, "math", "fp64"), LOGT_OK);
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
@@ -282,6 +282,7 @@ Test(sru_cpu, recurrence_byte_count)
     cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_BF16, 1, 0, 0), 60 * 22 + 24);
     /* bf16, I == D: 60·(3·4 + 2 + 4 + 2) */
     cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_BF16, 0, 0, 0), 60 * 20 + 24);
+    cr_assert_eq(sru_recurrence_bytes(10, 2, 3, LOGT_F16, 0, 0, 0), 60 * 20 + 24);   /* as bf16 */
 }
 
 /* ---- CUDA against the f64 reference ---------------------------------------------------------
@@ -463,6 +464,20 @@ static const tol TOL_BF16_ONE_LAYER = {1.0 / 128, 1e-5, 1e-4, 1e-4, 1.0 / 128, 1
 /* bf16, two layers: the layers pass h and dL/dh to each other rounded to bf16, and every later
  * result inherits a few such roundings: 2e-2 (a wrong mapping is off by order 1). */
 static const tol TOL_BF16 = {2e-2, 2e-2, 2e-2, 2e-2, 2e-2, 2e-2};
+/* f16, one layer: as bf16 with 11 significant bits, h, dx and dc0 rounded once (up to 2^-11
+ * relative at the bottom of a binade, 2^-10 allowed); f16's subnormals (below 2^-14) fall
+ * under the atol. */
+static const tol TOL_F16_ONE_LAYER = {1.0 / 1024, 1e-5, 1e-4, 1e-4, 1.0 / 1024, 1e-4};
+/* f16, two layers: a few roundings of 2^-11 ≈ 4.9e-4 passed between the layers, as TOL_BF16
+ * counts them for bf16's 2^-8: 3e-3. */
+static const tol TOL_F16 = {3e-3, 3e-3, 3e-3, 3e-3, 3e-3, 3e-3};
+/* The tolerance of a 16-bit dtype (f32: TOL_F32) for a net of `layers` layers. */
+static tol tol_of(logt_dtype dt, int layers)
+{
+    if (dt == LOGT_BF16) return layers == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
+    if (dt == LOGT_F16) return layers == 1 ? TOL_F16_ONE_LAYER : TOL_F16;
+    return TOL_F32;
+}
 /* math = tf32: GEMM inputs keep 10 mantissa bits (~5e-4 relative each); 5e-3 on h, 1e-2 on
  * the gradients. */
 static const tol TOL_TF32 = {5e-3, 5e-3, 1e-2, 1e-2, 1e-2, 1e-2};
@@ -492,7 +507,18 @@ Test(sru_cuda, bf16_matches_cpu_reference)
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < NSHAPES; i++)
             expect_matches(knobs[k], LOGT_BF16, SHAPES[i], 40 + (uint64_t)(k * NSHAPES + i),
-                           SHAPES[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16);
+                           tol_of(LOGT_BF16, SHAPES[i].L));
+}
+
+/* f16 on the routes bf16 runs (loop, scan, scan as a loop, a highway scale), every shape. */
+Test(sru_cuda, f16_matches_cpu_reference)
+{
+    SKIP_WITHOUT_GPU("sru on cuda (f16) vs the f64 CPU reference");
+    const char *knobs[] = {NULL, "v=zero", "v=zero,route=loop", "highway_scale=sqrt3"};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < NSHAPES; i++)
+            expect_matches(knobs[k], LOGT_F16, SHAPES[i], 140 + (uint64_t)(k * NSHAPES + i),
+                           tol_of(LOGT_F16, SHAPES[i].L));
 }
 
 Test(sru_cuda, tf32_matches_cpu_reference)
@@ -536,7 +562,7 @@ Test(sru_cuda, three_tf32_matches_cpu_reference_to_f32_tolerance)
 }
 
 /* A route on the GPU against the element-wise loop on the same net (knobs, then route = loop),
- * f32 and bf16, forward and gradients; `says`: what the route's impl line must contain.
+ * f32, bf16 and f16, forward and gradients; `says`: what the route's impl line must contain.
  * Shapes on both sides of the scan's channel-parallel threshold (on an H200, B·D = 40000
  * goes channel-parallel, B·D = 80 over T = 1000 does not), a projection, two layers, a
  * zero state. */
@@ -544,9 +570,10 @@ static void routes_agree_cuda(const char *knobs, const char *says, uint64_t seed
 {
     const shape shapes[] = {{1000, 2, 40, 40, 1, 1, 1}, {50, 40, 1000, 1000, 1, 1, 1},
                             {7, 3, 17, 33, 2, 1, 1}, {1, 5, 9, 9, 1, 1, 0}};
+    static const logt_dtype dts[] = {LOGT_F32, LOGT_BF16, LOGT_F16};
     for (int i = 0; i < 4; i++)
-        for (int bf = 0; bf < 2; bf++) {
-            const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
+        for (int k = 0; k < 3; k++) {
+            const logt_dtype dt = dts[k];
             logt_model_cfg cfg;
             logt_model_cfg_init(&cfg, "sru", LOGT_CUDA, shapes[i].I, shapes[i].D);
             cfg.layers = shapes[i].L;
@@ -560,9 +587,9 @@ static void routes_agree_cuda(const char *knobs, const char *says, uint64_t seed
             run(&cfg, &p, route.w, &loop);
             cr_expect(strstr(route.impl, says) && strstr(loop.impl, "element-wise loop"),
                       "impl: '%s' and '%s'", route.impl, loop.impl);
-            /* bf16: both round h, dx, dc0 from nearly equal f32 values, at most one bf16 step
-             * apart; with two layers such a step also feeds the next layer */
-            const tol t = !bf ? TOL_F32 : shapes[i].L == 1 ? TOL_BF16_ONE_LAYER : TOL_BF16;
+            /* 16-bit: both round h, dx, dc0 from nearly equal f32 values, at most one step of
+             * the dtype apart; with two layers such a step also feeds the next layer */
+            const tol t = tol_of(dt, shapes[i].L);
             char msg[600] = "";
             cr_expect(close_all(&p, &route, &loop, t, msg, sizeof msg),
                       "[%s] %s T=%d B=%d I=%d D=%d layers=%d: against the loop: %s", knobs,
@@ -619,9 +646,10 @@ Test(sru_cuda, recurrence_kernel_matches_a_host_loop)
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
     const int64_t T = 37, B = 3, D = 45, N = T * B, ND = N * D;
-    for (int c = 0; c < 8; c++) {
-        const int proj = c & 1, with_v = (c >> 1) & 1, bf = (c >> 2) & 1;
-        const logt_dtype dt = bf ? LOGT_BF16 : LOGT_F32;
+    static const logt_dtype dts[] = {LOGT_F32, LOGT_BF16, LOGT_F16};
+    for (int c = 0; c < 12; c++) {
+        const int proj = c & 1, with_v = (c >> 1) & 1;
+        const logt_dtype dt = dts[c >> 2];
         const int64_t K = proj ? 4 : 3;
         double *G = random_array(K * ND, 77, 20, 2.0, LOGT_F32), *x = random_array(ND, 77, 21, 1.0, dt);
         double *v = random_array(2 * D, 77, 22, 1.2, LOGT_F32), *b = random_array(2 * D, 77, 23, 0.5, LOGT_F32);
@@ -664,7 +692,9 @@ Test(sru_cuda, recurrence_kernel_matches_a_host_loop)
         check_result r = check_close(what, gotC, C, ND, 1e-5, 1e-5);
         cr_expect(r.ok, "%s", r.msg);
         snprintf(what, sizeof what, "recurrence %s proj=%d v=%d: h", logt_dtype_name(dt), proj, with_v);
-        r = check_close(what, gotH, H, ND, 1e-5, bf ? 1.0 / 128 : 1e-5);   /* h rounded to bf16 */
+        /* h rounded to 16 bits: 2^-8 (bf16) or 2^-11 (f16) at most, twice that allowed */
+        const double h_rtol = dt == LOGT_BF16 ? 1.0 / 128 : dt == LOGT_F16 ? 1.0 / 1024 : 1e-5;
+        r = check_close(what, gotH, H, ND, 1e-5, h_rtol);
         cr_expect(r.ok, "%s", r.msg);
         free(G), free(x), free(v), free(b), free(c0), free(C), free(H), free(gotC), free(gotH);
         logt_tensor *all[] = {&dG, &dx, &dv, &db, &dc0, &dC, &dH};

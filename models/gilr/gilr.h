@@ -26,7 +26,7 @@
  * Activations are kept as planes, one [T][B][D] block per gate: each the [T][C] array
  * (C = B·D) that the scan takes. Cost O(T·B·D·(I + D)) work, nothing sequential but the
  * scans' O(log T) depth. Devices: cpu (f64, gilr.c) and cuda (gilr_cuda.cu: fp32 arithmetic,
- * parameters f32, x, h and the states f32 or bf16; the planes inside are f32 either way).
+ * parameters f32, x, h and the states f32, bf16 or f16; the planes inside are f32 always).
  */
 #ifndef LOGT_GILR_H
 #define LOGT_GILR_H
@@ -42,7 +42,7 @@ typedef struct gilr_model {
     logt_tensor x, h;   /* views of forward's input and output, kept for backward         */
     logt_tensor sur;    /* [2][T·B][D] the GILR's activated gate g and impulse (i, or j)   */
     logt_tensor hs;     /* gilr-lstm: [T][B][D] surrogate states h̃; on cuda [T+1][B][D]
-                           with row 0 holding h̃_{-1}. gilr on cuda in bf16: f32 states h  */
+                           with row 0 holding h̃_{-1}. gilr on cuda in 16 bits: f32 states h */
     logt_tensor gates;  /* gilr-lstm: [4][T·B][D] activated i f z o                         */
     logt_tensor c;      /* gilr-lstm: [T][B][D] cell states                                 */
     void *cuda;         /* the CUDA path's scratch buffers (gilr_cuda.cu)                   */

@@ -10,9 +10,9 @@
  * each, then one thread per column adds the chunks in order): deterministic, no atomics.
  * Nothing steps through T except inside the scans.
  *
- * dtype: f32, or bf16 at the interface (x, h, dh, dx, h0, c0, dh0, dc0 are bf16, read and
- * written by the kernels that touch them). Inside, everything is f32: the GEMMs are fp32
- * (kernels/gemm.h) and so are the saved planes and the scans. bf16 x is converted once
+ * dtype: f32, or bf16 or f16 at the interface (x, h, dh, dx, h0, c0, dh0, dc0 are 16-bit, read
+ * and written by the kernels that touch them). Inside, everything is f32: the GEMMs are fp32
+ * (kernels/gemm.h) and so are the saved planes and the scans. 16-bit x is converted once
  * into an f32 copy kept for backward, dx is accumulated in f32 and converted at the end.
  *
  * Cost per gilr-lstm layer: GEMM flops forward 12·N·D·I + 8·N·D², backward twice that;
@@ -22,7 +22,6 @@
  * the shape holds. The bounds at Martin & Cundy's shape: experiments/gilr-vs-lstm/README.md,
  * Design notes.
  */
-#include <cuda_bf16.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +39,11 @@
 #define CS_MIN_ROWS 64
 
 typedef struct gilr_cuda_scratch {
-    logt_tensor x32;    /* [N·I] bf16 models: the input in f32, kept for backward            */
-    logt_tensor dx32;   /* [N·I] bf16 models: dx accumulated in f32                          */
+    logt_tensor x32;    /* [N·I] 16-bit models: the input in f32, kept for backward          */
+    logt_tensor dx32;   /* [N·I] 16-bit models: dx accumulated in f32                        */
     logt_tensor dpre;   /* [K][N][D] pre-activation gradients (K = 2 gilr, 4 gilr-lstm)      */
     logt_tensor dhs;    /* gilr-lstm: [T+1][B][D] dL/dh̃ through U, row t is dL/dh̃_{t-1}    */
-    logt_tensor st;     /* [4][B·D] f32 h0, c0, dh0, dc0 (bf16 states; the gradients always) */
+    logt_tensor st;     /* [4][B·D] f32 h0, c0, dh0, dc0 (16-bit states; the gradients always) */
     logt_tensor part;   /* column-sum partials                                               */
 } gilr_cuda_scratch;
 
@@ -179,7 +178,8 @@ __global__ void colsum_final_kernel(const float *part, int64_t nchunks, int64_t 
 
 /* ---- host side -------------------------------------------------------------------------- */
 
-static int is_bf16(const gilr_model *m) { return m->base.cfg.dtype == LOGT_BF16; }
+/* bf16 or f16 activations: f32 copies of x and the states, f32 planes, conversions at the ends */
+static int is_16bit(const gilr_model *m) { return m->base.cfg.dtype != LOGT_F32; }
 
 static logt_status check_act(const gilr_model *m, const logt_tensor *t, const char *what)
 {
@@ -217,13 +217,16 @@ static float *param(gilr_model *m, const logt_tensor *flat, const char *name)
 /* dst[n] (f32) = src (the model's dtype), on the stream. */
 static logt_status to_f32(gilr_model *m, cudaStream_t st, const void *src, float *dst, int64_t n)
 {
-    if (!is_bf16(m))
+    if (!is_16bit(m)) {
         CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    else {
-        convert_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src,
-                                                                    dst);
-        LAUNCH_TRY();
+        return LOGT_OK;
     }
+    logt_by_dtype(m->base.cfg.dtype, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        convert_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, (const E *)src, dst);
+        return 0;
+    });
+    LAUNCH_TRY();
     return LOGT_OK;
 }
 
@@ -231,20 +234,20 @@ static logt_status to_f32(gilr_model *m, cudaStream_t st, const void *src, float
 static logt_status from_f32(gilr_model *m, cudaStream_t st, const float *src, const float *add,
                             void *dst, int64_t n)
 {
-    if (is_bf16(m))
-        state_grad_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, src, add,
-                                                                       (__nv_bfloat16 *)dst);
-    else
-        state_grad_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, src, add, (float *)dst);
+    logt_by_dtype(m->base.cfg.dtype, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        state_grad_kernel<<<logt_cuda_grid(n, BLOCK), BLOCK, 0, st>>>(n, src, add, (E *)dst);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
 
-/* The input as f32: x itself, or (bf16) its copy converted into s->x32. Forward only. */
+/* The input as f32: x itself, or (16-bit) its copy converted into s->x32. Forward only. */
 static logt_status input_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t st,
                              const logt_tensor *x, const float **out)
 {
-    if (!is_bf16(m)) {
+    if (!is_16bit(m)) {
         *out = (const float *)x->data;
         return LOGT_OK;
     }
@@ -258,7 +261,7 @@ static logt_status input_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t s
 static const float *saved_input(gilr_model *m)
 {
     gilr_cuda_scratch *s = (gilr_cuda_scratch *)m->cuda;
-    return is_bf16(m) ? (const float *)s->x32.data : (const float *)m->x.data;
+    return is_16bit(m) ? (const float *)s->x32.data : (const float *)m->x.data;
 }
 
 /* A state h0/c0 as f32: NULL (zeros), the tensor itself (f32), or its copy in slot k. */
@@ -267,7 +270,7 @@ static logt_status state_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t s
 {
     *out = NULL;
     if (!t->data) return LOGT_OK;
-    if (!is_bf16(m)) {
+    if (!is_16bit(m)) {
         *out = (const float *)t->data;
         return LOGT_OK;
     }
@@ -279,7 +282,7 @@ static logt_status state_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t s
 static const float *saved_state(gilr_model *m, const logt_tensor *t, int k, int64_t BD)
 {
     if (!t->data) return NULL;
-    return is_bf16(m) ? slot((gilr_cuda_scratch *)m->cuda, k, BD) : (const float *)t->data;
+    return is_16bit(m) ? slot((gilr_cuda_scratch *)m->cuda, k, BD) : (const float *)t->data;
 }
 
 /* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane. */
@@ -347,9 +350,9 @@ static logt_status bscan(gilr_model *m, logt_ctx *ctx, int64_t T, int64_t C, con
 static void set_impl(gilr_model *m, int64_t T, int64_t C, int nscans)
 {
     snprintf(m->base.impl, sizeof m->base.impl,
-             "cuda %s: whole-sequence fp32 cuBLAS GEMMs, fused pointwise, %d linear scan%s "
+             "cuda %s%s: whole-sequence fp32 cuBLAS GEMMs, fused pointwise, %d linear scan%s "
              "(%s)",
-             is_bf16(m) ? "bf16 x/h, f32 inside" : "f32", nscans, nscans > 1 ? "s" : "",
+             logt_dtype_name(m->base.cfg.dtype), is_16bit(m) ? " x/h, f32 inside" : "", nscans, nscans > 1 ? "s" : "",
              serial(m) ? "scan = serial: scan_cuda_serial" : scan_cuda_route(T, C, LOGT_F32));
 }
 
@@ -395,7 +398,7 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     LOGT_TRY(forward_begin(m, x, h, ctx, &s));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     float *Hs = (float *)h->data;   /* the state, in f32: h itself, or a plane of its own */
-    if (is_bf16(m)) {
+    if (is_16bit(m)) {
         LOGT_TRY(logt_tensor_ensure3(&m->hs, LOGT_CUDA, LOGT_F32, T, B, D));
         Hs = (float *)m->hs.data;
     }
@@ -409,11 +412,7 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, P, P + ND, bias, Hs);
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, P, Hs, h0, Hs));
-    if (is_bf16(m)) {
-        convert_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, (const float *)Hs,
-                                                                     (__nv_bfloat16 *)h->data);
-        LAUNCH_TRY();
-    }
+    if (is_16bit(m)) LOGT_TRY(from_f32(m, st, Hs, NULL, h->data, ND));
     set_impl(m, T, BD, 1);
     return LOGT_OK;
 }
@@ -429,16 +428,16 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
     LOGT_TRY(logt_tensor_reserve(&s->dpre, LOGT_CUDA, LOGT_F32, 2 * ND, NULL));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *X = saved_input(m), *P = (const float *)m->sur.data;
-    const float *Hs = is_bf16(m) ? (const float *)m->hs.data : (const float *)m->h.data;
+    const float *Hs = is_16bit(m) ? (const float *)m->hs.data : (const float *)m->h.data;
     const float *h0 = saved_state(m, &m->base.h0, ST_H0, BD);
     const float *W = param(m, &m->base.w, "W");
     float *dW = param(m, &m->base.dw, "W"), *db = param(m, &m->base.dw, "b");
     float *dP = (float *)s->dpre.data;   /* planes dg, di */
     float *dh0 = m->base.dh0.data ? slot(s, ST_DH0, BD) : NULL;
 
-    /* the scan's backward wants dh in f32: bf16 dh is converted into the plane it overwrites */
+    /* the scan's backward wants dh in f32: 16-bit dh is converted into the plane it overwrites */
     const float *dH = (const float *)dh->data;
-    if (is_bf16(m)) {
+    if (is_16bit(m)) {
         LOGT_TRY(to_f32(m, st, dh->data, dP + ND, ND));
         dH = dP + ND;
     }
@@ -451,16 +450,12 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
     LOGT_TRY(colsum(ctx, s, dP, ND, N, D, 2, db));
     if (dx) {
         float *dX = (float *)dx->data;
-        if (is_bf16(m)) {
+        if (is_16bit(m)) {
             LOGT_TRY(logt_tensor_reserve(&s->dx32, LOGT_CUDA, LOGT_F32, N * I, NULL));
             dX = (float *)s->dx32.data;
         }
         LOGT_TRY(dx_gemms(ctx, N, I, D, 2, dP, W, 0.0f, dX));
-        if (is_bf16(m)) {
-            convert_kernel<<<logt_cuda_grid(N * I, BLOCK), BLOCK, 0, st>>>(
-                N * I, (const float *)dX, (__nv_bfloat16 *)dx->data);
-            LAUNCH_TRY();
-        }
+        if (is_16bit(m)) LOGT_TRY(from_f32(m, st, dX, NULL, dx->data, N * I));
     }
     if (dh0) LOGT_TRY(from_f32(m, st, dh0, NULL, m->base.dh0.data, BD));
     return LOGT_OK;
@@ -516,11 +511,11 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
     gates_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, G, bias, C);
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, G + ND, C, c0, C));
-    if (is_bf16(m))
-        out_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G + 3 * ND, C,
-                                                                (__nv_bfloat16 *)h->data);
-    else
-        out_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (float *)h->data);
+    logt_by_dtype(m->base.cfg.dtype, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        out_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G + 3 * ND, C, (E *)h->data);
+        return 0;
+    });
     LAUNCH_TRY();
     set_impl(m, T, BD, 2);
     return LOGT_OK;
@@ -560,18 +555,18 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     float *dh0 = m->base.dh0.data ? slot(s, ST_DH0, BD) : NULL;
     float *dc0 = m->base.dc0.data ? slot(s, ST_DC0, BD) : NULL;
     float *dX = dx ? (float *)dx->data : NULL;
-    if (dx && is_bf16(m)) {
+    if (dx && is_16bit(m)) {
         LOGT_TRY(logt_tensor_reserve(&s->dx32, LOGT_CUDA, LOGT_F32, N * I, NULL));
         dX = (float *)s->dx32.data;
     }
 
     /* 1. h = o ⊙ c, then the cell scan: dL/df into plane 1, dL/d(i ⊙ z) in place in plane 2 */
-    if (is_bf16(m))
-        out_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
-            ND, (const __nv_bfloat16 *)dh->data, C, G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
-    else
-        out_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
-            ND, (const float *)dh->data, C, G + 3 * ND, dA + 3 * ND, dA + 2 * ND);
+    logt_by_dtype(m->base.cfg.dtype, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        out_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, (const E *)dh->data, C, G + 3 * ND,
+                                                                         dA + 3 * ND, dA + 2 * ND);
+        return 0;
+    });
     LAUNCH_TRY();
     LOGT_TRY(bscan(m, ctx, T, BD, G + ND, c0, C, dA + 2 * ND, dA + ND,
                                 dA + 2 * ND, dc0));
@@ -598,11 +593,7 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 2, dA, Ws, 1.0f, dX));
 
     /* 4. out in the model's dtype; h̃_{-1} = h0 also fed step 0's gates (row 0 of dHs) */
-    if (dx && is_bf16(m)) {
-        convert_kernel<<<logt_cuda_grid(N * I, BLOCK), BLOCK, 0, st>>>(
-            N * I, (const float *)dX, (__nv_bfloat16 *)dx->data);
-        LAUNCH_TRY();
-    }
+    if (dx && is_16bit(m)) LOGT_TRY(from_f32(m, st, dX, NULL, dx->data, N * I));
     if (dh0) LOGT_TRY(from_f32(m, st, dh0, dHs, m->base.dh0.data, BD));
     if (dc0) LOGT_TRY(from_f32(m, st, dc0, NULL, m->base.dc0.data, BD));
     return LOGT_OK;

@@ -384,7 +384,7 @@ const logt_model_ops logt_sru_ops = {
     .name = "sru",
     .summary = "SRU: one input product for every gate, then an element-wise recurrence in c",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
-    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},
     .nstate = 1,
     .knobs = knobs,
     .layout = logt_sru_layout,

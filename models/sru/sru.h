@@ -34,7 +34,7 @@
  *   b  [2D]     b_f then b_r
  * State: c alone (h never feeds back), so nstate = 1 and the model.h slot h0 holds c_{-1};
  * dh0 receives dL/dc_{-1}; a cell state c0 is refused. Dtypes: cpu f64; cuda x, h (dh, dx,
- * h0, dh0) f32 or bf16, parameters, planes, c and all arithmetic fp32. Activations are kept as
+ * h0, dh0) f32, bf16 or f16, parameters, planes, c and all arithmetic fp32. Activations are kept as
  * planes [K][T·B][D] (z, f, r, and W_p x when I != D), each the [T][C] array (C = B·D) the
  * scan takes: f and r activated on the cpu; on cuda what the GEMM wrote (backward recomputes
  * σ from them and c), the f plane activated in place on the scan route.
@@ -86,7 +86,7 @@ logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *d
  *          b, and v when v_on            2D, 2D fp32
  *   write  c                             T·B·D fp32                         4·T·B·D
  *          h                             T·B·D of dt                        dsize·T·B·D
- * f32, I == D: 24 bytes per element (T·B·D); bf16, I == D: 20. Its effective bandwidth is
+ * f32, I == D: 24 bytes per element (T·B·D); bf16 or f16, I == D: 20. Its effective bandwidth is
  * this count over its time; compare with a device-to-device copy of the same size. */
 int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int proj, int has_c0,
                              int v_on);
@@ -94,7 +94,7 @@ int64_t sru_recurrence_bytes(int64_t T, int64_t B, int64_t D, logt_dtype dt, int
 #ifdef LOGT_HAVE_CUDA
 /* The cuda path (sru_cuda.cu, sru_cuda_backward.cu): forward, backward, and freeing its
  * scratch. Same contract as the cpu pair above; x, h, dh, dx are cuda tensors of cfg.dtype
- * (f32 or bf16). */
+ * (f32, bf16 or f16). */
 logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
 logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
 void sru_free_cuda(sru_model *m);
@@ -106,7 +106,7 @@ void sru_free_cuda(sru_model *m);
  *   v      [2D] v_f then v_r, or NULL (v ≡ 0);   b  [2D] b_f then b_r
  *   c0     [B][D] of dt, c_{-1}, or NULL (zeros)
  *   c      [T][B][D] fp32 out;   h  [T][B][D] of dt out
- * dt is LOGT_F32 or LOGT_BF16; α the highway scale. Moves sru_recurrence_bytes(...) bytes. */
+ * dt is LOGT_F32, LOGT_BF16 or LOGT_F16; α the highway scale. Moves sru_recurrence_bytes(...) bytes. */
 logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, int64_t D, logt_dtype dt,
                                 const float *gates, int proj, const void *x, const float *v,
                                 const float *b, float alpha, const void *c0, float *c, void *h);

@@ -1,7 +1,7 @@
 /* sru_cuda.cu — the SRU layer's forward on CUDA (equations and knobs in sru.h; the reference
  * is sru_forward_cpu in sru.c; the backward is sru_cuda_backward.cu; what both share,
  * sru_cuda.cuh). One GEMM for every gate of every step, then element-wise work over time.
- * Activations x, h of dtype f32 or bf16; parameters, planes, c and all arithmetic fp32.
+ * Activations x, h of dtype f32, bf16 or f16; parameters, planes, c and all arithmetic fp32.
  *
  *   G[k][N][D] = X[N][I] · Wk^T, k < K         one cuBLAS call (strided-batched over the K row
  *                                              blocks of [W; Wp], X shared: stride 0)
@@ -16,14 +16,14 @@
  * Cost: the GEMM 2·N·K·D·I flops; the loop kernel sru_recurrence_bytes (sru.h), 24·N·D bytes
  * (f32, I == D) and ~30 flops an element (memory-bound), with a depth of T/UNROLL DRAM round
  * trips however small B·D. Memory kept by forward: planes K·N·D + c N·D fp32 (+ x in f32 for
- * bf16). Bounds at the acceptance shape: experiments/sru-speed/README.md, Design notes.
- * bf16: x is converted to an f32 scratch once per forward (kept for backward's dW GEMM), and
- * the f32 GEMMs of kernels/gemm.h run on it: products of bf16 x with f32 W, in fp32 (or TF32).
+ * 16-bit x). Bounds at the acceptance shape: experiments/sru-speed/README.md, Design notes.
+ * bf16 and f16: x is converted to an f32 scratch once per forward (kept for backward's dW GEMM),
+ * and the f32 GEMMs of kernels/gemm.h run on it: products of 16-bit x with f32 W, in fp32 (or
+ * TF32).
  * math = tf32 sets CUBLAS_TF32_TENSOR_OP_MATH on the handle around each GEMM and restores the
  * handle's mode after; math = 3xtf32 makes each GEMM three TF32 products of split operands
  * (kernels/gemm.h).
  */
-#include <cuda_bf16.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -174,12 +174,19 @@ logt_status sru_convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, logt
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const unsigned grid = logt_cuda_grid(n, BLOCK);
-    if (to == LOGT_F32 && from == LOGT_BF16)
-        sru_convert_kernel<float, __nv_bfloat16>
-            <<<grid, BLOCK, 0, st>>>(n, (const __nv_bfloat16 *)src, (float *)dst);
-    else if (to == LOGT_BF16 && from == LOGT_F32)
-        sru_convert_kernel<__nv_bfloat16, float>
-            <<<grid, BLOCK, 0, st>>>(n, (const float *)src, (__nv_bfloat16 *)dst);
+    const int to16 = to == LOGT_BF16 || to == LOGT_F16, from16 = from == LOGT_BF16 || from == LOGT_F16;
+    if (to == LOGT_F32 && from16)
+        logt_by_dtype(from, [&](auto e) {
+            typedef typename decltype(e)::type E;
+            sru_convert_kernel<float, E><<<grid, BLOCK, 0, st>>>(n, (const E *)src, (float *)dst);
+            return 0;
+        });
+    else if (to16 && from == LOGT_F32)
+        logt_by_dtype(to, [&](auto e) {
+            typedef typename decltype(e)::type E;
+            sru_convert_kernel<E, float><<<grid, BLOCK, 0, st>>>(n, (const float *)src, (E *)dst);
+            return 0;
+        });
     else
         return LOGT_FAIL(LOGT_EINVAL, "sru: no conversion from %s to %s", logt_dtype_name(from),
                          logt_dtype_name(to));
@@ -267,9 +274,9 @@ extern "C" logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, 
                          "sru_recurrence_cuda: T = %lld, B = %lld, D = %lld: each must be at "
                          "least 1",
                          (long long)T, (long long)B, (long long)D);
-    if (dt != LOGT_F32 && dt != LOGT_BF16)
+    if (dt != LOGT_F32 && dt != LOGT_BF16 && dt != LOGT_F16)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
-                         "sru_recurrence_cuda: dtype %s: x and h are f32 or bf16",
+                         "sru_recurrence_cuda: dtype %s: x and h are f32, bf16 or f16",
                          logt_dtype_name(dt));
     if (!gates || !b || !c || !h || (!proj && !x))
         return LOGT_FAIL(LOGT_EINVAL, "sru_recurrence_cuda: gates, b, c, h (and x unless proj) "
@@ -279,31 +286,37 @@ extern "C" logt_status sru_recurrence_cuda(logt_ctx *ctx, int64_t T, int64_t B, 
     const unsigned blocks = (unsigned)((BD + threads - 1) / threads);
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *xpl = gates + 3 * T * BD;   /* W_p x, when proj */
-    if (dt == LOGT_F32)
-        sru_forward_kernel<float, float><<<blocks, threads, 0, st>>>(
-            T, B, D, gates, proj ? xpl : (const float *)x, v, b, alpha, (const float *)c0, c,
-            (float *)h);
-    else if (proj)
-        sru_forward_kernel<__nv_bfloat16, float><<<blocks, threads, 0, st>>>(
-            T, B, D, gates, xpl, v, b, alpha, (const __nv_bfloat16 *)c0, c, (__nv_bfloat16 *)h);
-    else
-        sru_forward_kernel<__nv_bfloat16, __nv_bfloat16><<<blocks, threads, 0, st>>>(
-            T, B, D, gates, (const __nv_bfloat16 *)x, v, b, alpha, (const __nv_bfloat16 *)c0, c,
-            (__nv_bfloat16 *)h);
+    logt_by_dtype(dt, [&](auto e) {   /* x' is W_p x (f32) when proj, else x (of dt) */
+        typedef typename decltype(e)::type E;
+        if (proj)
+            sru_forward_kernel<E, float><<<blocks, threads, 0, st>>>(T, B, D, gates, xpl, v, b, alpha,
+                                                                     (const E *)c0, c, (E *)h);
+        else
+            sru_forward_kernel<E, E><<<blocks, threads, 0, st>>>(T, B, D, gates, (const E *)x, v, b, alpha,
+                                                                 (const E *)c0, c, (E *)h);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
 
 /* ---- forward ------------------------------------------------------------------------------- */
 
-template <typename E, typename XP>
-static logt_status scan_highway(logt_ctx *ctx, int64_t n, int64_t D, const float *pr,
-                                const float *bias, float alpha, const float *C, const void *xp,
-                                void *h)
+/* h from C on the scan route; x' is W_p x (f32) when K = 4, else x (of dt). */
+static logt_status scan_highway(logt_ctx *ctx, logt_dtype dt, int64_t K, int64_t n, int64_t D, const float *pr,
+                                const float *bias, float alpha, const float *C, const void *xp, void *h)
 {
-    sru_scan_highway_kernel<E, XP>
-        <<<logt_cuda_grid(n, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-            n, D, pr, bias, alpha, C, (const XP *)xp, (E *)h);
+    const unsigned grid = logt_cuda_grid(n, BLOCK);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        if (K == 4)
+            sru_scan_highway_kernel<E, float><<<grid, BLOCK, 0, st>>>(n, D, pr, bias, alpha, C, (const float *)xp,
+                                                                      (E *)h);
+        else
+            sru_scan_highway_kernel<E, E><<<grid, BLOCK, 0, st>>>(n, D, pr, bias, alpha, C, (const E *)xp, (E *)h);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -320,9 +333,9 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
     const logt_dtype dt = m->base.cfg.dtype;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const void *c0 = m->base.h0.data;
-    if (c0 && dt == LOGT_BF16) {
+    if (c0 && dt != LOGT_F32) {
         LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, BD, NULL));
-        LOGT_TRY(sru_convert(ctx, BD, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
+        LOGT_TRY(sru_convert(ctx, BD, LOGT_F32, s->c0f.data, dt, c0));
         c0 = s->c0f.data;
     }
     LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
@@ -353,16 +366,17 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
     }
     const float *pr = G + 2 * ND;
     const unsigned grid = logt_cuda_grid(ND, BLOCK);
-    if (dt == LOGT_F32)
-        sru_newton_highway_kernel<float, float><<<grid, BLOCK, 0, st>>>(
-            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const float *)xp, (float *)h);
-    else if (K == 4)
-        sru_newton_highway_kernel<__nv_bfloat16, float><<<grid, BLOCK, 0, st>>>(
-            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const float *)xp, (__nv_bfloat16 *)h);
-    else
-        sru_newton_highway_kernel<__nv_bfloat16, __nv_bfloat16><<<grid, BLOCK, 0, st>>>(
-            ND, BD, D, pr, v, bias, alpha, (const float *)c0, C, (const __nv_bfloat16 *)xp,
-            (__nv_bfloat16 *)h);
+    logt_by_dtype(dt, [&](auto e) {   /* x' is W_p x (f32) when K = 4, else x (of dt) */
+        typedef typename decltype(e)::type E;
+        if (K == 4)
+            sru_newton_highway_kernel<E, float><<<grid, BLOCK, 0, st>>>(ND, BD, D, pr, v, bias, alpha,
+                                                                        (const float *)c0, C, (const float *)xp,
+                                                                        (E *)h);
+        else
+            sru_newton_highway_kernel<E, E><<<grid, BLOCK, 0, st>>>(ND, BD, D, pr, v, bias, alpha, (const float *)c0,
+                                                                    C, (const E *)xp, (E *)h);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -388,16 +402,18 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     cudaStream_t st = (cudaStream_t)ctx->stream;
 
     const float *X = (const float *)x->data;
-    if (dt == LOGT_BF16) {
+    if (dt != LOGT_F32) {
         LOGT_TRY(logt_tensor_reserve(&s->xf, LOGT_CUDA, LOGT_F32, N * I, NULL));
-        LOGT_TRY(sru_convert(ctx, N * I, LOGT_F32, s->xf.data, LOGT_BF16, x->data));
+        LOGT_TRY(sru_convert(ctx, N * I, LOGT_F32, s->xf.data, dt, x->data));
         X = (const float *)s->xf.data;
     }
     /* every gate of every step: plane k = X · (rows kD..kD+D-1 of [W; Wp])^T */
     if (m->o.math == SRU_MATH_3XTF32) LOGT_TRY(gemm3x_forward(ctx, s, N, D, I, (int)K, X, W, G));
     else LOGT_TRY(sru_gemm(m, ctx, 0, 1, N, D, I, X, 0, W, D * I, 0.0f, G, ND, K));
 
-    const char *dts = dt == LOGT_BF16 ? "bf16 (f32 x for GEMMs)" : "f32";
+    const char *dts = dt == LOGT_BF16  ? "bf16 (f32 x for GEMMs)"
+                      : dt == LOGT_F16 ? "f16 (f32 x for GEMMs)"
+                                       : "f32";
     const void *xp = K == 4 ? (const void *)(G + 3 * ND) : x->data;   /* x' */
     if (m->o.newton) {
         snprintf(m->base.impl, sizeof m->base.impl,
@@ -425,18 +441,13 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
     sru_scan_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, G, bias, F, C);
     LAUNCH_TRY();
     const void *c0 = m->base.h0.data;
-    if (c0 && dt == LOGT_BF16) {
+    if (c0 && dt != LOGT_F32) {
         LOGT_TRY(logt_tensor_reserve(&s->c0f, LOGT_CUDA, LOGT_F32, B * D, NULL));
-        LOGT_TRY(sru_convert(ctx, B * D, LOGT_F32, s->c0f.data, LOGT_BF16, c0));
+        LOGT_TRY(sru_convert(ctx, B * D, LOGT_F32, s->c0f.data, dt, c0));
         c0 = s->c0f.data;
     }
     LOGT_TRY(scan_cuda(ctx, 0, T, B * D, LOGT_F32, F, C, c0, C));
-    const float *pr = G + 2 * ND;
-    if (dt == LOGT_F32)
-        return scan_highway<float, float>(ctx, ND, D, pr, bias, alpha, C, xp, h->data);
-    if (K == 4)
-        return scan_highway<__nv_bfloat16, float>(ctx, ND, D, pr, bias, alpha, C, xp, h->data);
-    return scan_highway<__nv_bfloat16, __nv_bfloat16>(ctx, ND, D, pr, bias, alpha, C, xp, h->data);
+    return scan_highway(ctx, dt, K, ND, D, G + 2 * ND, bias, alpha, C, xp, h->data);
 }
 
 extern "C" void sru_free_cuda(sru_model *m)

@@ -24,13 +24,13 @@
 #define X3_STACK_ROWS 4096
 
 typedef struct sru_cuda_scratch {
-    logt_tensor xf;     /* [N][I] f32 copy of a bf16 x: the GEMMs' input                  */
+    logt_tensor xf;     /* [N][I] f32 copy of a 16-bit x: the GEMMs' input                */
     logt_tensor dG;     /* [N][K·D] dL/d(z, pre f, pre r, W_p x)                           */
-    logt_tensor dxf;    /* [N][I] f32 dx before its rounding to bf16                       */
+    logt_tensor dxf;    /* [N][I] f32 dx before its rounding to 16 bits                    */
     logt_tensor part;   /* [4][B][D] per-channel sums of dv_f, dv_r, db_f, db_r            */
     logt_tensor g, da;  /* [N][D] each: the scan route's dL/dc and dL/da                   */
-    logt_tensor c0f;    /* [B][D] f32 c_{-1} for the scan route when h0 is bf16           */
-    logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before bf16          */
+    logt_tensor c0f;    /* [B][D] f32 c_{-1} for the scan route when h0 is 16-bit         */
+    logt_tensor dc0f;   /* [B][D] f32 dL/dc_{-1} from the scan route, before 16 bits       */
     logt_tensor ones;   /* [N] ones: db = dG^T·1 on the scan route                         */
     logt_tensor res;    /* [1] route = newton: the residual, as a non-negative float's bits */
     logt_tensor x3;     /* math = 3xtf32: [N][3I] x's TF32 parts hi | lo | hi                 */
@@ -43,7 +43,7 @@ typedef struct sru_cuda_scratch {
 /* Threads per block for a channel-parallel walk over C channels: 256, or 64 when 256 would
  * leave SMs without a block (B·D = 12288 at D = 768, B = 16: 192 blocks of 64, not 48 of 256). */
 int sru_walk_threads(int64_t C);
-/* dst [n] of dtype `to` = src [n] of `from`: f32 <-> bf16, on ctx's stream. */
+/* dst [n] of dtype `to` = src [n] of `from`: f32 <-> bf16 or f16, on ctx's stream. */
 logt_status sru_convert(logt_ctx *ctx, int64_t n, logt_dtype to, void *dst, logt_dtype from, const void *src);
 /* m's scratch, allocated on first use. */
 logt_status sru_scratch_of(sru_model *m, sru_cuda_scratch **out);

@@ -7,12 +7,11 @@
  *   scan route: element-wise dL/dc through h, scan_backward_cuda, element-wise gate
  *     gradients; db = dG^T·1 by one cublasSgemv.
  *   d[W; Wp] = dG^T · X   one GEMM over the whole sequence;   dX = dG · [W; Wp] (+ the direct term
- *   when I == D)           one GEMM; bf16: dx is made in an f32 scratch, then rounded to bf16.
+ *   when I == D)           one GEMM; bf16, f16: dx is made in an f32 scratch, then rounded.
  * Cost: the GEMMs twice the forward's flops; the loop kernel reads z, W_f x, W_r x, c, x', dh
  * and writes K gradient planes and the direct dx: 40·N·D bytes (f32, I == D). Memory: dG
  * K·N·D fp32 (+ 2·N·D on the scan route).
  */
-#include <cuda_bf16.h>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -184,8 +183,8 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
     return LOGT_OK;
 }
 
-template <typename E, typename XP>
-static logt_status loop_backward(logt_ctx *ctx, int64_t T, int64_t B, int64_t D, int K,
+/* The loop route's backward in dtype dt; x' is W_p x (f32) when K = 4, else x (of dt). */
+static logt_status loop_backward(logt_ctx *ctx, logt_dtype dt, int64_t T, int64_t B, int64_t D, int K,
                                  const float *G, const void *xp, const float *C, const void *c0,
                                  const void *dH, const float *v, const float *bias, float alpha,
                                  float *dG, float *dxd, float *part, void *dc0, float *dv,
@@ -194,9 +193,19 @@ static logt_status loop_backward(logt_ctx *ctx, int64_t T, int64_t B, int64_t D,
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const int64_t BD = B * D;
     const int threads = sru_walk_threads(BD);
-    sru_backward_kernel<E, XP><<<(unsigned)((BD + threads - 1) / threads), threads, 0, st>>>(
-        T, B, D, K, G, (const XP *)xp, C, (const E *)c0, (const E *)dH, v, bias, alpha, dG, dxd,
-        part, (E *)dc0);
+    const unsigned blocks = (unsigned)((BD + threads - 1) / threads);
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        if (K == 4)
+            sru_backward_kernel<E, float><<<blocks, threads, 0, st>>>(T, B, D, K, G, (const float *)xp, C,
+                                                                      (const E *)c0, (const E *)dH, v, bias,
+                                                                      alpha, dG, dxd, part, (E *)dc0);
+        else
+            sru_backward_kernel<E, E><<<blocks, threads, 0, st>>>(T, B, D, K, G, (const E *)xp, C, (const E *)c0,
+                                                                  (const E *)dH, v, bias, alpha, dG, dxd, part,
+                                                                  (E *)dc0);
+        return 0;
+    });
     LAUNCH_TRY();
     sru_sum_batch_kernel<<<(unsigned)((4 * D + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(B, D, part,
                                                                                      dv, db);
@@ -204,15 +213,25 @@ static logt_status loop_backward(logt_ctx *ctx, int64_t T, int64_t B, int64_t D,
     return LOGT_OK;
 }
 
-template <typename E, typename XP>
-static logt_status scan_back_highway(logt_ctx *ctx, int64_t n, int64_t D, int K, const float *pr,
+/* The scan route's backward through h in dtype dt; x' is W_p x (f32) when K = 4, else x. */
+static logt_status scan_back_highway(logt_ctx *ctx, logt_dtype dt, int64_t n, int64_t D, int K, const float *pr,
                                      const float *bias, float alpha, const float *C,
                                      const void *xp, const void *dH, float *g, float *dG,
                                      float *dxd)
 {
-    sru_scan_back_highway_kernel<E, XP>
-        <<<logt_cuda_grid(n, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-            n, D, K, pr, bias, alpha, C, (const XP *)xp, (const E *)dH, g, dG, dxd);
+    const unsigned grid = logt_cuda_grid(n, BLOCK);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        if (K == 4)
+            sru_scan_back_highway_kernel<E, float><<<grid, BLOCK, 0, st>>>(n, D, K, pr, bias, alpha, C,
+                                                                           (const float *)xp, (const E *)dH, g,
+                                                                           dG, dxd);
+        else
+            sru_scan_back_highway_kernel<E, E><<<grid, BLOCK, 0, st>>>(n, D, K, pr, bias, alpha, C, (const E *)xp,
+                                                                       (const E *)dH, g, dG, dxd);
+        return 0;
+    });
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -252,7 +271,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
     float *dG = (float *)s->dG.data;
     cudaStream_t st = (cudaStream_t)ctx->stream;
 
-    float *dxf = NULL;   /* dx in f32: dx itself, or a scratch rounded to bf16 at the end */
+    float *dxf = NULL;   /* dx in f32: dx itself, or a scratch rounded to dt at the end */
     if (dx && dt == LOGT_F32) dxf = (float *)dx->data;
     else if (dx) {
         LOGT_TRY(logt_tensor_reserve(&s->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
@@ -265,17 +284,8 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         float *part = (float *)s->part.data;
         const void *c0 = m->base.h0.data;
         void *dc0 = m->base.dh0.data;
-        if (dt == LOGT_F32)
-            LOGT_TRY((loop_backward<float, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data, v, bias,
-                                                  alpha, dG, dxd, part, dc0, dv, db)));
-        else if (K == 4)
-            LOGT_TRY((loop_backward<__nv_bfloat16, float>(ctx, T, B, D, K, G, xp, C, c0, dh->data,
-                                                          v, bias, alpha, dG, dxd, part, dc0, dv,
-                                                          db)));
-        else
-            LOGT_TRY((loop_backward<__nv_bfloat16, __nv_bfloat16>(ctx, T, B, D, K, G, xp, C, c0,
-                                                                  dh->data, v, bias, alpha, dG,
-                                                                  dxd, part, dc0, dv, db)));
+        LOGT_TRY(loop_backward(ctx, dt, T, B, D, K, G, xp, C, c0, dh->data, v, bias, alpha, dG, dxd, part,
+                               dc0, dv, db));
     } else {
         int fresh;
         LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
@@ -284,19 +294,11 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)s->ones.data, N, 1.0f));
         float *g = (float *)s->g.data, *da = (float *)s->da.data;
         const float *F = G + ND, *pr = G + 2 * ND;
-        if (dt == LOGT_F32)
-            LOGT_TRY((scan_back_highway<float, float>(ctx, ND, D, K, pr, bias, alpha, C, xp,
-                                                      dh->data, g, dG, dxd)));
-        else if (K == 4)
-            LOGT_TRY((scan_back_highway<__nv_bfloat16, float>(ctx, ND, D, K, pr, bias, alpha, C, xp,
-                                                              dh->data, g, dG, dxd)));
-        else
-            LOGT_TRY((scan_back_highway<__nv_bfloat16, __nv_bfloat16>(
-                ctx, ND, D, K, pr, bias, alpha, C, xp, dh->data, g, dG, dxd)));
+        LOGT_TRY(scan_back_highway(ctx, dt, ND, D, K, pr, bias, alpha, C, xp, dh->data, g, dG, dxd));
         /* c0 and dc0 in f32 for the scan: as they are, or the forward's f32 copy / a scratch */
         const void *c0 = m->base.h0.data;
         void *dc0 = m->base.dh0.data;
-        if (dt == LOGT_BF16) {
+        if (dt != LOGT_F32) {
             if (c0) c0 = s->c0f.data;
             if (dc0) {
                 LOGT_TRY(logt_tensor_reserve(&s->dc0f, LOGT_CUDA, LOGT_F32, BD, NULL));
@@ -305,8 +307,8 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         }
         /* g_t += f_{t+1} ⊙ g_{t+1} (in place), da_t = g_t ⊙ c_{t-1}, dc0 = f_0 ⊙ g_0 */
         LOGT_TRY(scan_backward_cuda(ctx, T, BD, LOGT_F32, F, c0, C, g, da, g, dc0));
-        if (dt == LOGT_BF16 && dc0)
-            LOGT_TRY(sru_convert(ctx, BD, LOGT_BF16, m->base.dh0.data, LOGT_F32, dc0));
+        if (dt != LOGT_F32 && dc0)
+            LOGT_TRY(sru_convert(ctx, BD, dt, m->base.dh0.data, LOGT_F32, dc0));
         sru_scan_back_gates_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(
             ND, D, K, G, F, g, da, dG);
         LAUNCH_TRY();
@@ -323,6 +325,6 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         LOGT_TRY(sru_gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
         if (dx) LOGT_TRY(sru_gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
     }
-    if (dx && dt == LOGT_BF16) LOGT_TRY(sru_convert(ctx, N * I, LOGT_BF16, dx->data, LOGT_F32, dxf));
+    if (dx && dt != LOGT_F32) LOGT_TRY(sru_convert(ctx, N * I, dt, dx->data, LOGT_F32, dxf));
     return LOGT_OK;
 }
