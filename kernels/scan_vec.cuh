@@ -159,7 +159,8 @@ __device__ __forceinline__ void scan_vlb_load(int64_t T, int64_t C, int reverse,
         sa[v * SCAN_LB_THREADS + tid] = av, sb[v * SCAN_LB_THREADS + tid] = bv;
     }
 #pragma unroll
-    for (int v = 0; v < VR; v++) scan_vlb_edge<GOFF>(T, C, reverse, active, s0 + VS + v, c0, a, b, one, zero, ra[v], rb[v]);
+    for (int v = 0; v < VR; v++)
+        scan_vlb_edge<GOFF>(T, C, reverse, active, s0 + VS + v, c0, a, b, one, zero, ra[v], rb[v]);
 }
 
 /* The thread's steps rescanned from the carry-ins x of its 8 channels, h written (steps past T

@@ -265,7 +265,8 @@ done:
 /* ---- ops: the CPU reference here, the CUDA path in gilr_cuda.cu ---------------------------- */
 
 #define GILR_DEVICES (LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA))
-#define GILR_DTYPES {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)}
+#define GILR_DTYPES                                                                                    \
+    {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)}
 
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
