@@ -501,8 +501,8 @@ static logt_status scan_check(int device, int dtype)
     if (device == LOGT_CPU && dtype != LOGT_F64)
         return LOGT_FAIL(LOGT_EINVAL, "the cpu scan takes f64 arrays, not %s",
                          dtype >= 0 && dtype < LOGT_NDTYPES ? logt_dtype_name((logt_dtype)dtype) : "?");
-    if (device == LOGT_CUDA && dtype != LOGT_F32 && dtype != LOGT_BF16)
-        return LOGT_FAIL(LOGT_EINVAL, "the cuda scan takes f32 or bf16 arrays");
+    if (device == LOGT_CUDA && dtype != LOGT_F32 && dtype != LOGT_BF16 && dtype != LOGT_F16)
+        return LOGT_FAIL(LOGT_EINVAL, "the cuda scan takes f32, bf16 or f16 arrays");
     if (device != LOGT_CPU && device != LOGT_CUDA)
         return LOGT_FAIL(LOGT_EINVAL, "device %d: 0 (cpu) or 1 (cuda)", device);
 #ifndef LOGT_HAVE_CUDA

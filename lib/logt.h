@@ -106,7 +106,7 @@ int logt_layer_backward(logt_layer h, int64_t T, int64_t B, const void *dy, void
 size_t logt_layer_errmsg(logt_layer h, char *buf, size_t n);
 
 /* The linear scan over C channels: h_t = a_t * h_{t-1} + b_t (reverse: from t = T-1 down,
- * h_{T} = h0), a, b, h [T][C], h0 [C] or NULL (zeros). cpu: f64; cuda: f32 or bf16. */
+ * h_{T} = h0), a, b, h [T][C], h0 [C] or NULL (zeros). cpu: f64; cuda: f32, bf16 or f16. */
 int logt_scan(int device, int dtype, int reverse, int64_t T, int64_t C, const void *a,
               const void *b, const void *h0, void *h, void *stream);
 /* The backward of a forward scan: from its a, h0 (NULL: zeros), h and dh, write db, and da

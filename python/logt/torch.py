@@ -263,7 +263,7 @@ class DEER(Layer):
 
 
 def _scan_dtype(t):
-    ok = (torch.float64,) if t.device.type == "cpu" else (torch.float32, torch.bfloat16)
+    ok = (torch.float64,) if t.device.type == "cpu" else (torch.float32, torch.bfloat16, torch.float16)
     if t.dtype not in ok:
         raise LogtTypeError(L.EINVAL, f"the scan on {t.device.type} takes "
                                       f"{' or '.join(map(str, ok))}, not {t.dtype}")
@@ -300,7 +300,8 @@ class ScanFunction(torch.autograd.Function):
 
 def scan(a, b, h0=None, reverse=False):
     """h_t = a_t * h_{t-1} + b_t over dim 0 of a, b [T][...] from h0 [...] (None: zeros);
-    reverse: from the last step down, h0 = h_T. cpu: float64; cuda: float32 or bfloat16."""
+    reverse: from the last step down, h0 = h_T. cpu: float64; cuda: float32, bfloat16 or
+    float16."""
     if not isinstance(a, torch.Tensor) or a.dim() < 1 or a.shape[0] < 1:
         raise LogtValueError(L.EINVAL, "a must be a tensor [T][...] with T >= 1")
     _scan_dtype(a)

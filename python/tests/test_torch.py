@@ -310,6 +310,8 @@ def test_cuda_stream_and_refusals():
     _close(h.double().cpu(), torch.from_numpy(want), 1e-5, "scan f32")
     hb = lt.scan(a.bfloat16(), b.bfloat16())
     _close(hb.double().cpu(), torch.from_numpy(want), 5e-2, "scan bf16")
+    hh = lt.scan(a.half(), b.half())
+    _close(hh.double().cpu(), torch.from_numpy(want), 1e-2, "scan f16")
     print("  ok  cuda streams, refusals and the scan")
 
 
