@@ -286,9 +286,9 @@ __global__ void scan_backward_rest_vec_kernel(int64_t T, int64_t C, const E *a, 
                 *(uint4 *)(dh0 + e) = narrow8<E>(v);
             }
             if (!da) continue;
-            if (h0) widen8<E>(*(const uint4 *)(h0 + e), v);   /* else da_0 = 0 */
+            if (h0) widen8<E>(*(const uint4 *)(h0 + e), v);
 #pragma unroll
-            for (int j = 0; j < 8; j++) v[j] *= gv[j];
+            for (int j = 0; j < 8; j++) v[j] = h0 ? v[j] * gv[j] : 0.0f;   /* no h0: da_0 = 0 */
             *(uint4 *)(da + e) = narrow8<E>(v);
         } else if (da) {
             widen8<E>(*(const uint4 *)(h + e - C), v);
