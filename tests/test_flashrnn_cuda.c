@@ -52,12 +52,13 @@ static int forward_twice;
 
 /* Set by the slstm tests: with a state, run() also gives the net the slstm's n0 (in [1, 3],
  * 0 in every third unit: a fresh unit beside carried ones) and m0 (in [-2, 2], 0 where n0 is),
- * and keeps their gradients; extreme_if > 0 makes the rows i and f of b about ±extreme_if
+ * with c0 0 where n0 is, and keeps their gradients; extreme_if > 0 makes the rows i and f of b about ±extreme_if
  * (and W's 4 times larger) before the first run, whose parameters the reference takes. */
 static int slstm_nm;
 static double extreme_if;
 
-static int has_c0(const char *cell) { return !strcmp(cell, "lstm") || !strcmp(cell, "slstm"); }
+/* The cells with a cell state c0: lstm (also the default, cell empty) and slstm. */
+static int has_c0(const char *cell) { return !*cell || !strcmp(cell, "lstm") || !strcmp(cell, "slstm"); }
 
 /* n0 and m0 [1][B][D] of slstm_nm, as host tensors. */
 static void slstm_states(int B, int D, logt_tensor *n0, logt_tensor *m0)
@@ -119,9 +120,14 @@ static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, cons
         cr_assert_eq(logt_net_set_state(net, &th, lstm ? &tc : NULL), LOGT_OK, "%s", logt_errmsg());
         logt_tensor_free(&th), logt_tensor_free(&tc);
     }
-    if (nm) {
+    if (nm) {   /* c0 is 0 where n0 is (a fresh unit: the states an sLSTM reaches) */
         logt_tensor n0, m0;
         slstm_states(s.B, s.D, &n0, &m0);
+        logt_tensor tc = tensor3(1, s.B, s.D, c0), th = tensor3(1, s.B, s.D, h0);
+        for (int64_t i = 0; i < tc.numel; i++)
+            if (((double *)n0.data)[i] == 0.0) ((double *)tc.data)[i] = 0.0;
+        cr_assert_eq(logt_net_set_state(net, &th, &tc), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor_free(&th), logt_tensor_free(&tc);
         cr_assert_eq(flashrnn_set_slstm_state(net, &n0, &m0), LOGT_OK, "%s", logt_errmsg());
         logt_tensor_free(&n0), logt_tensor_free(&m0);
     }
