@@ -9,8 +9,12 @@ streams it uses) and, with `[speed] checksum = true`, stores the CRC-32 of y, dx
 its last pass; this script gives the same x and dy to the module, compares zlib.crc32 of the
 module's y, x.grad and weight.grad (cast back to the float32 the layer computed it in) with
 the runner's, then times module(x).backward(dy) with CUDA events (warm-ups, repeats, median).
-Runner and binding alternate `rounds` times in one process on one GPU; the report gives every
-round's medians and the ratio of their medians. Needs torch, h5py and a logt build with CUDA
+Each is timed twice: as called (the events around the call: the host's time to queue the
+first kernel counts, as in a loop that waits for every step) and with a head start (the GPU
+kept busy --head-start-ms before each timed pass, the runner's head_start_us, torch.cuda._sleep
+here, so that the host has queued the pass: the GPU's time alone). Runner and binding
+alternate `rounds` times in one process on one GPU; the report gives every round's medians
+and the ratios of their medians. Needs torch, h5py and a logt build with CUDA
 (--logt: the command that runs logt, e.g. "bundle/run logt"). Prints one JSON object last, and
 writes it to --out with its provenance (GPU, commit: LOGT_COMMIT or git's, date).
 """
@@ -58,7 +62,7 @@ def crc32(t):
     return zlib.crc32(t.detach().contiguous().cpu().view(torch.uint8).numpy().tobytes())
 
 
-def experiment(a, device):
+def experiment(a, device, head_start_us=0):
     knobs = f"\n[model.{a.model}]\nkernel = {a.kernel}\n" if a.kernel else ""
     return f"""[experiment]
 name = vs-runner
@@ -78,6 +82,7 @@ seed = {a.seed}
 [speed]
 warmup = {a.warmup}
 repeats = {a.repeats}
+head_start_us = {head_start_us}
 checksum = true
 {knobs}"""
 
@@ -96,11 +101,23 @@ def module_and_inputs(a, device):
     return m, runner_values(core.RUNNER_X_STREAM), runner_values(core.RUNNER_DY_STREAM)
 
 
-def time_binding(m, x, dy, warmup, repeats):
+def sleep_cycles(ms):
+    """The torch.cuda._sleep argument that keeps this GPU busy about ms milliseconds."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(1_000_000)
+    end.record()
+    end.synchronize()
+    return int(1_000_000 * ms / start.elapsed_time(end))
+
+
+def time_binding(m, x, dy, warmup, repeats, head_cycles=0):
     ms = []
     for i in range(warmup + repeats):
         x.grad, m.weight.grad = None, None
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if head_cycles:
+            torch.cuda._sleep(head_cycles)
         start.record()
         m(x).backward(dy)
         end.record()
@@ -133,6 +150,7 @@ def main():
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--repeats", type=int, default=15)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--head-start-ms", type=float, default=2.0)
     p.add_argument("--device", default="cuda")
     p.add_argument("--out", help="also write the report (with its provenance) to this file")
     a = p.parse_args()
@@ -147,18 +165,25 @@ def main():
     dw = m.weight.grad.to(torch.float32 if a.device == "cuda" else torch.float64)
     mine = {"crc32_y": crc32(y), "crc32_dx": crc32(x.grad), "crc32_dw": crc32(dw)}
 
-    runner_ms, binding_ms, theirs = [], [], None
+    runner_ms, binding_ms, runner_gpu, binding_gpu, theirs = [], [], [], [], None
+    cuda = a.device == "cuda"
+    cycles = sleep_cycles(a.head_start_ms) if cuda else 0
     with tempfile.TemporaryDirectory() as d:
         for r in range(a.rounds):
-            run = runner_runs(a.logt, experiment(a, a.device), d)[0]
-            if run.get("status") != "ok":
-                sys.exit(f"vs_runner.py: the runner's run failed: {run.get('error', run)}")
-            theirs = {k: int(run[k]) for k in mine}
-            runner_ms.append(float(run["median_ms"]))
-            if a.device == "cuda":
+            for hs, out in ((0, runner_ms), (int(a.head_start_ms * 1000), runner_gpu)):
+                if hs and not cuda:
+                    continue
+                run = runner_runs(a.logt, experiment(a, a.device, hs), d)[0]
+                if run.get("status") != "ok":
+                    sys.exit(f"vs_runner.py: the runner's run failed: {run.get('error', run)}")
+                theirs = {k: int(run[k]) for k in mine}
+                out.append(float(run["median_ms"]))
+            if cuda:
                 binding_ms.append(time_binding(m, x, dy, a.warmup, a.repeats))
-            print(f"round {r + 1}/{a.rounds}: runner {runner_ms[-1]:.4f} ms"
-                  + (f", binding {binding_ms[-1]:.4f} ms" if binding_ms else ""), file=sys.stderr)
+                binding_gpu.append(time_binding(m, x, dy, a.warmup, a.repeats, cycles))
+                print(f"round {r + 1}/{a.rounds}: as called runner {runner_ms[-1]:.4f} ms, binding "
+                      f"{binding_ms[-1]:.4f} ms; with a head start runner {runner_gpu[-1]:.4f} ms, "
+                      f"binding {binding_gpu[-1]:.4f} ms", file=sys.stderr)
     equal = {k: mine[k] == theirs[k] for k in mine}
     report = {
         "config": {k: getattr(a, k) for k in ("model", "cell", "kernel", "head_dim", "dtype", "D",
@@ -167,9 +192,12 @@ def main():
         "runner_impl": run.get("impl", ""),
         "crc32_binding": mine, "crc32_runner": theirs, "bit_equal": equal,
         "runner_median_ms": runner_ms, "binding_median_ms": binding_ms,
+        "head_start_ms": a.head_start_ms if cuda else 0,
+        "runner_head_start_median_ms": runner_gpu, "binding_head_start_median_ms": binding_gpu,
     }
     if binding_ms:
-        report["ratio_binding_over_runner"] = statistics.median(binding_ms) / statistics.median(runner_ms)
+        report["ratio_as_called"] = statistics.median(binding_ms) / statistics.median(runner_ms)
+        report["ratio_head_start"] = statistics.median(binding_gpu) / statistics.median(runner_gpu)
     report["provenance"] = {
         "commit": os.environ.get("LOGT_COMMIT") or git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
