@@ -437,3 +437,19 @@ extern "C" logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, i
     LOGT_TRY(check_args("scan_cuda_serial", ctx, T, C, dt, a, b, h, "a, b and h"));
     return scan_serial(ctx, reverse, 0, T, C, dt, a, b, h0, h);
 }
+
+extern "C" logt_status scan_cuda_serial_unrolled(logt_ctx *ctx, int reverse, int64_t T, int64_t C,
+                                                 logt_dtype dt, const void *a, const void *b,
+                                                 const void *h0, void *h)
+{
+    LOGT_TRY(check_args("scan_cuda_serial_unrolled", ctx, T, C, dt, a, b, h, "a, b and h"));
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    logt_by_dtype(dt, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        scan_channels_kernel<UNROLL, 0, E><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, (const E *)a,
+                                                                            (const E *)b, (const E *)h0, (E *)h);
+        return 0;
+    });
+    LAUNCH_TRY();
+    return LOGT_OK;
+}

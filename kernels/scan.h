@@ -77,6 +77,11 @@ logt_status scan_cuda_serial(logt_ctx *ctx, int reverse, int64_t T, int64_t C, l
 logt_status scan_backward_cuda_serial(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt,
                                       const void *a, const void *h0, const void *h,
                                       const void *dh, void *da, void *db, void *dh0);
+/* The serial kernel as the library's channel route runs it, whatever the shape: one thread per
+ * channel, each issuing the loads of 8 steps before their FMAs (scan_channels_kernel, U = 8).
+ * The same arithmetic as scan_cuda_serial; the latency of 8 loads paid once. */
+logt_status scan_cuda_serial_unrolled(logt_ctx *ctx, int reverse, int64_t T, int64_t C, logt_dtype dt,
+                                      const void *a, const void *b, const void *h0, void *h);
 /* The route scan_cuda takes for this shape and dtype on the current device, for arrays 16-byte
  * aligned (cudaMalloc's): "channels", "lookback" (tiles in registers) or "lookback-staged"
  * (tiles longer, part in shared memory: when there are enough of them to fill the GPU); for

@@ -12,7 +12,8 @@
 #define BOTH ((1u << LOGT_CPU) | (1u << LOGT_CUDA))
 
 /* h = the scan of (a, b) from zeros: forward or reversed, the library's kernel or the
- * serial baseline (one thread per channel). On the cpu every variant is the reference. */
+ * serial baseline (one thread per channel; serial 2: its loads 8 steps ahead). On the cpu
+ * every variant is the reference. */
 static logt_status scan_variant(logt_ctx *ctx, const logt_kernel_args *k, int reverse, int serial,
                                 char *impl, size_t nimpl)
 {
@@ -27,6 +28,10 @@ static logt_status scan_variant(logt_ctx *ctx, const logt_kernel_args *k, int re
                        : scan_cpu(k->T, k->C, a, b, NULL, h);
     }
 #ifdef LOGT_HAVE_CUDA
+    if (serial == 2) {
+        if (impl) snprintf(impl, nimpl, "scan_cuda_serial_unrolled%s", reverse ? " reverse" : "");
+        return scan_cuda_serial_unrolled(ctx, reverse, k->T, k->C, k->dtype, a, b, NULL, h);
+    }
     if (serial) {
         if (impl) snprintf(impl, nimpl, "scan_cuda_serial%s", reverse ? " reverse" : "");
         return scan_cuda_serial(ctx, reverse, k->T, k->C, k->dtype, a, b, NULL, h);
@@ -55,6 +60,11 @@ static logt_status scan_serial(logt_ctx *ctx, const logt_kernel_args *k, char *i
     return scan_variant(ctx, k, 0, 1, impl, n);
 }
 
+static logt_status scan_serial_u8(logt_ctx *ctx, const logt_kernel_args *k, char *impl, size_t n)
+{
+    return scan_variant(ctx, k, 0, 2, impl, n);
+}
+
 /* The backward of a forward scan from zeros: in a, h (the forward's output; here random
  * like the others: the work does not depend on the values), dh; out da, db. */
 static logt_status scan_bwd(logt_ctx *ctx, const logt_kernel_args *k, char *impl, size_t n)
@@ -80,5 +90,8 @@ const logt_kernel logt_scan_reverse_kernel = {
     "scan-reverse", "the scan from t = T-1 down (scan_cuda reverse)", BOTH, 2, 1, scan_rev};
 const logt_kernel logt_scan_serial_kernel = {
     "scan-serial", "one thread per channel walks T (scan_cuda_serial)", BOTH, 2, 1, scan_serial};
+const logt_kernel logt_scan_serial_u8_kernel = {
+    "scan-serial-u8", "the serial kernel with 8 steps of loads ahead (scan_cuda_serial_unrolled)", BOTH, 2,
+    1, scan_serial_u8};
 const logt_kernel logt_scan_backward_kernel = {
     "scan-backward", "da, db from a, h, dh (scan_backward_cuda)", BOTH, 3, 2, scan_bwd};

@@ -8,12 +8,13 @@
 extern const logt_kernel logt_scan_kernel;
 extern const logt_kernel logt_scan_reverse_kernel;
 extern const logt_kernel logt_scan_serial_kernel;
+extern const logt_kernel logt_scan_serial_u8_kernel;
 extern const logt_kernel logt_scan_backward_kernel;
 extern const logt_kernel logt_sru_recurrence_kernel;
 
 static const logt_kernel *const kernels[] = {
-    &logt_scan_kernel, &logt_scan_reverse_kernel, &logt_scan_serial_kernel, &logt_scan_backward_kernel,
-    &logt_sru_recurrence_kernel,
+    &logt_scan_kernel,          &logt_scan_reverse_kernel,   &logt_scan_serial_kernel,
+    &logt_scan_serial_u8_kernel, &logt_scan_backward_kernel, &logt_sru_recurrence_kernel,
 };
 enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
 

@@ -1061,7 +1061,7 @@ Test(runner, bad_kernel_names)
 {
     expect_config_error("[experiment]\nkind = kernel\nmodels = scan, scna\n",
                         "bad/experiment.ini:3: unknown kernel 'scna' (kind = kernel; known kernels: "
-                        "scan, scan-reverse, scan-serial, scan-backward, sru-recurrence; or * for all)");
+                        "scan, scan-reverse, scan-serial, scan-serial-u8, scan-backward, sru-recurrence; or * for all)");
     expect_config_error("[experiment]\nmodels = lstm\nkind = kernel\n",
                         "bad/experiment.ini:2: unknown kernel 'lstm' (kind = kernel; known kernels: "
                         "scan, ");
@@ -1071,7 +1071,7 @@ Test(runner, bad_kernel_names)
     expect_config_error("[experiment]\nkind = speed, kernel\nmodels = scan\n",
                         "bad/experiment.ini:2: kind = kernel stands alone");
     expect_config_error("[experiment]\nkind = kernel\n", "[experiment] needs models = ... (known "
-                        "kernels: scan, scan-reverse, scan-serial, scan-backward, sru-recurrence");
+                        "kernels: scan, scan-reverse, scan-serial, scan-serial-u8, scan-backward, sru-recurrence");
     write_at("exp/experiment.ini", kernel_ini);
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5 --set experiment.models=scan,scna"), 1);
     EXPECT_ERR("--set experiment.models=scan,scna: unknown kernel 'scna'");

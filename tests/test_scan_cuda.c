@@ -485,14 +485,16 @@ Test(scan_cuda, bad_inputs_say_what_is_wrong)
 #endif
 }
 
-/* The serial baseline of the bench gives the same answers. */
+/* The serial baselines of the bench give the same answers: one step at a time, and with 8
+ * steps of loads ahead (T = 1000 leaves no partial group of 8; T = 1003 does). */
 Test(scan_cuda, serial_baseline_matches_cpu)
 {
     SKIP_WITHOUT_GPU("scan_cuda_serial vs scan_cpu");
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     OK(logt_ctx_create(LOGT_CUDA, &ctx));
-    int64_t T = 1000, C = 33, n = T * C;
+    for (int u = 0; u < 3; u++) {
+    const int64_t T = u == 2 ? 1003 : 1000, C = 33, n = T * C;
     double *a = alloc_f64(n), *b = alloc_f64(n), *got = alloc_f64(n), *ref = alloc_f64(n), h0[33];
     logt_tensor da, db, dh0, dh;
     to_device(&da, a, n, LOGT_F32, 9, 1, 0.5, 1.0);
@@ -502,18 +504,22 @@ Test(scan_cuda, serial_baseline_matches_cpu)
     for (int reverse = 0; reverse < 2; reverse++) {
         cr_assert_eq(cudaMemset(dh.data, 0xFF, logt_tensor_bytes(&dh)), cudaSuccess);
         cr_assert_eq(cudaDeviceSynchronize(), cudaSuccess);
-        OK(scan_cuda_serial(ctx, reverse, T, C, LOGT_F32, da.data, db.data, dh0.data, dh.data));
+        OK((u ? scan_cuda_serial_unrolled : scan_cuda_serial)(ctx, reverse, T, C, LOGT_F32, da.data,
+                                                               db.data, dh0.data, dh.data));
         OK(logt_ctx_sync(ctx));
         OK(logt_tensor_to_f64(&dh, got));
         OK(reverse ? scan_reverse_cpu(T, C, a, b, h0, ref) : scan_cpu(T, C, a, b, h0, ref));
         double big = 0;
         for (int64_t i = 0; i < n; i++) big = fmax(big, fabs(ref[i]));
-        check_result r = check_close(reverse ? "serial reversed" : "serial forward", got, ref, n,
-                                     1e-5 * big, 1e-5);
+        char what[64];
+        snprintf(what, sizeof what, "serial%s T=%lld %s", u ? " unrolled" : "", (long long)T,
+                 reverse ? "reversed" : "forward");
+        check_result r = check_close(what, got, ref, n, 1e-5 * big, 1e-5);
         cr_assert(r.ok, "%s", r.msg);
     }
     logt_tensor_free(&da), logt_tensor_free(&db), logt_tensor_free(&dh0), logt_tensor_free(&dh);
     free(a), free(b), free(got), free(ref);
+    }
     logt_ctx_destroy(ctx);
 #endif
 }
