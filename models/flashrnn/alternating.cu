@@ -215,20 +215,6 @@ static logt_status alt_forward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt
     return LOGT_OK;
 }
 
-/* The alternating pass of m's cell in the dtype T. */
-template <typename T>
-static logt_status alt_forward_of(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
-                                  const flashrnn_fused_args *a)
-{
-    switch (m->cell) {
-    case FLASHRNN_LSTM: return alt_forward<LstmCell, T>(m, sc, ctx, a);
-    case FLASHRNN_GRU: return alt_forward<GruCell, T>(m, sc, ctx, a);
-    case FLASHRNN_SLSTM: return alt_forward<SlstmCell, T>(m, sc, ctx, a);
-    case FLASHRNN_ELMAN: return alt_forward<ElmanCell, T>(m, sc, ctx, a);
-    }
-    return LOGT_FAIL(LOGT_EINVAL, "flashrnn: cell %d unknown", (int)m->cell);
-}
-
 /* One state's gradient, plane q of the carried [B][NST·D] (fp32), into sc->dtmp [B][D]. */
 static logt_status gather_state_grad(flashrnn_alt_scratch *sc, logt_ctx *ctx, int64_t B, int64_t D,
                                      int nst, int q)
@@ -294,15 +280,21 @@ static logt_status alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, log
     return LOGT_OK;
 }
 
-template <typename T>
-static logt_status alt_backward_of(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
-                                   const flashrnn_fused_args *a)
+/* f(cell_tag<Cell>(), dtype_tag<T>()) for m's cell and the pass's dtype: the one place a
+ * run picks its instantiation. */
+template <class Cell> struct cell_tag { typedef Cell type; };
+template <typename T> struct dtype_tag { typedef T type; };
+template <class F>
+static logt_status with_cell(const flashrnn_model *m, logt_dtype dt, F f)
 {
+    auto in = [&](auto cell) {
+        return dt == LOGT_BF16 ? f(cell, dtype_tag<bf16>()) : f(cell, dtype_tag<float>());
+    };
     switch (m->cell) {
-    case FLASHRNN_LSTM: return alt_backward<LstmCell, T>(m, sc, ctx, a);
-    case FLASHRNN_GRU: return alt_backward<GruCell, T>(m, sc, ctx, a);
-    case FLASHRNN_SLSTM: return alt_backward<SlstmCell, T>(m, sc, ctx, a);
-    case FLASHRNN_ELMAN: return alt_backward<ElmanCell, T>(m, sc, ctx, a);
+    case FLASHRNN_LSTM: return in(cell_tag<LstmCell>());
+    case FLASHRNN_GRU: return in(cell_tag<GruCell>());
+    case FLASHRNN_SLSTM: return in(cell_tag<SlstmCell>());
+    case FLASHRNN_ELMAN: return in(cell_tag<ElmanCell>());
     }
     return LOGT_FAIL(LOGT_EINVAL, "flashrnn: cell %d unknown", (int)m->cell);
 }
@@ -310,13 +302,17 @@ static logt_status alt_backward_of(flashrnn_model *m, flashrnn_alt_scratch *sc, 
 extern "C" logt_status flashrnn_alt_forward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                             const flashrnn_fused_args *a)
 {
-    return a->dtype == LOGT_BF16 ? alt_forward_of<bf16>(m, sc, ctx, a) : alt_forward_of<float>(m, sc, ctx, a);
+    return with_cell(m, a->dtype, [&](auto cell, auto dt) {
+        return alt_forward<typename decltype(cell)::type, typename decltype(dt)::type>(m, sc, ctx, a);
+    });
 }
 
 extern "C" logt_status flashrnn_alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                              const flashrnn_fused_args *a)
 {
-    return a->dtype == LOGT_BF16 ? alt_backward_of<bf16>(m, sc, ctx, a) : alt_backward_of<float>(m, sc, ctx, a);
+    return with_cell(m, a->dtype, [&](auto cell, auto dt) {
+        return alt_backward<typename decltype(cell)::type, typename decltype(dt)::type>(m, sc, ctx, a);
+    });
 }
 
 extern "C" void flashrnn_alt_free(flashrnn_alt_scratch *sc)
