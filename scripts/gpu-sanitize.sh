@@ -8,7 +8,9 @@
 #
 # -l LIST runs only LIST's lines ("TOOL SUITE/TEST", e.g. "racecheck scan_cuda/staged_tiles");
 # "TOOL SUITE/TEST#N" runs only the test's N-th case (from 0; tests/test_flashrnn_cuda.c's
-# LOGT_TEST_CASE), for a test too slow under a sanitizer as a whole.
+# LOGT_TEST_CASE), for a test too slow under a sanitizer as a whole. A third field checks only
+# the kernels whose names contain it ("racecheck flashrnn_cuda/grad_overlap_matches_the_reference#0
+# flashrnn_bwd": compute-sanitizer's --kernel-name kns=...; the others run unchecked).
 # A run is clean (no report), clean with no CUDA call (the test touches no GPU), no test ran
 # (it skipped: too few GPUs, say), reports in cuBLAS only (racecheck's hazards all inside
 # cuBLAS's own kernels, not logt's), REPORTS (look at its log), a failed test, or TIMEOUT; a
@@ -72,6 +74,7 @@ xargs -P "$par" -L 1 sh -c '
     if [ $(( $(date +%s) - start )) -ge "$budget" ]; then echo "$tool $2: not run (budget spent)"; exit 0; fi
     [ "$left" -lt "$per" ] && per=$left
     extra=""; [ "$tool" = synccheck ] && extra="--num-cuda-barriers 4096"
+    [ -n "${3:-}" ] && extra="$extra --kernel-name kns=$3"
     # shellcheck disable=SC2086
     LOGT_TEST_CASE=$tcase timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 \
         --print-limit 10000 "$bundle/run" logt-tests --filter "$t" --jobs 1 > "$log" 2>&1
@@ -93,6 +96,6 @@ xargs -P "$par" -L 1 sh -c '
     elif [ "$passed" -ne 1 ]; then
         case $what in TIMEOUT*) ;; *) what="$what; the test FAILED" ;; esac
     fi
-    echo "$tool $2: $what [$sum]"
+    echo "$tool $2${3:+ (kernels *$3*)}: $what [$sum]"
 ' _ < "$jobs" >> "$out/sanitize.txt"
 echo "gpu-sanitize: done in $(( $(date +%s) - start )) s; $(grep ": clean" "$out/sanitize.txt" | grep -vc FAILED) clean, $(grep -c "cuBLAS only" "$out/sanitize.txt") with reports in cuBLAS only, $(grep -Ec "REPORTS|exit |FAILED" "$out/sanitize.txt") with reports or errors, $(grep -c TIMEOUT "$out/sanitize.txt") timed out, $(grep -c "not run" "$out/sanitize.txt") not run" | tee -a "$out/sanitize.txt" >&2
