@@ -177,21 +177,42 @@ static logt_status check_cell(const logt_model_ops *ops, const logt_model_cfg *c
                      cfg->cell, list);
 }
 
+/* The models whose ops have `segments`, as "a, b and c". */
+static void segment_models(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < logt_model_count() && used < n; i++)
+        if (logt_model_at(i)->segments)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "", logt_model_at(i)->name);
+}
+
 static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *cfg)
 {
     for (int i = 0; i < cfg->nknobs; i++) {
         int ok = 0;
         for (const char *const *k = ops->knobs; k && *k; k++)
             if (!strcmp(*k, cfg->knobs[i].key)) ok = 1;
+        for (const char *const *k = logt_net_knobs; *k; k++)
+            if (!strcmp(*k, cfg->knobs[i].key)) ok = 1;
         if (!ok) {
-            char list[256] = "none";
+            char list[256];
             size_t used = 0;
             for (const char *const *k = ops->knobs; k && *k && used < sizeof list; k++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                         k == ops->knobs ? "" : ", ", *k);
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *k);
+            for (const char *const *k = logt_net_knobs; *k && used < sizeof list; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *k);
             return LOGT_FAIL(LOGT_EINVAL, "model %s has no setting '%s' (it takes: %s)", ops->name,
                              cfg->knobs[i].key, list);
         }
+    }
+    int K;
+    LOGT_TRY(logt_net_recompute_of(cfg, &K));
+    if (K && !ops->segments) {
+        char list[256];
+        segment_models(list, sizeof list);
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s cannot recompute its activations: leave "
+                         "recompute = off (the models that can: %s)", ops->name, list);
     }
     return LOGT_OK;
 }

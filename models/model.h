@@ -22,6 +22,14 @@
  *   backward given dh = dL/dh for every step, overwrites m->dw, writes dx when
  *            dx is non-NULL, and m->dh0/m->dc0 when their data is non-NULL.
  *            Uses the activations of the last forward.
+ *
+ * A model whose ops set `segments` can also run a sequence in pieces, as the net's
+ * recomputation does (recompute = K, net.c): its state slots (h0 and c0, whatever the model
+ * keeps in them) are what one piece hands the next.
+ *   forward  also writes the final state of each slot to m->hT / m->cT when their data is
+ *            non-NULL ([B][D], the slots' dtype and device).
+ *   backward starts from m->dhT / m->dcT, dL/d(final state) from the steps after the piece
+ *            (data NULL: zeros), and adds its gradients to m->dw when m->dw_add is set.
  */
 #ifndef LOGT_MODEL_H
 #define LOGT_MODEL_H
@@ -114,6 +122,8 @@ typedef struct logt_model_ops {
     const char *const *cells;      /* NULL-terminated, the first the default; NULL: the  */
                                    /* model has no choice of cell (cell must be empty)   */
     int nstate;                    /* 1: h only; 2: h and c (LSTM)                       */
+    int segments;                  /* 1: runs a sequence in pieces (hT, cT, dhT, dcT,    */
+                                   /* dw_add above), so the net can recompute            */
     const char *const *knobs;      /* NULL-terminated names of the knobs it accepts      */
     logt_status (*layout)(const logt_model_cfg *cfg, logt_layout *out);
     logt_status (*create)(const logt_model_cfg *cfg, logt_model **out);
@@ -130,6 +140,9 @@ struct logt_model {
     uint64_t wversion;     /* moved on by every write of w (logt_net_params_written)  */
     logt_tensor h0, c0;    /* initial state [B][D]; data NULL means zeros (views)    */
     logt_tensor dh0, dc0;  /* gradients of the initial state, when h0/c0 are given   */
+    logt_tensor hT, cT;    /* segments: the final state, written when data non-NULL */
+    logt_tensor dhT, dcT;  /* segments: dL/d(final state) in; data NULL: zeros       */
+    int dw_add;            /* segments: backward adds to dw instead of overwriting it */
     char impl[160];        /* what ran (algorithm, math), recorded with every run    */
     char detail[512];      /* more of it, when there is more to say (flashrnn: the    */
                            /* tiling), recorded as the run's attribute `detail`      */
@@ -176,7 +189,25 @@ typedef struct logt_net {
     logt_tensor dact[2];               /* gradients flowing between layers (ping-pong)    */
     logt_tensor h0, c0, dh0, dc0;      /* [L][B][D] when an initial state is set          */
     int64_t T, B;
+    int recompute;                     /* recompute = K: 0 off, -1 auto, else K           */
+    int64_t K;                         /* the last forward's segment length (0: none)     */
+    logt_tensor x;                     /* the last forward's input (a view)               */
+    logt_tensor bh[LOGT_MAX_LAYERS], bc[LOGT_MAX_LAYERS];   /* recompute: each layer's    */
+                                       /* state at the start of every segment [S][B][D]  */
+    logt_tensor seg_out;               /* recompute: a segment's output, recomputed      */
+    logt_tensor carry[4];              /* recompute: dL/d(state) between segments         */
 } logt_net;
+
+/* The knobs the net takes for every model, beside the model's own (checked by
+ * logt_model_check):
+ *   recompute = off | auto | K   keep the states of every K-th step only, and recompute each
+ *                                segment's activations in the backward (gradient
+ *                                checkpointing): memory O(T / K + K) a layer instead of O(T),
+ *                                about one more forward in time. auto: K near sqrt(T).
+ *                                K >= T runs as off. Models whose ops set `segments`. */
+extern const char *const logt_net_knobs[];
+/* recompute's value: 0 off, -1 auto, K > 0; an error naming the forms when it is none. */
+logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out);
 
 logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out);
 void logt_net_destroy(logt_net *net);

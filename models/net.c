@@ -30,6 +30,21 @@ static logt_status check_built(const logt_model_ops *ops, const logt_model_cfg *
                      ops->devices & LOGT_BIT(LOGT_CPU) ? ", or use the cpu backend" : "");
 }
 
+const char *const logt_net_knobs[] = {"recompute", NULL};
+
+logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out)
+{
+    const char *v = logt_cfg_knob(cfg, "recompute", "off");
+    char *end = NULL;
+    *out = 0;
+    if (!strcmp(v, "off")) return LOGT_OK;
+    if (!strcmp(v, "auto")) return *out = -1, LOGT_OK;
+    long k = strtol(v, &end, 10);
+    if (end != v && !*end && k >= 1 && k <= (1L << 30)) return *out = (int)k, LOGT_OK;
+    return LOGT_FAIL(LOGT_EINVAL, "recompute = '%s' is not a segment length: off, auto (K near "
+                     "sqrt(T)) or a whole number of steps K >= 1 (K >= T recomputes nothing)", v);
+}
+
 /* What the model declares (logt_model_check) and the depth. */
 static logt_status check_cfg(const logt_model_ops *ops, const logt_model_cfg *cfg)
 {
@@ -56,6 +71,7 @@ logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out)
     net->cfg = *cfg;
     net->ops = ops;
     net->L = cfg->layers;
+    (void)logt_net_recompute_of(cfg, &net->recompute);   /* checked by check_cfg */
     logt_status s = LOGT_OK;
     int64_t total = 0;
     for (int l = 0; l < net->L && s == LOGT_OK; l++) {
@@ -98,7 +114,11 @@ void logt_net_destroy(logt_net *net)
     for (int l = 0; l < net->L; l++) {
         if (net->layer[l]) net->ops->destroy(net->layer[l]);
         logt_tensor_free(&net->act[l]);
+        logt_tensor_free(&net->bh[l]);
+        logt_tensor_free(&net->bc[l]);
     }
+    logt_tensor_free(&net->seg_out);
+    for (int k = 0; k < 4; k++) logt_tensor_free(&net->carry[k]);
     logt_tensor_free(&net->dact[0]);
     logt_tensor_free(&net->dact[1]);
     logt_tensor_free(&net->w);
@@ -191,6 +211,114 @@ static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t 
     return LOGT_OK;
 }
 
+/* ---- recompute = K ----------------------------------------------------------------------
+ * The forward runs each layer in segments of K steps, each from the state the one before
+ * handed it (bh, bc: the state at every segment's start), and the model keeps the activations
+ * of the last segment only. The backward walks the segments from the last: it runs the
+ * segment's forward again from its saved start (the last segment's activations are still
+ * there), then its backward, which takes dL/d(final state) from the segment after it and
+ * gives dL/d(initial state) to the one before (carry), adding to the weights' gradients. */
+
+/* Rows [t0, t0 + n) of a [T][B][W] tensor. */
+static logt_tensor rows_of(const logt_tensor *t, int64_t t0, int64_t n)
+{
+    const int64_t shape[3] = {n, t->shape[1], t->shape[2]};
+    return logt_tensor_view(t, t0 * t->shape[1] * t->shape[2], 3, shape);
+}
+
+/* Row s of an [S][B][D] tensor, as [B][D]. */
+static logt_tensor state_of(const logt_tensor *t, int64_t s)
+{
+    const int64_t shape[2] = {t->shape[1], t->shape[2]};
+    return logt_tensor_view(t, s * t->shape[1] * t->shape[2], 2, shape);
+}
+
+/* The segment length of a forward over T steps; 0: the layers run whole. */
+static int64_t segment_length(const logt_net *net, int64_t T)
+{
+    if (!net->recompute) return 0;
+    const int64_t K = net->recompute > 0 ? net->recompute : (int64_t)ceil(sqrt((double)T));
+    return K < T ? K : 0;
+}
+
+/* The state slots a layer hands from segment to segment: 1 (h0) or 2 (h0 and c0). */
+static int slots(const logt_net *net) { return net->ops->nstate > 1 ? 2 : 1; }
+
+/* Segment s's initial state into the layer: the saved one, or for s = 0 the net's (views). */
+static void enter_segment(logt_net *net, int l, int64_t s, const logt_tensor *h0, const logt_tensor *c0)
+{
+    logt_model *m = net->layer[l];
+    m->h0 = s ? state_of(&net->bh[l], s) : *h0;
+    if (slots(net) > 1) m->c0 = s ? state_of(&net->bc[l], s) : *c0;
+}
+
+static logt_status forward_segments(logt_net *net, int l, const logt_tensor *in, logt_ctx *ctx)
+{
+    logt_model *m = net->layer[l];
+    const int64_t T = in->shape[0], B = in->shape[1], D = net->cfg.hidden_size, K = net->K;
+    const int64_t S = (T + K - 1) / K;
+    LOGT_TRY(logt_tensor_ensure3(&net->bh[l], net->cfg.device, net->cfg.dtype, S, B, D));
+    if (slots(net) > 1) LOGT_TRY(logt_tensor_ensure3(&net->bc[l], net->cfg.device, net->cfg.dtype, S, B, D));
+    const logt_tensor h0 = m->h0, c0 = m->c0;
+    logt_status st = LOGT_OK;
+    for (int64_t s = 0; s < S && st == LOGT_OK; s++) {
+        const int64_t t0 = s * K, n = T - t0 < K ? T - t0 : K;
+        enter_segment(net, l, s, &h0, &c0);
+        if (s + 1 < S) {   /* its final state starts the next */
+            m->hT = state_of(&net->bh[l], s + 1);
+            if (slots(net) > 1) m->cT = state_of(&net->bc[l], s + 1);
+        } else {
+            memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
+        }
+        logt_tensor xs = rows_of(in, t0, n), hs = rows_of(&net->act[l], t0, n);
+        st = net->ops->forward(m, &xs, &hs, ctx);
+    }
+    m->h0 = h0, m->c0 = c0;
+    memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
+    return st;
+}
+
+static logt_status backward_segments(logt_net *net, int l, const logt_tensor *in, const logt_tensor *dout,
+                                     logt_tensor *din, logt_ctx *ctx)
+{
+    logt_model *m = net->layer[l];
+    const int64_t T = net->T, B = net->B, D = net->cfg.hidden_size, K = net->K;
+    const int64_t S = (T + K - 1) / K;
+    const int two = slots(net) > 1;
+    for (int k = 0; k < 2 + 2 * two; k++)
+        LOGT_TRY(logt_tensor_ensure3(&net->carry[k], net->cfg.device, net->cfg.dtype, 1, B, D));
+    LOGT_TRY(logt_tensor_ensure3(&net->seg_out, net->cfg.device, net->cfg.dtype, K, B, D));
+    const logt_tensor h0 = m->h0, c0 = m->c0, dh0 = m->dh0, dc0 = m->dc0;
+    logt_status st = LOGT_OK;
+    for (int64_t s = S - 1; s >= 0 && st == LOGT_OK; s--) {
+        const int64_t t0 = s * K, n = T - t0 < K ? T - t0 : K;
+        const logt_tensor xs = rows_of(in, t0, n);
+        enter_segment(net, l, s, &h0, &c0);
+        if (s + 1 < S) {   /* the last segment's activations are the forward's own */
+            logt_tensor hs = rows_of(&net->seg_out, 0, n);
+            st = net->ops->forward(m, &xs, &hs, ctx);
+            if (st != LOGT_OK) break;
+        }
+        /* carries: segment s writes dL/d(its initial state) to carry[w] (and [2 + w]), which
+         * segment s - 1 reads as dL/d(its final state) */
+        const int w = (int)(s & 1), r = w ^ 1;
+        memset(&m->dhT, 0, sizeof m->dhT), memset(&m->dcT, 0, sizeof m->dcT);
+        if (s + 1 < S) {
+            m->dhT = state_of(&net->carry[r], 0);
+            if (two) m->dcT = state_of(&net->carry[2 + r], 0);
+        }
+        m->dh0 = s ? state_of(&net->carry[w], 0) : dh0;
+        if (two) m->dc0 = s ? state_of(&net->carry[2 + w], 0) : dc0;
+        m->dw_add = s + 1 < S;
+        const logt_tensor dhs = rows_of(dout, t0, n);
+        logt_tensor dxs = din ? rows_of(din, t0, n) : (logt_tensor){0};
+        st = net->ops->backward(m, &dhs, din ? &dxs : NULL, ctx);
+    }
+    m->h0 = h0, m->c0 = c0, m->dh0 = dh0, m->dc0 = dc0, m->dw_add = 0;
+    memset(&m->dhT, 0, sizeof m->dhT), memset(&m->dcT, 0, sizeof m->dcT);
+    return st;
+}
+
 logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_tensor **h,
                              logt_ctx *ctx)
 {
@@ -202,10 +330,14 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
             return LOGT_FAIL(LOGT_EINVAL, "the initial state %s has batch %lld but x has B = %lld",
                              k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
     net->T = 0;   /* the layers' saved state changes from here: a failure leaves no backward */
+    net->K = segment_length(net, T);
+    net->x = *x;   /* a view: the backward's recomputation reads it again */
+    net->x.owns = 0;
     for (int l = 0; l < net->L; l++) {
         LOGT_TRY(logt_tensor_ensure3(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
         const logt_tensor *in = l == 0 ? x : &net->act[l - 1];
-        logt_status s = net->ops->forward(net->layer[l], in, &net->act[l], ctx);
+        logt_status s = net->K ? forward_segments(net, l, in, ctx)
+                               : net->ops->forward(net->layer[l], in, &net->act[l], ctx);
         if (s != LOGT_OK) {
             logt_errctx("%s layer %d forward", net->ops->name, l);
             return s;
@@ -240,7 +372,9 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
     const logt_tensor *dout = dh;
     for (int l = net->L - 1; l >= 0; l--) {
         logt_tensor *din = l == 0 ? dx : &net->dact[l & 1];
-        logt_status s = net->ops->backward(net->layer[l], dout, din, ctx);
+        const logt_tensor *in = l == 0 ? &net->x : &net->act[l - 1];
+        logt_status s = net->K ? backward_segments(net, l, in, dout, din, ctx)
+                               : net->ops->backward(net->layer[l], dout, din, ctx);
         if (s != LOGT_OK) {
             logt_errctx("%s layer %d backward", net->ops->name, l);
             return s;

@@ -64,6 +64,8 @@ logt_status lstm_forward_cpu(lstm_model *m, const logt_tensor *x, logt_tensor *h
                 C[(t * B + b) * D + j] =
                     lstm_cell_forward(g + j, D, cp ? cp[j] : 0.0, &H[(t * B + b) * D + j]);
         }
+    if (m->base.hT.data) memcpy(m->base.hT.data, H + (T - 1) * B * D, (size_t)(B * D) * sizeof *H);
+    if (m->base.cT.data) memcpy(m->base.cT.data, C + (T - 1) * B * D, (size_t)(B * D) * sizeof *C);
     return LOGT_OK;
 }
 
@@ -80,10 +82,13 @@ logt_status lstm_backward_cpu(lstm_model *m, const logt_tensor *dh, logt_tensor 
     const double *h0 = m->base.h0.data, *c0 = m->base.c0.data;
     double *dX = dx ? dx->data : NULL;
 
-    memset(dW, 0, (size_t)(4 * D * I) * sizeof *dW);
-    memset(dR, 0, (size_t)(4 * D * D) * sizeof *dR);
-    memset(db, 0, (size_t)(4 * D) * sizeof *db);
-    /* dh_next, dc_next: gradients reaching step t from step t+1, [B][D] each */
+    if (!m->base.dw_add) {
+        memset(dW, 0, (size_t)(4 * D * I) * sizeof *dW);
+        memset(dR, 0, (size_t)(4 * D * D) * sizeof *dR);
+        memset(db, 0, (size_t)(4 * D) * sizeof *db);
+    }
+    /* dh_next, dc_next: gradients reaching step t from step t+1, [B][D] each; at the last
+     * step, those of the final state (dhT, dcT: a segment's, from the steps after it) */
     double *dh_next = calloc((size_t)(B * D), sizeof *dh_next);
     double *dc_next = calloc((size_t)(B * D), sizeof *dc_next);
     double *da = malloc((size_t)(4 * D) * sizeof *da);   /* dL/d(pre-activation) of one (t, b) */
@@ -91,6 +96,8 @@ logt_status lstm_backward_cpu(lstm_model *m, const logt_tensor *dh, logt_tensor 
         free(dh_next), free(dc_next), free(da);
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
+    if (m->base.dhT.data) memcpy(dh_next, m->base.dhT.data, (size_t)(B * D) * sizeof *dh_next);
+    if (m->base.dcT.data) memcpy(dc_next, m->base.dcT.data, (size_t)(B * D) * sizeof *dc_next);
     for (int64_t t = T - 1; t >= 0; t--)
         for (int64_t b = 0; b < B; b++) {
             const double *g = G + (t * B + b) * 4 * D, *xt = X + (t * B + b) * I;
@@ -169,6 +176,7 @@ const logt_model_ops logt_lstm_ops = {
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32)},
     .cells = lstm_cells,
     .nstate = 2,
+    .segments = 1,
     .knobs = lstm_knobs,
     .layout = logt_lstm_layout,
     .create = lstm_create,

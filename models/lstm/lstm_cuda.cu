@@ -128,6 +128,19 @@ extern "C" logt_status lstm_forward_cuda(lstm_model *m, const logt_tensor *x, lo
             Gt, bias, cp, C + t * B * D, H + t * B * D, B, D);
         LAUNCH_TRY();
     }
+    const size_t row = (size_t)(B * D) * sizeof(float);   /* the final state, for a segment */
+    if (m->base.hT.data)
+        CUDA_TRY(cudaMemcpyAsync(m->base.hT.data, H + (T - 1) * B * D, row, cudaMemcpyDeviceToDevice, st));
+    if (m->base.cT.data)
+        CUDA_TRY(cudaMemcpyAsync(m->base.cT.data, C + (T - 1) * B * D, row, cudaMemcpyDeviceToDevice, st));
+    return LOGT_OK;
+}
+
+/* dst = src ([B·D] floats), or zeros where src is NULL. */
+static logt_status copy_or_zero(float *dst, const void *src, int64_t n, cudaStream_t st)
+{
+    if (src) CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else CUDA_TRY(cudaMemsetAsync(dst, 0, (size_t)n * sizeof(float), st));
     return LOGT_OK;
 }
 
@@ -163,8 +176,9 @@ extern "C" logt_status lstm_backward_cuda(lstm_model *m, const logt_tensor *dh, 
     float *dh0 = (float *)m->base.dh0.data, *dc0 = (float *)m->base.dc0.data;
     float *dG = (float *)s->dG.data, *dh_rec = (float *)s->dh_rec.data, *dc = (float *)s->dc.data;
 
-    CUDA_TRY(cudaMemsetAsync(dh_rec, 0, (size_t)(B * D) * sizeof(float), st));
-    CUDA_TRY(cudaMemsetAsync(dc, 0, (size_t)(B * D) * sizeof(float), st));
+    /* the carries start from dL/d(final state) where a segment has one (dhT, dcT) */
+    LOGT_TRY(copy_or_zero(dh_rec, m->base.dhT.data, B * D, st));
+    LOGT_TRY(copy_or_zero(dc, m->base.dcT.data, B * D, st));
     for (int64_t t = T - 1; t >= 0; t--) {
         float *dGt = dG + t * B * 4 * D;
         const float *cp = t ? C + (t - 1) * B * D : c0;
@@ -180,11 +194,13 @@ extern "C" logt_status lstm_backward_cuda(lstm_model *m, const logt_tensor *dh, 
     /* The parameter gradients: every step at once, sums over T·B rows (chunked where the
      * product is small and the sum long: logt_gemm_f32_tn_long). */
     const int64_t G4 = 4 * D;
-    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, I, T * B, 1.0f, dG, G4, X, I, 0.0f, dW));
-    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, D, (T - 1) * B, 1.0f, dG + B * G4, G4, H, D, 0.0f, dR));
+    const float beta = m->base.dw_add ? 1.0f : 0.0f;   /* a segment adds to the others' */
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, I, T * B, 1.0f, dG, G4, X, I, beta, dW));
+    if (T > 1 || !m->base.dw_add)
+        LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, D, (T - 1) * B, 1.0f, dG + B * G4, G4, H, D, beta, dR));
     if (h0) LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, D, B, 1.0f, dG, G4, h0, D, 1.0f, dR));
     LOGT_TRY(logt_gemm_f32_tn_long(ctx, G4, 1, T * B, 1.0f, dG, G4, (const float *)s->ones.data, 1,
-                                   0.0f, db));
+                                   beta, db));
     if (dx) LOGT_TRY(logt_gemm_f32(ctx, 0, 0, T * B, I, 4 * D, 1.0f, dG, W, 0.0f, (float *)dx->data));
     return LOGT_OK;
 }
