@@ -1,0 +1,153 @@
+/* recompute.h — the harness of the recompute = K tests (test_recompute*.c): a net's training
+ * pass in segments against its plain pass, on every output and gradient. */
+#ifndef LOGT_TEST_RECOMPUTE_H
+#define LOGT_TEST_RECOMPUTE_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/rng.h"
+#include "../models/model.h"
+#include "gpu.h"
+
+typedef struct pass {
+    double *h, *dw, *dx, *dh0, *dc0;
+    int64_t nh, nw, nx, ns;
+} pass;
+
+static inline double *host(const logt_tensor *t)
+{
+    double *p = malloc((size_t)t->numel * sizeof *p);
+    cr_assert(p);
+    cr_assert_eq(logt_tensor_to_f64(t, p), LOGT_OK, "%s", logt_errmsg());
+    return p;
+}
+
+static inline logt_tensor filled(logt_device dev, logt_dtype dt, int64_t a, int64_t b, int64_t c,
+                          uint64_t stream, double scale)
+{
+    const int64_t n = a * b * c;
+    double *v = malloc((size_t)n * sizeof *v);
+    cr_assert(v);
+    logt_uniform_fill(7, stream, v, n, -scale, scale);
+    logt_tensor t;
+    cr_assert_eq(logt_tensor_new3(&t, dev, dt, a, b, c), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_tensor_from_f64(&t, v), LOGT_OK, "%s", logt_errmsg());
+    free(v);
+    return t;
+}
+
+typedef struct setup {
+    const char *model, *cell, *knobs;   /* knobs: "k=v,k=v" beside recompute */
+    logt_device dev;
+    logt_dtype dt;
+    int T, B, I, D, dh, L, state;
+} setup;
+
+static inline void set_knobs(logt_model_cfg *cfg, const char *knobs)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", knobs ? knobs : "");
+    for (char *save = NULL, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        cr_assert(eq, "knob '%s'", kv);
+        *eq = 0;
+        cr_assert_eq(logt_cfg_set_knob(cfg, kv, eq + 1), LOGT_OK, "%s", logt_errmsg());
+    }
+}
+
+/* One forward and backward of s's net with recompute = `rc` (NULL: off). */
+static inline pass run(const setup *s, const char *rc)
+{
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, s->model, s->dev, s->I, s->D);
+    if (s->cell) snprintf(cfg.cell, sizeof cfg.cell, "%s", s->cell);
+    cfg.dtype = s->dt;
+    cfg.head_dim = s->dh;
+    cfg.layers = s->L;
+    cfg.seed = 11;
+    set_knobs(&cfg, s->knobs);
+    if (rc) cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", rc), LOGT_OK);
+    logt_net *net;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s %s: %s", s->model, rc ? rc : "off", logt_errmsg());
+    const int two = net->ops->nstate > 1;
+    logt_tensor h0 = {0}, c0 = {0};
+    if (s->state) {
+        h0 = filled(s->dev, s->dt, s->L, s->B, s->D, 3, 0.8);
+        if (two) c0 = filled(s->dev, s->dt, s->L, s->B, s->D, 4, 0.8);
+        cr_assert_eq(logt_net_set_state(net, &h0, two ? &c0 : NULL), LOGT_OK, "%s", logt_errmsg());
+    }
+    logt_tensor x = filled(s->dev, s->dt, s->T, s->B, s->I, 1, 1.0);
+    logt_tensor dh = filled(s->dev, s->dt, s->T, s->B, s->D, 2, 1.0);
+    logt_tensor dx;
+    cr_assert_eq(logt_tensor_new3(&dx, s->dev, s->dt, s->T, s->B, s->I), LOGT_OK);
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(s->dev, &ctx), LOGT_OK, "%s", logt_errmsg());
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s %s forward: %s", s->model, rc ? rc : "off", logt_errmsg());
+    cr_assert_eq(logt_net_backward(net, &dh, &dx, ctx), LOGT_OK, "%s %s backward: %s", s->model, rc ? rc : "off", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0};
+    if (s->state) {
+        p.dh0 = host(&net->dh0), p.ns = net->dh0.numel;
+        if (two) p.dc0 = host(&net->dc0);
+    }
+    logt_ctx_destroy(ctx);
+    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx);
+    logt_tensor_free(&h0), logt_tensor_free(&c0);
+    logt_net_destroy(net);
+    return p;
+}
+
+static inline void free_pass(pass *p) { free(p->h), free(p->dw), free(p->dx), free(p->dh0), free(p->dc0); }
+
+/* |a - b| <= tol · max|b| everywhere (tol 0: the same bits). */
+static inline void same(const char *what, const char *rc, const double *a, const double *b, int64_t n, double tol)
+{
+    if (!a && !b) return;
+    double scale = 0, worst = 0;
+    int64_t at = 0;
+    for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
+    for (int64_t i = 0; i < n; i++) {
+        const double d = fabs(a[i] - b[i]);
+        if (!(d <= worst)) worst = d, at = i;
+    }
+    if (tol == 0)
+        cr_assert(worst == 0, "recompute = %s: %s differs from the plain pass at %lld: %.17g against %.17g",
+                  rc, what, (long long)at, a[at], b[at]);
+    else
+        cr_assert(worst <= tol * fmax(scale, 1e-30), "recompute = %s: %s off by %.3g of its largest %.3g "
+                  "at %lld (tolerance %.1g)", rc, what, worst / fmax(scale, 1e-30), scale, (long long)at, tol);
+}
+
+/* Every recompute value in rcs against the plain pass. */
+static inline void expect_same(const setup *s, const char *const *rcs, double tol)
+{
+    pass ref = run(s, NULL);
+    for (int i = 0; rcs[i]; i++) {
+        pass p = run(s, rcs[i]);
+        same("h", rcs[i], p.h, ref.h, ref.nh, tol);
+        same("dw", rcs[i], p.dw, ref.dw, ref.nw, tol);
+        same("dx", rcs[i], p.dx, ref.dx, ref.nx, tol);
+        same("dh0", rcs[i], p.dh0, ref.dh0, ref.ns, tol);
+        same("dc0", rcs[i], p.dc0, ref.dc0, ref.ns, tol);
+        free_pass(&p);
+    }
+    free_pass(&ref);
+}
+
+/* T = 10: K = 3 (3, 3, 3, 1), 4 (4, 4, 2), 1, 9, auto (4), and 10 and 50 (none). */
+static const char *const AWKWARD[] __attribute__((unused)) = {"3", "4", "1", "9", "auto", "10", "50", NULL};
+
+static inline void cpu_case(const char *model, const char *cell, const char *knobs, int dh)
+{
+    for (int state = 0; state < 2; state++) {
+        setup s = {model, cell, knobs, LOGT_CPU, LOGT_F64, 10, 2, 3, 4, dh, 2, state};
+        expect_same(&s, AWKWARD, 0);
+    }
+}
+
+#endif
