@@ -19,7 +19,12 @@ import sys
 import time
 import traceback
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:   # the protocol's skip, before anything else can fail without it
+    sys.stdout.write(json.dumps({"ok": False, "skip": True, "message":
+                                 "numpy is not installed for %s: pip install numpy" % sys.executable}) + "\n")
+    sys.exit(0)
 
 DTYPES = ("f32", "bf16", "f16")
 PASSES = ("forward", "fwdbwd")

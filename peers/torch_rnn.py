@@ -9,9 +9,8 @@ check maps logt's flat parameters onto PyTorch's, exactly (one layer after anoth
                                      b [3D] -> bias_ih, [0, 0, bn] -> bias_hh; gates r z n in both,
                                      n = tanh(W_n x + b_n + r ⊙ (R_n h + bn)) in both
 """
+from common import PeerError, Slicer, check_inputs, ok, write_h  # first: numpy may be missing
 import numpy as np
-
-from common import PeerError, Slicer, check_inputs, ok, write_h
 import torch_util as tu
 from torch_util import torch
 
