@@ -20,10 +20,13 @@ void dense_add_cpu(int64_t N, int64_t R, int64_t K, const double *W, const doubl
         }
 }
 
+/* The sums over rows run from row N-1 down to row 0: a sequence run in segments, added from
+ * the last segment to the first (recompute = K, models/net.c), then sums in the order of the
+ * whole sequence at once, and gives the same bits. */
 void dense_add_dw_cpu(int64_t N, int64_t R, int64_t K, const double *dY, const double *X,
                       double *dW, double *db)
 {
-    for (int64_t n = 0; n < N; n++)
+    for (int64_t n = N - 1; n >= 0; n--)
         for (int64_t r = 0; r < R; r++) {
             double d = dY[n * R + r];
             if (db) db[r] += d;

@@ -214,6 +214,8 @@ logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h)
     /* 3. the highway output */
     for (int64_t e = 0; e < N * D; e++)
         H[e] = r[e] * C[e] + (1.0 - r[e]) * (alpha * xp[e]);
+    /* a segment's final state, c_{T-1}, in the h0 slot's place */
+    if (m->base.hT.data) memcpy(m->base.hT.data, C + (T - 1) * B * D, (size_t)(B * D) * sizeof *C);
     return LOGT_OK;
 }
 
@@ -277,9 +279,15 @@ logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *d
         dr[e] = dH[e] * (C[e] - alpha * xp[e]) * r[e] * (1.0 - r[e]);
         if (dxp) dxp[e] = dH[e] * (1.0 - r[e]) * alpha;
     }
+    /* a segment's dL/dc_{T-1} from the steps after it joins the last step's, as the carry
+     * from step T would in the whole sequence */
+    const double *dcT = m->base.dhT.data;
+    if (dcT)
+        for (int64_t j = 0; j < B * D; j++) E[ND - B * D + j] += dcT[j];
 
     /* 2. the cell state, backwards in time */
-    if (v) memset(dv, 0, (size_t)(2 * D) * sizeof *dv);
+    const int add = m->base.dw_add;   /* a segment adds to the gradients of those after it */
+    if (v && !add) memset(dv, 0, (size_t)(2 * D) * sizeof *dv);
     if (m->o.use_scan) {   /* a reversed scan: dL/df into df, dL/d((1 − f) ⊙ z) into dz */
         s = scan_backward_cpu(T, B * D, f, c0, C, E, df, dz, dc0);
         if (s != LOGT_OK) goto done;
@@ -294,12 +302,14 @@ logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *d
     }
 
     /* 3. weights and bias, summed over all steps */
-    memset(dW, 0, (size_t)(3 * D * I) * sizeof *dW);
-    memset(db, 0, (size_t)(2 * D) * sizeof *db);
+    if (!add) {
+        memset(dW, 0, (size_t)(3 * D * I) * sizeof *dW);
+        memset(db, 0, (size_t)(2 * D) * sizeof *db);
+    }
     for (int k = 0; k < 3; k++)
         dense_add_dw_cpu(N, D, I, dG + k * ND, X, dW + k * D * I, k ? db + (k - 1) * D : NULL);
     if (Wp) {
-        memset(dWp, 0, (size_t)(D * I) * sizeof *dWp);
+        if (!add) memset(dWp, 0, (size_t)(D * I) * sizeof *dWp);
         dense_add_dw_cpu(N, D, I, dxp, X, dWp, NULL);
     }
 
@@ -387,6 +397,7 @@ const logt_model_ops logt_sru_ops = {
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64),
                [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},
     .nstate = 1,
+    .segments = 1,
     .knobs = knobs,
     .layout = logt_sru_layout,
     .create = sru_create,

@@ -13,6 +13,7 @@
  *     G's f plane) and (1 − f)·z; scan_cuda for c (kernels/scan.h); then h element-wise.
  *   route = newton (v on):                     c by Newton over the sequence, an evaluation
  *     and a scan_cuda an iteration; then h element-wise.
+ * Every route writes c_{T-1} to m->hT in cfg.dtype when a segment asks (recompute, model.h).
  * Cost: the GEMM 2·N·K·D·I flops; the loop kernel sru_recurrence_bytes (sru.h), 24·N·D bytes
  * (f32, I == D) and ~30 flops an element (memory-bound), with a depth of T/UNROLL DRAM round
  * trips however small B·D. Memory kept by forward: planes K·N·D + c N·D fp32 (+ x in f32 for
@@ -381,6 +382,20 @@ static logt_status newton_forward(sru_model *m, logt_ctx *ctx, sru_cuda_scratch 
     return LOGT_OK;
 }
 
+/* A segment's final state (recompute, model.h): c_{T-1} into the h0 slot's m->hT, in cfg.dtype. */
+static logt_status final_state(sru_model *m, logt_ctx *ctx, const float *C, int64_t T, int64_t BD)
+{
+    void *hT = m->base.hT.data;
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (!hT) return LOGT_OK;
+    const float *last = C + (T - 1) * BD;
+    if (dt == LOGT_F32)
+        CUDA_TRY(cudaMemcpyAsync(hT, last, (size_t)BD * sizeof(float), cudaMemcpyDeviceToDevice,
+                                 (cudaStream_t)ctx->stream));
+    else LOGT_TRY(sru_convert(ctx, BD, dt, hT, LOGT_F32, last));
+    return LOGT_OK;
+}
+
 extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt_tensor *h,
                                         logt_ctx *ctx)
 {
@@ -420,7 +435,8 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
                  "cuda %s, math=%s: 1 GEMM over %d planes + c by Newton (diagonal Jacobian, "
                  "a scan an iteration) + gates; v on, highway %g",
                  dts, sru_math_names[m->o.math], (int)K, m->o.alpha);
-        return newton_forward(m, ctx, s, T, B, D, K, G, v, bias, alpha, xp, C, h->data);
+        LOGT_TRY(newton_forward(m, ctx, s, T, B, D, K, G, v, bias, alpha, xp, C, h->data));
+        return final_state(m, ctx, C, T, B * D);
     }
     if (!m->o.use_scan) {
         snprintf(m->base.impl, sizeof m->base.impl,
@@ -428,8 +444,9 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
                  "channel, %d steps in flight); v %s, highway %g",
                  dts, sru_math_names[m->o.math], (int)K, UNROLL, m->o.v_on ? "on" : "zero",
                  m->o.alpha);
-        return sru_recurrence_cuda(ctx, T, B, D, dt, G, K == 4, x->data, v, bias, alpha,
-                                   m->base.h0.data, C, h->data);
+        LOGT_TRY(sru_recurrence_cuda(ctx, T, B, D, dt, G, K == 4, x->data, v, bias, alpha,
+                                     m->base.h0.data, C, h->data));
+        return final_state(m, ctx, C, T, B * D);
     }
 
     /* v = 0: a = f of every step, b = (1 − f)·z, then the shared scan; c0 in f32 */
@@ -447,7 +464,8 @@ extern "C" logt_status sru_forward_cuda(sru_model *m, const logt_tensor *x, logt
         c0 = s->c0f.data;
     }
     LOGT_TRY(scan_cuda(ctx, 0, T, B * D, LOGT_F32, F, C, c0, C));
-    return scan_highway(ctx, dt, K, ND, D, G + 2 * ND, bias, alpha, C, xp, h->data);
+    LOGT_TRY(scan_highway(ctx, dt, K, ND, D, G + 2 * ND, bias, alpha, C, xp, h->data));
+    return final_state(m, ctx, C, T, B * D);
 }
 
 extern "C" void sru_free_cuda(sru_model *m)

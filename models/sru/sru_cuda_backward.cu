@@ -8,6 +8,8 @@
  *     gradients; db = dG^T·1 by one cublasSgemv.
  *   d[W; Wp] = dG^T · X   one GEMM over the whole sequence;   dX = dG · [W; Wp] (+ the direct term
  *   when I == D)           one GEMM; bf16, f16: dx is made in an f32 scratch, then rounded.
+ * A segment (recompute, model.h) starts the walk back, or adds to the scan's last dL/dc, from
+ * dhT (dL/dc_{T-1}), and its gradients add to dw (the GEMMs' and sums' beta = 1).
  * Cost: the GEMMs twice the forward's flops; the loop kernel reads z, W_f x, W_r x, c, x', dh
  * and writes K gradient planes and the direct dx: 40·N·D bytes (f32, I == D). Memory: dG
  * K·N·D fp32 (+ 2·N·D on the scan route).
@@ -26,7 +28,8 @@
 /* ---- kernels -------------------------------------------------------------------------------- */
 
 /* Backward, thread j walks t = T-1..0 carrying dL/dc_t from step t+1 (the mirror of
- * recurrence_backward in sru.c). f, r are recomputed from G, v, b and c_{t-1}. Writes row
+ * recurrence_backward in sru.c), at t = T-1 from dcT (a segment's dL/dc_{T-1} from the steps
+ * after it; NULL: zeros). f, r are recomputed from G, v, b and c_{t-1}. Writes row
  * n = t·B + b of dG [N][K·D], the direct dx term into dxd [N][D] (I == D; NULL: none), dL/dc_{-1}
  * into dc0 (NULL: none), and this channel's sums over t of dv_f, dv_r, db_f, db_r into
  * part[q][b][d]: one write each, summed over b by sru_sum_batch_kernel. */
@@ -37,7 +40,7 @@ __global__ void __launch_bounds__(BLOCK)
                         const E *__restrict__ c0, const E *__restrict__ dH,
                         const float *__restrict__ v, const float *__restrict__ bias, float alpha,
                         float *__restrict__ dG, float *__restrict__ dxd, float *__restrict__ part,
-                        E *__restrict__ dc0)
+                        const E *__restrict__ dcT, E *__restrict__ dc0)
 {
     const int64_t BD = B * D, ND = T * BD, j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= BD) return;
@@ -46,7 +49,7 @@ __global__ void __launch_bounds__(BLOCK)
     const float vf = v ? v[d] : 0.0f, vr = v ? v[D + d] : 0.0f, bf = bias[d], br = bias[D + d];
     const float cinit = c0 ? ld(c0 + j) : 0.0f;
     float c = C[(T - 1) * BD + j];   /* c_t of the step about to be walked */
-    float carry = 0.0f, dvf = 0.0f, dvr = 0.0f, dbf = 0.0f, dbr = 0.0f;
+    float carry = dcT ? ld(dcT + j) : 0.0f, dvf = 0.0f, dvr = 0.0f, dbf = 0.0f, dbr = 0.0f;
     for (int64_t t0 = T - 1; t0 >= 0; t0 -= UNROLL) {
         float zv[UNROLL], fv[UNROLL], rv[UNROLL], xv[UNROLL], gv[UNROLL], cp[UNROLL];
 #pragma unroll
@@ -81,9 +84,10 @@ __global__ void __launch_bounds__(BLOCK)
     part[2 * BD + j] = dbf, part[3 * BD + j] = dbr;
 }
 
-/* dv = [Σ_b part[0][b][:], Σ_b part[1][b][:]], db likewise from part[2], part[3]. One thread
- * per output, coalesced over d; dv NULL (v = zero) skips its half. */
-__global__ void sru_sum_batch_kernel(int64_t B, int64_t D, const float *__restrict__ part,
+/* dv = [Σ_b part[0][b][:], Σ_b part[1][b][:]], db likewise from part[2], part[3] (added to
+ * them when add: a segment's share). One thread per output, coalesced over d; dv NULL
+ * (v = zero) skips its half. */
+__global__ void sru_sum_batch_kernel(int64_t B, int64_t D, const float *__restrict__ part, int add,
                                      float *__restrict__ dv, float *__restrict__ db)
 {
     const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,8 +96,8 @@ __global__ void sru_sum_batch_kernel(int64_t B, int64_t D, const float *__restri
     if (q < 2 && !dv) return;
     float s = 0.0f;
     for (int64_t b = 0; b < B; b++) s += part[(q * B + b) * D + d];
-    if (q < 2) dv[i] = s;
-    else db[i - 2 * D] = s;
+    float *o = q < 2 ? dv + i : db + i - 2 * D;
+    *o = add ? *o + s : s;
 }
 
 /* Backward through h alone: g = dh ⊙ r (dL/dc_t before the scan adds later steps), dL/d(pre r)
@@ -120,6 +124,15 @@ __global__ void sru_scan_back_highway_kernel(int64_t n, int64_t D, int K,
     }
 }
 
+/* g[i] += src[i] (E: f32, bf16 or f16): a segment's dL/dc_{T-1} joins the last step's. */
+template <typename E>
+__global__ void sru_add_carry_kernel(int64_t n, const E *__restrict__ src, float *__restrict__ g)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        g[i] += ld(src + i);
+}
+
 /* After the reversed scan: g = dL/dc_t in total, da = g ⊙ c_{t-1}; then dL/dz = g(1 − f) and
  * dL/d(pre f) = (da − g·z)·f(1 − f) (f moves c_{t-1} in and z out). */
 __global__ void sru_scan_back_gates_kernel(int64_t n, int64_t D, int K, const float *__restrict__ z,
@@ -141,14 +154,14 @@ __global__ void sru_scan_back_gates_kernel(int64_t n, int64_t D, int K, const fl
 
 /* math = 3xtf32, backward's two GEMMs from the forward's parts (of x, and of the weights as the
  * forward saw them: a step's weights do not change between its forward and backward) and dG's:
- *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi
- *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta · dx)
+ *   d[W; Wp] = dG_hi^T x_lo + dG_lo^T x_hi + dG_hi^T x_hi (+ beta_dw · d[W; Wp])
+ *   dx      = dG_hi W_lo + dG_lo W_hi + dG_hi W_hi (+ beta_dx · dx)
  * At T·B <= X3_STACK_ROWS dW is one GEMM over the stacked planes (above) and dx goes through
  * logt_gemm_f32_3planes (its three products at once where C has few tiles); above, each is
  * three TF32 products accumulating in place, and dG has two planes, not three (at D = 768,
  * T·B = 16384 a plane is 151 MB to write). */
 static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N, int64_t D, int64_t I,
-                                   int K, const float *dG, float *dW, float *dx, float beta_dx)
+                                   int K, const float *dG, float beta_dw, float *dW, float *dx, float beta_dx)
 {
     const int64_t KD = (int64_t)K * D;
     const int stacked = N <= X3_STACK_ROWS;
@@ -163,8 +176,8 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
     const int64_t ghi[2] = {0, 2 * N * KD};
     LOGT_TRY(logt_tf32_split(ctx, 1, N, KD, dG, 0, g3, KD, 0, N * KD, stacked ? 2 : 1, ghi));
     if (stacked) {
-        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, 3 * N, 1.0f, LOGT_F32, g3, KD, 0, s->xs3.data, I, 0, 0.0f, dW,
-                              I, 0, 1, 1));
+        LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, 3 * N, 1.0f, LOGT_F32, g3, KD, 0, s->xs3.data, I, 0, beta_dw,
+                              dW, I, 0, 1, 1));
         if (dx)
             LOGT_TRY(logt_gemm_f32_3planes(ctx, 0, 0, N, I, KD, 1.0f, g3, KD, N * KD, w3, 3 * I, I, beta_dx,
                                            dx));
@@ -175,7 +188,7 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
     const int64_t xo[3] = {I, 0, 0}, wo[3] = {0, I, I};
     for (int k = 0; k < 3; k++)
         LOGT_TRY(logt_gemm_ex(ctx, 1, 0, KD, I, N, 1.0f, LOGT_F32, gp[k], KD, 0, x3 + xo[k], 3 * I, 0,
-                              k ? 1.0f : 0.0f, dW, I, 0, 1, 1));
+                              k ? 1.0f : beta_dw, dW, I, 0, 1, 1));
     if (dx)
         for (int k = 0; k < 3; k++)
             LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, KD, 1.0f, LOGT_F32, gp[k], KD, 0, w3 + wo[k], 3 * I, 0,
@@ -187,8 +200,8 @@ static logt_status gemm3x_backward(logt_ctx *ctx, sru_cuda_scratch *s, int64_t N
 static logt_status loop_backward(logt_ctx *ctx, logt_dtype dt, int64_t T, int64_t B, int64_t D, int K,
                                  const float *G, const void *xp, const float *C, const void *c0,
                                  const void *dH, const float *v, const float *bias, float alpha,
-                                 float *dG, float *dxd, float *part, void *dc0, float *dv,
-                                 float *db)
+                                 float *dG, float *dxd, float *part, const void *dcT, void *dc0, int add,
+                                 float *dv, float *db)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const int64_t BD = B * D;
@@ -199,15 +212,16 @@ static logt_status loop_backward(logt_ctx *ctx, logt_dtype dt, int64_t T, int64_
         if (K == 4)
             sru_backward_kernel<E, float><<<blocks, threads, 0, st>>>(T, B, D, K, G, (const float *)xp, C,
                                                                       (const E *)c0, (const E *)dH, v, bias,
-                                                                      alpha, dG, dxd, part, (E *)dc0);
+                                                                      alpha, dG, dxd, part, (const E *)dcT,
+                                                                      (E *)dc0);
         else
             sru_backward_kernel<E, E><<<blocks, threads, 0, st>>>(T, B, D, K, G, (const E *)xp, C, (const E *)c0,
                                                                   (const E *)dH, v, bias, alpha, dG, dxd, part,
-                                                                  (E *)dc0);
+                                                                  (const E *)dcT, (E *)dc0);
         return 0;
     });
     LAUNCH_TRY();
-    sru_sum_batch_kernel<<<(unsigned)((4 * D + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(B, D, part,
+    sru_sum_batch_kernel<<<(unsigned)((4 * D + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(B, D, part, add,
                                                                                      dv, db);
     LAUNCH_TRY();
     return LOGT_OK;
@@ -278,6 +292,11 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         dxf = (float *)s->dxf.data;
     }
     float *dxd = K == 3 ? dxf : NULL;   /* the highway's direct term, before the GEMM adds */
+    /* a segment (recompute, model.h): dL/dc_{T-1} from the steps after it starts the walk back,
+     * and the parameter gradients add to those of the segments after it */
+    const void *dcT = m->base.dhT.data;
+    const int add = m->base.dw_add;
+    const float beta = add ? 1.0f : 0.0f;
 
     if (!m->o.use_scan) {
         LOGT_TRY(logt_tensor_reserve(&s->part, LOGT_CUDA, LOGT_F32, 4 * BD, NULL));
@@ -285,7 +304,7 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         const void *c0 = m->base.h0.data;
         void *dc0 = m->base.dh0.data;
         LOGT_TRY(loop_backward(ctx, dt, T, B, D, K, G, xp, C, c0, dh->data, v, bias, alpha, dG, dxd, part,
-                               dc0, dv, db));
+                               dcT, dc0, add, dv, db));
     } else {
         int fresh;
         LOGT_TRY(logt_tensor_reserve(&s->g, LOGT_CUDA, LOGT_F32, ND, NULL));
@@ -295,6 +314,15 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
         float *g = (float *)s->g.data, *da = (float *)s->da.data;
         const float *F = G + ND, *pr = G + 2 * ND;
         LOGT_TRY(scan_back_highway(ctx, dt, ND, D, K, pr, bias, alpha, C, xp, dh->data, g, dG, dxd));
+        if (dcT) {
+            logt_by_dtype(dt, [&](auto e) {
+                typedef typename decltype(e)::type E;
+                sru_add_carry_kernel<E><<<logt_cuda_grid(BD, BLOCK), BLOCK, 0, st>>>(BD, (const E *)dcT,
+                                                                                  g + (T - 1) * BD);
+                return 0;
+            });
+            LAUNCH_TRY();
+        }
         /* c0 and dc0 in f32 for the scan: as they are, or the forward's f32 copy / a scratch */
         const void *c0 = m->base.h0.data;
         void *dc0 = m->base.dh0.data;
@@ -313,16 +341,16 @@ extern "C" logt_status sru_backward_cuda(sru_model *m, const logt_tensor *dh, lo
             ND, D, K, G, F, g, da, dG);
         LAUNCH_TRY();
         /* db = Σ_n dG[n][D .. 3D): column-major, dG is [K·D][N] with leading dimension K·D */
-        const float one = 1.0f, zero = 0.0f;
+        const float one = 1.0f;
         CUBLAS_TRY(cublasSgemv((cublasHandle_t)ctx->cublas, CUBLAS_OP_N, (int)(2 * D), (int)N, &one,
-                               dG + D, (int)(K * D), (const float *)s->ones.data, 1, &zero, db, 1));
+                               dG + D, (int)(K * D), (const float *)s->ones.data, 1, &beta, db, 1));
     }
 
     /* the weights over the whole sequence, then the input */
     if (m->o.math == SRU_MATH_3XTF32) {
-        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
+        LOGT_TRY(gemm3x_backward(ctx, s, N, D, I, K, dG, beta, dW, dx ? dxf : NULL, K == 3 ? 1.0f : 0.0f));
     } else {
-        LOGT_TRY(sru_gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, 0.0f, dW, 0, 1));
+        LOGT_TRY(sru_gemm(m, ctx, 1, 0, K * D, I, N, dG, 0, X, 0, beta, dW, 0, 1));
         if (dx) LOGT_TRY(sru_gemm(m, ctx, 0, 0, N, I, K * D, dG, 0, W, 0, K == 3 ? 1.0f : 0.0f, dxf, 0, 1));
     }
     if (dx && dt != LOGT_F32) LOGT_TRY(sru_convert(ctx, N * I, dt, dx->data, LOGT_F32, dxf));
