@@ -100,6 +100,22 @@ logt_status logt_gilr_lstm_layout(const logt_model_cfg *cfg, logt_layout *out)
     return LOGT_OK;
 }
 
+/* ---- segments (recompute, model.h) ------------------------------------------------------- */
+
+/* A segment's final state: row T-1 of a [T][B][D] array into out [B][D], unless out is NULL. */
+static void last_row(int64_t T, int64_t B, int64_t D, const double *a, double *out)
+{
+    if (out) memcpy(out, a + (T - 1) * B * D, (size_t)(B * D) * sizeof *out);
+}
+
+/* dL/d(final state) from the steps after a segment (NULL: none) joins row T-1 of a scan's
+ * dL/dh, E [T][B][D]: the whole sequence's reversed scan adds it there, a_{t+1} ⊙ g_{t+1}. */
+static void add_last_row(int64_t T, int64_t B, int64_t D, const double *carry, double *E)
+{
+    if (carry)
+        for (int64_t j = 0; j < B * D; j++) E[(T - 1) * B * D + j] += carry[j];
+}
+
 /* ---- gilr ----------------------------------------------------------------------------- */
 
 logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h)
@@ -108,7 +124,9 @@ logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h
     LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CPU, LOGT_F64, 2, T * B, D));
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;      /* [2D][I] */
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;   /* [2D]    */
-    return gilr_run(T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data);
+    LOGT_TRY(gilr_run(T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data));
+    last_row(T, B, D, h->data, m->base.hT.data);
+    return LOGT_OK;
 }
 
 logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx)
@@ -119,14 +137,25 @@ logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor 
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
     double *dW = logt_model_param(&m->base, &m->base.dw, "W").data;
     double *db = logt_model_param(&m->base, &m->base.dw, "b").data;
-    double *dsur = malloc((size_t)(2 * N * D) * sizeof *dsur);   /* [2][N][D] pre-activations */
+    const double *dhT = m->base.dhT.data;
+    /* [2][N][D] pre-activations; with dhT, [N][D] more: dh with dhT added to its last row */
+    double *dsur = malloc((size_t)((dhT ? 3 : 2) * N * D) * sizeof *dsur);
     if (!dsur) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
+    const double *dH = dh->data;
+    if (dhT) {
+        double *E = dsur + 2 * N * D;
+        memcpy(E, dH, (size_t)(N * D) * sizeof *E);
+        add_last_row(T, B, D, dhT, E);
+        dH = E;
+    }
 
-    logt_status s = gilr_run_backward(T, B, D, m->sur.data, m->base.h0.data, m->h.data, dh->data,
+    logt_status s = gilr_run_backward(T, B, D, m->sur.data, m->base.h0.data, m->h.data, dH,
                                       dsur, m->base.dh0.data);
     if (s == LOGT_OK) {
-        memset(dW, 0, (size_t)(2 * D * I) * sizeof *dW);
-        memset(db, 0, (size_t)(2 * D) * sizeof *db);
+        if (!m->base.dw_add) {   /* a segment adds to the gradients of those after it */
+            memset(dW, 0, (size_t)(2 * D * I) * sizeof *dW);
+            memset(db, 0, (size_t)(2 * D) * sizeof *db);
+        }
         for (int k = 0; k < 2; k++)
             dense_add_dw_cpu(N, D, I, dsur + k * N * D, x->data, dW + k * D * I, db + k * D);
         if (dx) {
@@ -179,6 +208,8 @@ logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tens
     }
     LOGT_TRY(scan_cpu(T, B * D, gf, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + i_t ⊙ z_t */
     for (int64_t e = 0; e < N * D; e++) H[e] = go[e] * C[e];
+    last_row(T, B, D, Hs, m->base.hT.data);   /* the state slots hold h̃ and c */
+    last_row(T, B, D, C, m->base.cT.data);
     return LOGT_OK;
 }
 
@@ -199,11 +230,13 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
     const double *Hs = m->hs.data, *P = m->gates.data, *C = m->c.data, *dH = dh->data;
     double *dh0 = m->base.dh0.data, *dc0 = m->base.dc0.data;
 
-    double *scratch = malloc((size_t)(7 * N * D) * sizeof *scratch);
+    double *scratch = malloc((size_t)(7 * N * D + B * D) * sizeof *scratch);
     if (!scratch) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     double *dA = scratch;              /* [4][N][D] dL/d(pre-activation), i f z o     */
     double *dS = scratch + 4 * N * D;  /* [2][N][D] the same for the surrogate's g, j */
     double *E = scratch + 6 * N * D;   /* [N][D] dL/dc from h directly, then dL/dh̃   */
+    double *u = scratch + 7 * N * D;   /* [B][D] dL/dh̃_{-1} through step 0's gates     */
+    const int add = m->base.dw_add;    /* a segment adds to the gradients of those after it */
     double *dAi = dA, *dAf = dA + N * D, *dAz = dA + 2 * N * D, *dAo = dA + 3 * N * D;
     const double *gi = P, *gf = P + N * D, *gz = P + 2 * N * D, *go = P + 3 * N * D;
 
@@ -212,6 +245,7 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
         dAo[e] = dH[e] * C[e];   /* dL/do for now */
         E[e] = dH[e] * go[e];
     }
+    add_last_row(T, B, D, m->base.dcT.data, E);   /* a segment's dL/dc_{T-1} from after it */
     /* 2. the cell scan: dL/df into dAf, dL/d(i ⊙ z) into dAz, and dc0 */
     logt_status s = scan_backward_cpu(T, B * D, gf, c0, C, E, dAf, dAz, dc0);
     if (s != LOGT_OK) goto done;
@@ -227,9 +261,11 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
 
     /* 4. the LSTM weights, and dL/dh̃: step t's gates read h̃_{t-1}, so the gradient they
      *    send lands one step earlier, and nothing reaches h̃_{T-1} */
-    memset(dW, 0, (size_t)(4 * D * I) * sizeof *dW);
-    memset(dU, 0, (size_t)(4 * D * D) * sizeof *dU);
-    memset(db, 0, (size_t)(4 * D) * sizeof *db);
+    if (!add) {
+        memset(dW, 0, (size_t)(4 * D * I) * sizeof *dW);
+        memset(dU, 0, (size_t)(4 * D * D) * sizeof *dU);
+        memset(db, 0, (size_t)(4 * D) * sizeof *db);
+    }
     memset(E, 0, (size_t)(N * D) * sizeof *E);
     for (int k = 0; k < 4; k++) {
         const double *dAk = dA + k * N * D;
@@ -239,13 +275,21 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
         dense_add_dx_cpu(N - B, D, D, U + k * D * D, dAk + B * D, E);
     }
 
-    /* 5. the surrogate GILR; h0 = h̃_{-1} also feeds step 0's gates directly */
+    /* 5. the surrogate GILR, from a segment's dL/dh̃_{T-1} (row T-1 of E is 0 until then);
+     *    h0 = h̃_{-1} also feeds step 0's gates directly: u, summed over the gates first and
+     *    then added to the scan's part, as row t-1 of E is to a_t ⊙ g_t in a longer sequence */
+    add_last_row(T, B, D, m->base.dhT.data, E);
     s = gilr_run_backward(T, B, D, m->sur.data, h0, Hs, E, dS, dh0);
     if (s != LOGT_OK) goto done;
-    if (dh0)
-        for (int k = 0; k < 4; k++) dense_add_dx_cpu(B, D, D, U + k * D * D, dA + k * N * D, dh0);
-    memset(dWs, 0, (size_t)(2 * D * I) * sizeof *dWs);
-    memset(dbs, 0, (size_t)(2 * D) * sizeof *dbs);
+    if (dh0) {
+        memset(u, 0, (size_t)(B * D) * sizeof *u);
+        for (int k = 0; k < 4; k++) dense_add_dx_cpu(B, D, D, U + k * D * D, dA + k * N * D, u);
+        for (int64_t j = 0; j < B * D; j++) dh0[j] += u[j];
+    }
+    if (!add) {
+        memset(dWs, 0, (size_t)(2 * D * I) * sizeof *dWs);
+        memset(dbs, 0, (size_t)(2 * D) * sizeof *dbs);
+    }
     for (int k = 0; k < 2; k++)
         dense_add_dw_cpu(N, D, I, dS + k * N * D, X, dWs + k * D * I, dbs + k * D);
 
@@ -354,6 +398,7 @@ const logt_model_ops logt_gilr_ops = {
     .devices = GILR_DEVICES,
     .dtypes = GILR_DTYPES,
     .nstate = 1,
+    .segments = 1,
     .knobs = gilr_knobs,
     .layout = logt_gilr_layout,
     .create = gilr_create,
@@ -368,6 +413,7 @@ const logt_model_ops logt_gilr_lstm_ops = {
     .devices = GILR_DEVICES,
     .dtypes = GILR_DTYPES,
     .nstate = 2,
+    .segments = 1,
     .knobs = gilr_knobs,
     .layout = logt_gilr_lstm_layout,
     .create = gilr_create,

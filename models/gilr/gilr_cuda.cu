@@ -9,6 +9,9 @@
  * Bias gradients: a two-pass column sum (blocks of 32 columns × 8 rows sum a chunk of rows
  * each, then one thread per column adds the chunks in order): deterministic, no atomics.
  * Nothing steps through T except inside the scans.
+ * Segments (recompute, model.h): forward writes the final states (gilr h, gilr-lstm h̃ and
+ * c) to hT, cT in the model's dtype; backward adds dhT, dcT to the last row of its scans'
+ * dL/dh and sums its weight gradients with beta = 1 when dw_add.
  *
  * dtype: f32, or bf16 or f16 at the interface (x, h, dh, dx, h0, c0, dh0, dc0 are 16-bit, read
  * and written by the kernels that touch them). Inside, everything is f32: the GEMMs are fp32
@@ -134,6 +137,13 @@ __global__ void gates_backward_kernel(int64_t n, const float *G, float *dA)
     }
 }
 
+/* acc[e] += src[e] (E: the state's dtype): a segment's dL/d(final state) joins the last row
+ * of a scan's dL/dh. */
+template <typename E> __global__ void add_state_kernel(int64_t n, const E *src, float *acc)
+{
+    FOR_EACH(e, n) acc[e] += ld(src + e);
+}
+
 /* out = a (+ b when given), into the state's dtype: dh0, dc0. */
 template <typename E> __global__ void state_grad_kernel(int64_t n, const float *a, const float *b, E *out)
 {
@@ -161,8 +171,9 @@ __global__ void colsum_partial_kernel(const float *A, int64_t plane, int64_t R, 
     }
 }
 
-/* Pass 2: out[k][c] = the sum of plane k's chunk partials, in chunk order. */
-__global__ void colsum_final_kernel(const float *part, int64_t nchunks, int64_t Cn, int64_t K,
+/* Pass 2: out[k][c] = the sum of plane k's chunk partials, in chunk order (added to out
+ * when add: a segment's share). */
+__global__ void colsum_final_kernel(const float *part, int64_t nchunks, int64_t Cn, int64_t K, int add,
                                     float *out)
 {
     FOR_EACH(e, K * Cn) {
@@ -170,7 +181,7 @@ __global__ void colsum_final_kernel(const float *part, int64_t nchunks, int64_t 
         const float *p = part + k * nchunks * Cn + c;
         float acc = 0.0f;
         for (int64_t q = 0; q < nchunks; q++) acc += p[q * Cn];
-        out[e] = acc;
+        out[e] = add ? out[e] + acc : acc;
     }
 }
 
@@ -264,6 +275,33 @@ static const float *saved_input(gilr_model *m)
     return is_16bit(m) ? (const float *)s->x32.data : (const float *)m->x.data;
 }
 
+/* A segment's final state (recompute, model.h): row `row` of the f32 array A [..][B·D] into
+ * out's data, in the model's dtype; nothing when out has none. */
+static logt_status final_state(gilr_model *m, cudaStream_t st, const float *A, int64_t row, int64_t BD,
+                               const logt_tensor *out)
+{
+    if (!out->data) return LOGT_OK;
+    if (!is_16bit(m)) {
+        CUDA_TRY(cudaMemcpyAsync(out->data, A + row * BD, (size_t)BD * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, st));
+        return LOGT_OK;
+    }
+    return from_f32(m, st, A + row * BD, NULL, out->data, BD);
+}
+
+/* acc [B·D] f32 += a segment's dL/d(final state) t (the model's dtype), unless t has no data. */
+static logt_status add_state(gilr_model *m, cudaStream_t st, const logt_tensor *t, float *acc, int64_t BD)
+{
+    if (!t->data) return LOGT_OK;
+    logt_by_dtype(m->base.cfg.dtype, [&](auto e) {
+        typedef typename decltype(e)::type E;
+        add_state_kernel<<<logt_cuda_grid(BD, BLOCK), BLOCK, 0, st>>>(BD, (const E *)t->data, acc);
+        return 0;
+    });
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 /* A state h0/c0 as f32: NULL (zeros), the tensor itself (f32), or its copy in slot k. */
 static logt_status state_f32(gilr_model *m, gilr_cuda_scratch *s, cudaStream_t st,
                              const logt_tensor *t, int k, int64_t BD, const float **out)
@@ -285,9 +323,9 @@ static const float *saved_state(gilr_model *m, const logt_tensor *t, int k, int6
     return is_16bit(m) ? slot((gilr_cuda_scratch *)m->cuda, k, BD) : (const float *)t->data;
 }
 
-/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane. */
+/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane (+= when add). */
 static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, int64_t plane,
-                          int64_t R, int64_t Cn, int64_t K, float *out)
+                          int64_t R, int64_t Cn, int64_t K, int add, float *out)
 {
     int64_t nchunks = (R + CS_MIN_ROWS - 1) / CS_MIN_ROWS;
     if (nchunks > CS_MAX_CHUNKS) nchunks = CS_MAX_CHUNKS;
@@ -298,7 +336,7 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
     colsum_partial_kernel<<<grid, block, 0, st>>>(A, plane, R, Cn, L, (float *)s->part.data);
     LAUNCH_TRY();
     colsum_final_kernel<<<logt_cuda_grid(K * Cn, BLOCK), BLOCK, 0, st>>>(
-        (const float *)s->part.data, nchunks, Cn, K, out);
+        (const float *)s->part.data, nchunks, Cn, K, add, out);
     LAUNCH_TRY();
     return LOGT_OK;
 }
@@ -307,12 +345,12 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
  * rows. When D·I is small (Martin & Cundy's first layer reads I = 4 features; the recurrent
  * weights U are D × D) the product has few outputs, which cuBLAS alone spreads over few SMs
  * however long N is: logt_gemm_f32_tn_long cuts the rows into chunks then (experiments/
- * gilr-vs-lstm, Design notes). */
+ * gilr-vs-lstm, Design notes). beta = 1 adds to dW (a segment's share). */
 static logt_status wgrad(logt_ctx *ctx, int64_t N, int64_t D, int64_t I, int64_t K, const float *dP,
-                         const float *X, float *dW)
+                         const float *X, float beta, float *dW)
 {
     for (int64_t k = 0; k < K; k++)
-        LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, I, N, 1.0f, dP + k * N * D, D, X, I, 0.0f, dW + k * D * I));
+        LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, I, N, 1.0f, dP + k * N * D, D, X, I, beta, dW + k * D * I));
     return LOGT_OK;
 }
 
@@ -413,6 +451,7 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     LAUNCH_TRY();
     LOGT_TRY(fscan(m, ctx, T, BD, P, Hs, h0, Hs));
     if (is_16bit(m)) LOGT_TRY(from_f32(m, st, Hs, NULL, h->data, ND));
+    LOGT_TRY(final_state(m, st, Hs, T - 1, BD, &m->base.hT));
     set_impl(m, T, BD, 1);
     return LOGT_OK;
 }
@@ -435,10 +474,13 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
     float *dP = (float *)s->dpre.data;   /* planes dg, di */
     float *dh0 = m->base.dh0.data ? slot(s, ST_DH0, BD) : NULL;
 
-    /* the scan's backward wants dh in f32: 16-bit dh is converted into the plane it overwrites */
+    /* the scan's backward wants dh in f32: 16-bit dh is converted into the plane it overwrites;
+     * a segment's dL/dh_{T-1} from the steps after it (dhT) is added to its last row there */
     const float *dH = (const float *)dh->data;
-    if (is_16bit(m)) {
+    const int add = m->base.dw_add;   /* a segment adds to the gradients of those after it */
+    if (is_16bit(m) || m->base.dhT.data) {
         LOGT_TRY(to_f32(m, st, dh->data, dP + ND, ND));
+        LOGT_TRY(add_state(m, st, &m->base.dhT, dP + ND + (T - 1) * BD, BD));
         dH = dP + ND;
     }
     LOGT_TRY(bscan(m, ctx, T, BD, P, h0, Hs, dH, dP, dP + ND, dh0));
@@ -446,8 +488,8 @@ extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, 
                                                                           dP + ND);
     LAUNCH_TRY();
 
-    LOGT_TRY(wgrad(ctx, N, D, I, 2, dP, X, dW));
-    LOGT_TRY(colsum(ctx, s, dP, ND, N, D, 2, db));
+    LOGT_TRY(wgrad(ctx, N, D, I, 2, dP, X, add ? 1.0f : 0.0f, dW));
+    LOGT_TRY(colsum(ctx, s, dP, ND, N, D, 2, add, db));
     if (dx) {
         float *dX = (float *)dx->data;
         if (is_16bit(m)) {
@@ -517,6 +559,8 @@ extern "C" logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *
         return 0;
     });
     LAUNCH_TRY();
+    LOGT_TRY(final_state(m, st, Hs, T, BD, &m->base.hT));   /* h̃_{T-1}: row T of Hs */
+    LOGT_TRY(final_state(m, st, C, T - 1, BD, &m->base.cT));
     set_impl(m, T, BD, 2);
     return LOGT_OK;
 }
@@ -568,19 +612,24 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
         return 0;
     });
     LAUNCH_TRY();
+    LOGT_TRY(add_state(m, st, &m->base.dcT, dA + 2 * ND + (T - 1) * BD, BD));   /* a segment's */
     LOGT_TRY(bscan(m, ctx, T, BD, G + ND, c0, C, dA + 2 * ND, dA + ND,
                                 dA + 2 * ND, dc0));
     gates_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, G, dA);
     LAUNCH_TRY();
 
-    /* 2. the LSTM's weights, its share of dx, and dL/dh̃ (nothing reaches h̃_{T-1}: last row 0) */
+    /* 2. the LSTM's weights, its share of dx, and dL/dh̃ (nothing reaches h̃_{T-1} through U:
+     *    its row holds a segment's dL/dh̃_{T-1} from the steps after it, or zeros) */
+    const int add = m->base.dw_add;   /* a segment adds to the gradients of those after it */
+    const float beta = add ? 1.0f : 0.0f;
     for (int64_t k = 0; k < 4; k++)
         LOGT_TRY(logt_gemm_f32(ctx, 0, 0, N, D, D, 1.0f, dA + k * ND, U + k * D * D,
                                k ? 1.0f : 0.0f, dHs));
-    CUDA_TRY(cudaMemsetAsync(dHs + ND, 0, (size_t)BD * sizeof(float), st));
-    LOGT_TRY(wgrad(ctx, N, D, I, 4, dA, X, dW));
-    LOGT_TRY(wgrad(ctx, N, D, D, 4, dA, Hs, dU));
-    LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 4, db));
+    if (m->base.dhT.data) LOGT_TRY(to_f32(m, st, m->base.dhT.data, dHs + ND, BD));
+    else CUDA_TRY(cudaMemsetAsync(dHs + ND, 0, (size_t)BD * sizeof(float), st));
+    LOGT_TRY(wgrad(ctx, N, D, I, 4, dA, X, beta, dW));
+    LOGT_TRY(wgrad(ctx, N, D, D, 4, dA, Hs, beta, dU));
+    LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 4, add, db));
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 4, dA, W, 0.0f, dX));
 
     /* 3. the surrogate: its scan's backward from dL/dh̃_0..T-1, into dA's (now free) planes 0-1 */
@@ -588,8 +637,8 @@ extern "C" logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor 
     gilr_act_backward_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, S, S + ND, dA,
                                                                           dA + ND);
     LAUNCH_TRY();
-    LOGT_TRY(wgrad(ctx, N, D, I, 2, dA, X, dWs));
-    LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 2, dbs));
+    LOGT_TRY(wgrad(ctx, N, D, I, 2, dA, X, beta, dWs));
+    LOGT_TRY(colsum(ctx, s, dA, ND, N, D, 2, add, dbs));
     if (dX) LOGT_TRY(dx_gemms(ctx, N, I, D, 2, dA, Ws, 1.0f, dX));
 
     /* 4. out in the model's dtype; h̃_{-1} = h0 also fed step 0's gates (row 0 of dHs) */
