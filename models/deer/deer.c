@@ -38,7 +38,7 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda, r_scale;
-    int max_iter, fallback, retry, warm, solver, newton_kernel;
+    int max_iter, fallback, retry, warm, solver, newton_kernel, segments;
     double tol_end, clamp;   /* tol_schedule's END (tol: START), jacobian_clamp (0: off) */
     int64_t tol_steps;       /* tol_schedule's STEPS; 0: no schedule                    */
 } opts;
@@ -142,6 +142,14 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
                          "solution when the shape matches) or off (zeros)", cfg->model, w);
     o->warm = !strcmp(w, "on");
+    int K;
+    LOGT_TRY(logt_net_recompute_of(cfg, &K));
+    o->segments = K != 0;
+    if (o->segments && o->warm)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on starts a call from the previous call's "
+                         "solution of the same sequence, and recompute = %s runs the sequence in "
+                         "segments, each of which would start from another segment's: leave warm "
+                         "off, or recompute off", cfg->model, logt_cfg_knob(cfg, "recompute", ""));
     const char *sv = logt_cfg_knob(cfg, "solver", "newton");
     o->solver = -1;
     for (int i = 0; i < 3; i++)
@@ -196,7 +204,7 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
     m->max_iter = m->max_iter_knob = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
-    m->solver = o.solver, m->newton_kernel = o.newton_kernel;
+    m->solver = o.solver, m->newton_kernel = o.newton_kernel, m->segments = o.segments;
     m->tol_start = o.tol, m->tol_end = o.tol_end, m->tol_steps = o.tol_steps, m->clamp = o.clamp;
     m->base.retry = o.retry, m->base.clamping = o.clamp > 0;
     deer_settings(m, NULL);
@@ -630,6 +638,12 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
     }
     for (int64_t n = 0; n < N; n++)   /* h: the first D of each state */
         memcpy((double *)h->data + n * D, St + n * S, (size_t)D * sizeof(double));
+    for (int64_t b = 0; s == LOGT_OK && b < B; b++) {   /* a segment's final state */
+        const double *last = St + ((T - 1) * B + b) * S;
+        if (m->base.hT.data) memcpy((double *)m->base.hT.data + b * D, last, (size_t)D * sizeof(double));
+        if (S > D && m->base.cT.data)
+            memcpy((double *)m->base.cT.data + b * D, last + D, (size_t)D * sizeof(double));
+    }
     m->solved = s == LOGT_OK;
     if (s == LOGT_OK && m->warm) {
         s = logt_tensor_ensure3(&m->prev, LOGT_CPU, LOGT_F64, T, B, S);
@@ -665,10 +679,12 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
         return LOGT_FAIL(LOGT_EINVAL, "deer backward: the last forward did not give a solution "
                          "(it failed): run a forward that succeeds first");
 
-    memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
-    memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
-    memset(db, 0, (size_t)(G * D) * sizeof *db);
-    if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    if (!m->base.dw_add) {   /* a segment adds to the gradients of the segments after it */
+        memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
+        memset(dR, 0, (size_t)(D * G * D) * sizeof *dR);
+        memset(db, 0, (size_t)(G * D) * sizeof *db);
+        if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    }
     double *dXA = malloc((size_t)(N * G * D) * sizeof *dXA);
     double *carry = calloc((size_t)(B * S), sizeof *carry);   /* J_{t+1}^T λ_{t+1}, per b */
     double *lam = malloc((size_t)S * sizeof *lam), *dra = malloc((size_t)(G * D) * sizeof *dra);
@@ -678,6 +694,13 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
     initial_state(m, B, D, s0);
+    /* at the last step, J_T^T λ_T is a segment's dL/d(final state) from the steps after it */
+    const double *dhT = m->base.dhT.data, *dcT = m->base.dcT.data;
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t j = 0; j < D; j++) {
+            if (dhT) carry[b * S + j] = dhT[b * D + j];
+            if (S > D && dcT) carry[b * S + D + j] = dcT[b * D + j];
+        }
 
     /* λ_t = dL/ds_t + J_{t+1}^T λ_{t+1}, from t = T-1 down (dL/ds_t: dh on the h part);
      * each step's vector-Jacobian product gives its parameter gradients and J_t^T λ_t */
@@ -712,7 +735,7 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
 {
     deer_model *m = (deer_model *)base;
-    if (m->base.c0.data && m->cell != DEER_LSTM)
+    if (m->base.c0.data && m->cell != DEER_LSTM && !m->segments)   /* segments: ignored */
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          base->cfg.model, cell_names[m->cell]);
     m->solved = 0;   /* a forward that fails before solving leaves nothing for backward */
@@ -755,6 +778,7 @@ const logt_model_ops logt_deer_ops = {
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32)},
     .cells = cell_names,
     .nstate = 2,   /* h0, and c0 for the lstm cell */
+    .segments = 1, /* every mode, cell and solver; not with warm = on (check_cfg) */
     .knobs = knobs,
     .layout = deer_layout,
     .create = deer_create,

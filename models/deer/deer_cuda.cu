@@ -20,6 +20,7 @@
  * Baselines: solver = launch, one kernel per step (thread per sequence, all of its units:
  * what a framework loop does, DEER's own protocol); solver = fused, one persistent kernel,
  * block per sequence, thread per unit, the state in shared memory, a barrier per step.
+ * A segment (recompute, model.h) also gets its final state, in hT (and cT, lstm).
  * Bounds and times: experiments/deer-speedup/README.md.
  */
 #include <math.h>
@@ -650,6 +651,15 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
                                                                                 (float *)h->data);
         LAUNCH_TRY();
     }
+    /* a segment's final state (recompute, model.h): row T-1's h part into hT, its c part into cT */
+    const size_t pitch = (size_t)S * sizeof(float), width = (size_t)D * sizeof(float);
+    const float *last = Sx + (T - 1) * B * S;
+    if (m->base.hT.data)
+        CUDA_TRY(cudaMemcpy2DAsync(m->base.hT.data, width, last, pitch, width, (size_t)B,
+                                   cudaMemcpyDeviceToDevice, st));
+    if (S > D && m->base.cT.data)
+        CUDA_TRY(cudaMemcpy2DAsync(m->base.cT.data, width, last + D, pitch, width, (size_t)B,
+                                   cudaMemcpyDeviceToDevice, st));
     m->solved = 1, sc->wx_valid = WX != NULL;
     if (m->warm) {   /* the next call's first guess */
         LOGT_TRY(logt_tensor_ensure3(&m->prev, LOGT_CUDA, LOGT_F32, T, B, S));
@@ -668,7 +678,7 @@ extern "C" void deer_free_cuda(deer_model *m)
                           &sc->agg, &sc->carry, &sc->lam, &sc->lam2, &sc->u, &sc->dxa, &sc->dra,
                           &sc->ones, &sc->J, &sc->rhs, &sc->mc, &sc->vc, &sc->cc, &sc->rd,
                           &sc->bnd, &sc->dmaps, &sc->dcarry, &sc->dfb, &sc->dnc, &sc->cf,
-                          &sc->nclamp};
+                          &sc->nclamp, &sc->ut};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
     free(sc);
     m->cuda = NULL;

@@ -37,6 +37,7 @@ typedef struct deer_cuda_scratch {
     logt_tensor dfb, dnc;    /* mode = damped: [N][S] the forward scan's inputs, then r'; the
                                 reversed scan's gates −c'                                 */
     logt_tensor nclamp;      /* jacobian_clamp: [1] the entries clamped, a 64-bit count   */
+    logt_tensor ut;          /* backward of a segment: [B][S] dL/d(final state), [dhT; dcT] */
 } deer_cuda_scratch;
 
 /* mode = damped's step (deer_cuda_damped.cu): for each of the C = B·S channels of the [T][C]
@@ -224,7 +225,7 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
                                          const float *XAn, float *A, float *Cf);
 __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
                                          const float *Cf, const float *A, const float *dH, const float *Lam,
-                                         const float *Lamn, float *Bv, unsigned *res);
+                                         const float *Lamn, const float *uT, float *Bv, unsigned *res);
 /* Floats of J_{t+1}^T's coefficients per row (deer_adjoint_coef_kernel). */
 __host__ __device__ inline int adjoint_ncoef(deer_cell cell, int D)
 {
@@ -247,11 +248,12 @@ static inline int deer_adjoint_stops(int k, float r, float r0, float last, doubl
 /* The parameter gradients of T·B rows from dXA = dL/d(W x + b) and dRA = dL/d(h_{t-1} R)
  * [T·B][G·D] (deer_vjp_rows_kernel): dW = dXA^T X, db = dXA^T 1, dbn (gru) = dRA's n part^T 1,
  * dR = [s0; St]^T dRA (h_{t-1}: s0's h part, then the states shifted), and dx = dXA W unless
- * dx is NULL; ones [T·B]. Strict fp32 GEMMs on ctx, overwriting (deer_cuda_backward.cu). */
+ * dx is NULL; ones [T·B]. Strict fp32 GEMMs on ctx, overwriting the parameter gradients
+ * (beta = 0) or adding to them (beta = 1: a segment's), overwriting dx (deer_cuda_backward.cu). */
 logt_status deer_param_grads_cuda(logt_ctx *ctx, deer_cell cell, int64_t T, int64_t B, int64_t D,
                                   int64_t I, const float *X, const float *W, const float *s0,
                                   const float *St, const float *dXA, const float *dRA, const float *ones,
-                                  float *dW, float *dR, float *db, float *dbn, float *dx);
+                                  float beta, float *dW, float *dR, float *db, float *dbn, float *dx);
 
 /* The parameter `name` of m in fp32 on the device. */
 static inline const float *param(deer_model *m, const char *name)

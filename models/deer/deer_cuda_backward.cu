@@ -1,6 +1,8 @@
 /* deer_cuda_backward.cu — deer's backward on CUDA by the adjoint (method in deer.h; the
  * reference is deer_backward_cpu in deer.c), after a forward of deer_cuda.cu in any mode it
- * runs: the converged states are in the forward's buffers (deer_cuda.cuh). */
+ * runs: the converged states are in the forward's buffers (deer_cuda.cuh). A segment's backward
+ * (recompute, model.h) starts the adjoint at the last step from dhT, dcT and adds its
+ * parameter gradients to dw (the GEMMs' beta = 1) when dw_add. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -154,11 +156,12 @@ __global__ void deer_adjoint_coef_kernel(deer_cell cell, int64_t N, int B, int D
  * residual |λ_t − g_t − u|. Each element of u is summed in a register from the gates' P of
  * every unit: worked out once into local memory (G·D <= P_MAX), or recomputed for each
  * element (wider states). The last B rows: no t+1 when
- * Lamn is NULL (Bv = g); else step t+1 is the next piece's first, its λ Lamn [B][S]
+ * Lamn is NULL (u = uT [B][S], a segment's dL/d(final state) from the steps after it, or 0
+ * when uT is NULL too); else step t+1 is the next piece's first, its λ Lamn [B][S]
  * (deer_multi.cu). */
 __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D, int S, const float *R,
                                          const float *Cf, const float *A, const float *dH, const float *Lam,
-                                         const float *Lamn, float *Bv, unsigned *res)
+                                         const float *Lamn, const float *uT, float *Bv, unsigned *res)
 {
     __shared__ float sh[BLOCK / 32];
     const int64_t n = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -196,6 +199,8 @@ __global__ void deer_adjoint_step_kernel(deer_cell cell, int64_t N, int B, int D
             } else if (next) {
                 adjoint_unit(cell, D, cf, k - D, lam1[k - D], lam1[k], P, &hd, &cd);
                 u = cd;
+            } else if (uT) {
+                u = uT[(n + B - N) * S + k];
             }
             const float g = k < D ? dH[n * D + k] : 0.0f;
             worst = worse(worst, fabsf(lam[k] - g - u));
@@ -221,6 +226,17 @@ __global__ void deer_vjp_rows_kernel(deer_cell cell, int64_t N, int B, int D, in
     }
 }
 
+/* uT [B][S] = [dhT; dcT] (lstm), or dhT: a segment's dL/d(final state); NULL parts are zeros. */
+__global__ void deer_final_grad_kernel(int B, int D, int S, const float *dhT, const float *dcT, float *uT)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)B * S;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t b = i / S, k = i % S;
+        const float *src = k < D ? dhT : dcT;
+        uT[i] = src ? src[b * D + (k < D ? k : k - D)] : 0.0f;
+    }
+}
+
 /* dh0 [B][D] and dc0 [B][D] (lstm) from U's first B rows (dL/ds_{-1}). */
 __global__ void deer_state_grad_kernel(int B, int D, int S, const float *U, float *dh0, float *dc0)
 {
@@ -242,14 +258,14 @@ static float *grad(deer_model *m, const char *name)
 logt_status deer_param_grads_cuda(logt_ctx *ctx, deer_cell cell, int64_t T, int64_t B, int64_t D,
                                   int64_t I, const float *X, const float *W, const float *s0,
                                   const float *St, const float *dXA, const float *dRA, const float *ones,
-                                  float *dW, float *dR, float *db, float *dbn, float *dx)
+                                  float beta, float *dW, float *dR, float *db, float *dbn, float *dx)
 {
     const int64_t S = deer_state_size(cell, D), GD = gates_of(cell) * D, N = T * B;
-    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, I, N, 1.0f, dXA, GD, X, I, 0.0f, dW));
-    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, 1, N, 1.0f, dXA, GD, ones, 1, 0.0f, db));
-    if (dbn) LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, 1, N, 1.0f, dRA + 2 * D, GD, ones, 1, 0.0f, dbn));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, I, N, 1.0f, dXA, GD, X, I, beta, dW));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, GD, 1, N, 1.0f, dXA, GD, ones, 1, beta, db));
+    if (dbn) LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, 1, N, 1.0f, dRA + 2 * D, GD, ones, 1, beta, dbn));
     /* dR[m][c] = Σ_n h_{t-1}[m] dRA[n][c]: h_{-1} = s0's h part, the rest the states shifted */
-    LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, GD, B, 1.0f, s0, S, dRA, GD, 0.0f, dR));
+    LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, GD, B, 1.0f, s0, S, dRA, GD, beta, dR));
     if (T > 1) LOGT_TRY(logt_gemm_f32_tn_long(ctx, D, GD, N - B, 1.0f, St, S, dRA + B * GD, GD, 1.0f, dR));
     if (dx)
         LOGT_TRY(logt_gemm_ex(ctx, 0, 0, N, I, GD, 1.0f, LOGT_F32, dXA, GD, 0, W, I, 0, 0.0f, dx, I, 0, 1, 0));
@@ -286,6 +302,16 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     float *Lam = (float *)sc->lam.data, *Lam2 = (float *)sc->lam2.data, *U = (float *)sc->u.data;
     float *A = (float *)sc->a.data, *Bv = (float *)sc->b.data;
     unsigned *res = (unsigned *)sc->res.data;
+    /* a segment's dL/d(final state) from the steps after it (recompute, model.h): J_T^T λ_T */
+    const float *dhT = (const float *)m->base.dhT.data, *dcT = S > D ? (const float *)m->base.dcT.data : NULL;
+    float *uT = NULL;
+    if (dhT || dcT) {
+        LOGT_TRY(logt_tensor_reserve(&sc->ut, LOGT_CUDA, LOGT_F32, B * S, NULL));
+        uT = (float *)sc->ut.data;
+        deer_final_grad_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>((int)B, (int)D, (int)S, dhT,
+                                                                               dcT, uT);
+        LAUNCH_TRY();
+    }
 
     /* 0. J_{t+1}^T's coefficients and diagonal at every step, once */
     LOGT_TRY(logt_tensor_reserve(&sc->cf, LOGT_CUDA, LOGT_F32, N * adjoint_ncoef(m->cell, (int)D), NULL));
@@ -302,7 +328,7 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     for (;; k++) {
         CUDA_TRY(cudaMemsetAsync(res, 0, sizeof(unsigned), st));
         deer_adjoint_step_kernel<<<(unsigned)((N + BLOCK - 1) / BLOCK), BLOCK, 0, st>>>(
-            m->cell, N, (int)B, (int)D, (int)S, R, Cf, A, (const float *)dh->data, Lam, NULL, Bv, res);
+            m->cell, N, (int)B, (int)D, (int)S, R, Cf, A, (const float *)dh->data, Lam, NULL, uT, Bv, res);
         LAUNCH_TRY();
         LOGT_TRY(logt_cuda_read_max(st, res, &r));
         if (k == 0) r0 = r;
@@ -333,7 +359,8 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
     LOGT_TRY(logt_tensor_reserve(&sc->ones, LOGT_CUDA, LOGT_F32, N, &fresh));
     if (fresh) LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->ones.data, N, 1.0f));
     LOGT_TRY(deer_param_grads_cuda(ctx, m->cell, T, B, D, I, X, Wt, s0, St, dXA, dRA,
-                                   (const float *)sc->ones.data, grad(m, "W"), grad(m, "R"),
+                                   (const float *)sc->ones.data, m->base.dw_add ? 1.0f : 0.0f,
+                                   grad(m, "W"), grad(m, "R"),
                                    grad(m, "b"), m->cell == DEER_GRU ? grad(m, "bn") : NULL,
                                    dx ? (float *)dx->data : NULL));
     const size_t len = strlen(m->base.detail);

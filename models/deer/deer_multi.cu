@@ -474,7 +474,7 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
             CUDA_TRY(cudaMemsetAsync(q->res.data, 0, sizeof(unsigned), g.st));
             deer_adjoint_step_kernel<<<(unsigned)((g.N + BLOCK - 1) / BLOCK), BLOCK, 0, g.st>>>(
                 cell, g.N, (int)B, (int)D, (int)S, g.R, f32(&q->cf), f32(&q->a), dh[p], f32(&q->lam),
-                p + 1 < G ? f32(&q->lamn) : NULL, f32(&q->b), (unsigned *)q->res.data);
+                p + 1 < G ? f32(&q->lamn) : NULL, NULL, f32(&q->b), (unsigned *)q->res.data);
             LAUNCH_TRY();
         }
         LOGT_TRY(read_residual(m, &r));
@@ -511,9 +511,9 @@ extern "C" logt_status deer_multi_backward(deer_multi *m, const float *const *dh
             LAUNCH_TRY();
         }
         LOGT_TRY(deer_param_grads_cuda(ctx_of(m, p), cell, T[p], B, D, I, m->x[p], g.W, f32(&q->s0),
-                                       f32(&q->s), f32(&q->dxa), f32(&q->dra), f32(&q->ones), dw[p] + L.W,
-                                       dw[p] + L.R, dw[p] + L.b, cell == DEER_GRU ? dw[p] + L.bn : NULL,
-                                       dx ? dx[p] : NULL));
+                                       f32(&q->s), f32(&q->dxa), f32(&q->dra), f32(&q->ones), 0.0f,
+                                       dw[p] + L.W, dw[p] + L.R, dw[p] + L.b,
+                                       cell == DEER_GRU ? dw[p] + L.bn : NULL, dx ? dx[p] : NULL));
     }
     /* 4. the gradients summed over the GPUs, on every GPU */
     if (G > 1) LOGT_TRY(sum_over_gpus(m, L.n, dw));
