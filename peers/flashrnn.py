@@ -27,7 +27,22 @@ logt's layout (models/flashrnn/flashrnn.h) against theirs (recurrent_shape GHDP,
         q' = (2, 0, 1)[q] for R, and b_fl = [bn, b_r, b_z, b_n]
 The forms agree: n = tanh(W_n x + b_n + r ⊙ (R_n h + bn)), h = z h_prev + (1 − z) n in both;
 the slstm's stabiliser and first-step rule are theirs (models/cells/slstm_cell.h).
+
+Patched at run time: cuda_fused first builds FlashRNN's `gpu_info2` extension
+(flashrnn/gpu_info/gpu_info.cc), which copies every field of cudaDeviceProp into a dict, and
+CUDA 13 removed eight of them (clockRate, deviceOverlap, kernelExecTimeoutEnabled, computeMode,
+maxTexture1DLinear, memoryClockRate, singleToDoublePrecisionPerfRatio,
+cooperativeMultiDeviceLaunch): "Error building extension 'gpu_info2'". The adapter imports a copy
+of the installed package (under $LOGT_PEERS_CACHE, default ~/.cache/logt-peers) in which those
+eight assignments sit under `#if CUDART_VERSION < 13000`, and says so in impl. FlashRNN reads
+four other fields of that dict (maxThreadsPerBlock, regsPerMultiprocessor, multiProcessorCount,
+sharedMemPerBlockOptin, for its tiling search); no kernel source changes.
 """
+import os
+import re
+import shutil
+import sys
+
 import numpy as np
 
 import common
@@ -39,6 +54,73 @@ THEIR_BACKEND = {"cuda_fused": "cuda_fused", "cuda": "cuda", "triton": "triton_f
                  "vanilla": "vanilla"}
 GATES = {"lstm": 4, "gru": 3, "slstm": 4, "elman": 1}
 DTYPE_NAMES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
+
+# The cudaDeviceProp fields that CUDA 13 removed and flashrnn 1.0.8's gpu_info.cc copies into its
+# dict (no caller reads them); each `dict["F"] = prop.F;` is compiled only before CUDA 13.
+GPU_INFO = os.path.join("flashrnn", "flashrnn", "gpu_info", "gpu_info.cc")
+REMOVED_IN_CUDA13 = ("clockRate", "deviceOverlap", "kernelExecTimeoutEnabled", "computeMode",
+                     "maxTexture1DLinear", "memoryClockRate", "singleToDoublePrecisionPerfRatio",
+                     "cooperativeMultiDeviceLaunch")
+PATCH_MARK = "// logt peers/flashrnn.py: fields removed in CUDA 13 are left out below"
+PATCH_ID = "gpu_info-cuda13-v1"   # a new id refreshes the cached copy
+
+
+def patch_gpu_info(text):
+    """gpu_info.cc with each removed field's assignment under #if CUDART_VERSION < 13000."""
+    if PATCH_MARK in text:
+        return text
+    for f in REMOVED_IN_CUDA13:
+        stmt = re.compile(r'dict\["%s"\]\s*=\s*prop\.%s\s*;' % (f, f))
+        if not stmt.search(text):
+            raise PeerError(f"{GPU_INFO}: no assignment of prop.{f} to patch (not flashrnn 1.0.8?)")
+        text = stmt.sub(lambda m: "\n#if CUDART_VERSION < 13000\n" + m.group(0) + "\n#endif\n", text)
+    return PATCH_MARK + "\n" + text
+
+
+def import_patched():
+    """Copy the installed flashrnn into the cache once (file times kept, so that torch's JIT
+    builds are not redone), patch gpu_info.cc there and import the copy. Returns (module, a short
+    note of the patch for impl: logt's runner keeps impl's first 159 characters, so it goes
+    first)."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]   # not this file
+    try:
+        spec = importlib.util.find_spec("flashrnn")
+    except ImportError:
+        spec = None
+    finally:
+        sys.path[:] = saved
+    if spec is None or not spec.submodule_search_locations:
+        common.need("flashrnn", "flashrnn==1.0.8")   # raises the Skip with what to install
+    src = list(spec.submodule_search_locations)[0]
+    version = common.package_version("flashrnn")
+    cache = os.environ.get("LOGT_PEERS_CACHE") or os.path.expanduser("~/.cache/logt-peers")
+    root = os.path.join(cache, f"flashrnn-{version}-patched")
+    stamp = os.path.join(root, "source")
+    want = f"{src}\n{PATCH_ID}"
+    if not (os.path.isfile(stamp) and open(stamp).read() == want):
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.copytree(src, os.path.join(root, "flashrnn"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        fn = os.path.join(root, GPU_INFO)
+        with open(fn) as f:
+            text = patch_gpu_info(f.read())
+        with open(fn, "w") as f:
+            f.write(text)
+        with open(stamp, "w") as f:
+            f.write(want)
+    if PATCH_MARK not in open(os.path.join(root, GPU_INFO)).read():
+        raise PeerError(f"{os.path.join(root, GPU_INFO)} is not patched: remove {root}")
+    sys.path.insert(0, root)
+    try:
+        fl = common.need("flashrnn", "flashrnn==1.0.8")
+    finally:
+        sys.path.remove(root)
+    if not os.path.abspath(fl.__file__).startswith(os.path.abspath(root) + os.sep):
+        raise PeerError(f"imported flashrnn from {fl.__file__}, not the patched copy in {root}")
+    return fl, "patched at run time: gpu_info.cc for CUDA 13"
 
 
 def numel_layer(cell, I, D, dh):
@@ -96,7 +178,7 @@ def run(text):
     import torch_util as tu
     torch = tu.torch
     dev = tu.device(req)
-    fl = common.need("flashrnn", "flashrnn==1.0.8")
+    fl, patch = import_patched()
     L, T, B, D, H, dh = req.layers, req.T, req.B, req.D, req.heads, req.head_dim
     G = GATES[req.cell]
     dname = DTYPE_NAMES[check_dtype(be) if req.check else req.dtype]
@@ -139,8 +221,8 @@ def run(text):
         with torch.no_grad():
             h = forward(torch.from_numpy(x).to(dev, dt))
         common.write_h(req, h.double().cpu().numpy())
-        return ok(version, f"flashrnn backend {THEIR_BACKEND[be]} {req.cell} H={H} dh={dh}, "
-                  f"one {dname} forward on {dev.type} (check)", [])
+        return ok(version, f"flashrnn backend {THEIR_BACKEND[be]} ({patch}), {req.cell} H={H} "
+                  f"dh={dh}, one {dname} forward on {dev.type} (check)", [])
 
     if req.knob("proj", "on") == "on":
         x, dh_ = tu.inputs(req, dev, dt, req.input_size, D)
@@ -153,8 +235,8 @@ def run(text):
         params, fn = layers[0][1:], forward_wx
     tu.reset_peak(dev)
     times, _ = tu.time_pass(req, dev, fn, params, x, dh_, prime=True)   # their JIT build
-    impl = (f"flashrnn backend {THEIR_BACKEND[be]}, {req.cell} H={H} dh={dh}, {L} layer(s), "
-            f"{dname} (x, W, R, b), {what}, {tu.pass_words(req)}")
+    impl = (f"flashrnn backend {THEIR_BACKEND[be]} ({patch}), {req.cell} H={H} dh={dh}, "
+            f"{L} layer(s), {dname} (x, W, R, b), {what}, {tu.pass_words(req)}")
     return ok(version, impl, times, None, tu.peak(dev))
 
 

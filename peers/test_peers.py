@@ -6,7 +6,8 @@ Covered: a bad request to every adapter; a skip when its package (or GPU, or che
 missing; the torch and JAX peers timed on the cpu; the scans checked against a float64 loop
 inside the adapters; `check` of torch-lstm, torch-gru, flashrnn (their vanilla backend, every
 cell), sru (their cpu loop) and deer-jax against float64 NumPy references written here from
-logt's headers (models/lstm/lstm.h, models/flashrnn/flashrnn.h, models/sru/sru.h, models/deer/deer.h).
+logt's headers (models/lstm/lstm.h, models/flashrnn/flashrnn.h, models/sru/sru.h, models/deer/deer.h);
+where nvcc is, flashrnn's gpu_info2 JIT build from the adapter's patched copy (no GPU needed).
 A test whose module is absent from this Python is reported as skipped, not passed.
 Env: LOGT_DEER_PATH (a checkout of machine-discovery/deer) for the deer-jax runs.
 Last line: 'N passed, N failed, N skipped'; exit status 1 when any failed.
@@ -429,11 +430,46 @@ def flashrnn_check_vanilla():
                 for l in range(L))
         req = speed("flashrnn", T=T, B=B, D=D, input_size=I, head_dim=dh, layers=L, cell=cell,
                     device="cpu", knobs={"route": "vanilla"})
-        run_check("flashrnn", req, n, lambda x, w: flashrnn_ref(cell, x, w, D, H, L), tol=1e-12)
+        resp, _ = run_check("flashrnn", req, n, lambda x, w: flashrnn_ref(cell, x, w, D, H, L),
+                            tol=1e-12)
+        assert "patched" in resp["impl"], resp["impl"]
         for ps in ("forward", "fwdbwd"):
             expect_ok(call("flashrnn", dict(req, check=None, **{"pass": ps})))
         expect_ok(call("flashrnn", dict(req, check=None, layers=1, knobs={"route": "vanilla",
                                                                           "proj": "off"})))
+
+
+# Builds FlashRNN's gpu_info2 extension from the adapter's patched copy, through their own loader.
+GPU_INFO_BUILD = """
+import importlib.util, os, sys
+sys.path.insert(0, {here!r})
+spec = importlib.util.spec_from_file_location("flashrnn_adapter", os.path.join({here!r}, "flashrnn.py"))
+adapter = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(adapter)
+fl, patch = adapter.import_patched()
+os.environ.setdefault("CUDA_LIB", os.path.join(sys.modules["flashrnn.flashrnn.cuda_init"].CUDA_HOME,
+                                               "lib64"))   # set by flashrnn only where a GPU is
+mod = sys.modules["flashrnn.flashrnn.gpu_info.gpu_info"]._GPUInfoCUDA.instance()
+print("built", mod.__name__, "from", fl.__file__)
+"""
+
+
+@test
+def flashrnn_gpu_info_builds():
+    """cuda_fused's first JIT build, gpu_info2, compiles from the patched copy (CUDA 13 removed
+    fields of cudaDeviceProp that flashrnn 1.0.8's gpu_info.cc reads). Needs nvcc, not a GPU."""
+    need("torch", "flashrnn", "ninja")
+    from torch.utils.cpp_extension import CUDA_HOME
+    if not CUDA_HOME or not os.path.isfile(os.path.join(CUDA_HOME, "bin", "nvcc")):
+        raise SkipTest("no nvcc (CUDA_HOME) here")
+    with tempfile.TemporaryDirectory() as tmp:
+        e = dict(os.environ, TORCH_EXTENSIONS_DIR=tmp)
+        e.setdefault("TORCH_CUDA_ARCH_LIST", "9.0")
+        p = subprocess.run([sys.executable, "-c", GPU_INFO_BUILD.format(here=HERE)], env=e,
+                           capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0 and "built gpu_info2" in p.stdout, \
+            f"gpu_info2 did not build: {p.stdout[-1000:]} {p.stderr[-3000:]}"
+        print("  " + p.stdout.strip().splitlines()[-1])
 
 
 @test
