@@ -14,6 +14,7 @@ logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_begin(logt_ctx *ctx);
 logt_status logt_ctx_cuda_timer_end(logt_ctx *ctx, double *ms);
 logt_status logt_ctx_cuda_head_start(logt_ctx *ctx, int us);
+logt_status logt_ctx_cuda_wait_for(logt_ctx *waiter, logt_ctx *other);
 #endif
 
 double logt_now(void)
@@ -83,6 +84,16 @@ logt_status logt_ctx_sync(logt_ctx *ctx)
 #endif
     (void)ctx;
     return LOGT_OK;
+}
+
+logt_status logt_ctx_wait_for(logt_ctx *waiter, logt_ctx *other)
+{
+    if (!waiter || !other || waiter == other || waiter->device != LOGT_CUDA) return LOGT_OK;
+#ifdef LOGT_HAVE_CUDA
+    return logt_ctx_cuda_wait_for(waiter, other);
+#else
+    return LOGT_OK;
+#endif
 }
 
 logt_status logt_ctx_cudnn(logt_ctx *ctx, void **handle)

@@ -57,6 +57,10 @@ logt_status logt_ctx_workspace(logt_ctx *ctx, size_t bytes, void **out);
  * would see each other's. Growing waits for the stream, then reallocates. */
 logt_status logt_ctx_tagged(logt_ctx *ctx, size_t bytes, void **out, uint32_t *tag);
 
+/* The work queued on `waiter` from now on waits for all queued on `other` so far (an event on
+ * other's stream that waiter's stream waits for; the host does not wait). No-op on the CPU or
+ * where they are one context. */
+logt_status logt_ctx_wait_for(logt_ctx *waiter, logt_ctx *other);
 /* OK when ctx is a cuda context; else an error saying that `who` runs on one. */
 logt_status logt_ctx_require_cuda(const logt_ctx *ctx, const char *who);
 

@@ -52,6 +52,17 @@ extern "C" logt_status logt_ctx_cuda_sync(logt_ctx *ctx)
     return LOGT_OK;
 }
 
+extern "C" logt_status logt_ctx_cuda_wait_for(logt_ctx *waiter, logt_ctx *other)
+{
+    cudaEvent_t e;
+    CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    cudaError_t r = cudaEventRecord(e, (cudaStream_t)other->stream);
+    if (r == cudaSuccess) r = cudaStreamWaitEvent((cudaStream_t)waiter->stream, e, 0);
+    cudaEventDestroy(e);   /* released once the wait is met */
+    CUDA_TRY(r);
+    return LOGT_OK;
+}
+
 extern "C" logt_status logt_ctx_cuda_cudnn(logt_ctx *ctx)
 {
     cudnnHandle_t h;

@@ -206,13 +206,15 @@ static logt_status check_knobs(const logt_model_ops *ops, const logt_model_cfg *
                              cfg->knobs[i].key, list);
         }
     }
-    int K;
+    int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
-    if (K && !ops->segments) {
+    LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
+    if ((K || wave) && !ops->segments) {
         char list[256];
         segment_models(list, sizeof list);
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s cannot recompute its activations: leave "
-                         "recompute = off (the models that can: %s)", ops->name, list);
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "model %s cannot run its sequence in segments: leave "
+                         "%s = off (the models that can: %s)", ops->name,
+                         K ? "recompute" : "layers_wavefront", list);
     }
     return LOGT_OK;
 }

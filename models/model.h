@@ -190,24 +190,38 @@ typedef struct logt_net {
     logt_tensor h0, c0, dh0, dc0;      /* [L][B][D] when an initial state is set          */
     int64_t T, B;
     int recompute;                     /* recompute = K: 0 off, -1 auto, else K           */
+    int wavefront;                     /* layers_wavefront = on                            */
     int64_t K;                         /* the last forward's segment length (0: none)     */
     logt_tensor x;                     /* the last forward's input (a view)               */
-    logt_tensor bh[LOGT_MAX_LAYERS], bc[LOGT_MAX_LAYERS];   /* recompute: each layer's    */
-                                       /* state at the start of every segment [S][B][D]  */
-    logt_tensor seg_out;               /* recompute: a segment's output, recomputed      */
-    logt_tensor carry[4];              /* recompute: dL/d(state) between segments         */
+    /* segments (recompute, wavefront), each layer its own: the state at every segment's
+     * start [S][B][D]; a segment's recomputed output [K][B][D]; dL/d(state) handed between
+     * segments, two slots of two buffers [B][D]; the gradient it passes down [T][B][D]
+     * (wavefront), and the context (stream) it runs on (wavefront, layers >= 1) */
+    logt_tensor bh[LOGT_MAX_LAYERS], bc[LOGT_MAX_LAYERS];
+    logt_tensor seg_out[LOGT_MAX_LAYERS];
+    logt_tensor carry[LOGT_MAX_LAYERS][4];
+    logt_tensor dlayer[LOGT_MAX_LAYERS];
+    logt_ctx *lane[LOGT_MAX_LAYERS];
 } logt_net;
 
 /* The knobs the net takes for every model, beside the model's own (checked by
- * logt_model_check):
+ * logt_model_check), for models whose ops set `segments`:
  *   recompute = off | auto | K   keep the states of every K-th step only, and recompute each
  *                                segment's activations in the backward (gradient
  *                                checkpointing): memory O(T / K + K) a layer instead of O(T),
  *                                about one more forward in time. auto: K near sqrt(T).
- *                                K >= T runs as off. Models whose ops set `segments`. */
+ *                                K >= T runs as off.
+ *   layers_wavefront = off | on  with layers >= 2, run the layers as a wavefront of segments:
+ *                                layer l's segment s once layer l - 1's segment s and its own
+ *                                segment s - 1 are done, each layer on a stream of its own, so
+ *                                that up to `layers` segments run at once. Segments of K steps
+ *                                (recompute's K, else T / (4 layers)); the backward recomputes
+ *                                each segment as recompute does. */
 extern const char *const logt_net_knobs[];
-/* recompute's value: 0 off, -1 auto, K > 0; an error naming the forms when it is none. */
+/* recompute's value: 0 off, -1 auto, K > 0; layers_wavefront's: 0 off, 1 on; an error naming
+ * the forms when it is none of them. */
 logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out);
+logt_status logt_net_wavefront_of(const logt_model_cfg *cfg, int *out);
 
 logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out);
 void logt_net_destroy(logt_net *net);

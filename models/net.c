@@ -30,7 +30,7 @@ static logt_status check_built(const logt_model_ops *ops, const logt_model_cfg *
                      ops->devices & LOGT_BIT(LOGT_CPU) ? ", or use the cpu backend" : "");
 }
 
-const char *const logt_net_knobs[] = {"recompute", NULL};
+const char *const logt_net_knobs[] = {"recompute", "layers_wavefront", NULL};
 
 logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out)
 {
@@ -43,6 +43,15 @@ logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out)
     if (end != v && !*end && k >= 1 && k <= (1L << 30)) return *out = (int)k, LOGT_OK;
     return LOGT_FAIL(LOGT_EINVAL, "recompute = '%s' is not a segment length: off, auto (K near "
                      "sqrt(T)) or a whole number of steps K >= 1 (K >= T recomputes nothing)", v);
+}
+
+logt_status logt_net_wavefront_of(const logt_model_cfg *cfg, int *out)
+{
+    const char *v = logt_cfg_knob(cfg, "layers_wavefront", "off");
+    *out = !strcmp(v, "on");
+    if (*out || !strcmp(v, "off")) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EINVAL, "layers_wavefront = '%s': it is off (layer after layer) or on (the "
+                     "layers as a wavefront of segments, layers >= 2)", v);
 }
 
 /* What the model declares (logt_model_check) and the depth. */
@@ -71,7 +80,8 @@ logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out)
     net->cfg = *cfg;
     net->ops = ops;
     net->L = cfg->layers;
-    (void)logt_net_recompute_of(cfg, &net->recompute);   /* checked by check_cfg */
+    (void)logt_net_recompute_of(cfg, &net->recompute);   /* both checked by check_cfg */
+    (void)logt_net_wavefront_of(cfg, &net->wavefront);
     logt_status s = LOGT_OK;
     int64_t total = 0;
     for (int l = 0; l < net->L && s == LOGT_OK; l++) {
@@ -116,9 +126,11 @@ void logt_net_destroy(logt_net *net)
         logt_tensor_free(&net->act[l]);
         logt_tensor_free(&net->bh[l]);
         logt_tensor_free(&net->bc[l]);
+        logt_tensor_free(&net->seg_out[l]);
+        for (int k = 0; k < 4; k++) logt_tensor_free(&net->carry[l][k]);
+        logt_tensor_free(&net->dlayer[l]);
+        if (l > 0 && net->lane[l] && net->lane[l] != net->lane[0]) logt_ctx_destroy(net->lane[l]);
     }
-    logt_tensor_free(&net->seg_out);
-    for (int k = 0; k < 4; k++) logt_tensor_free(&net->carry[k]);
     logt_tensor_free(&net->dact[0]);
     logt_tensor_free(&net->dact[1]);
     logt_tensor_free(&net->w);
@@ -211,13 +223,15 @@ static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t 
     return LOGT_OK;
 }
 
-/* ---- recompute = K ----------------------------------------------------------------------
- * The forward runs each layer in segments of K steps, each from the state the one before
- * handed it (bh, bc: the state at every segment's start), and the model keeps the activations
- * of the last segment only. The backward walks the segments from the last: it runs the
- * segment's forward again from its saved start (the last segment's activations are still
- * there), then its backward, which takes dL/d(final state) from the segment after it and
- * gives dL/d(initial state) to the one before (carry), adding to the weights' gradients. */
+/* ---- segments: recompute = K, layers_wavefront ----------------------------------------------
+ * With segments of K steps, a layer's forward runs segment after segment, each from the state
+ * the one before handed it (bh, bc: the state at every segment's start), and the model keeps
+ * the activations of the last segment only. The backward walks the segments from the last: it
+ * runs the segment's forward again from its saved start (the last segment's activations are
+ * still there), then its backward, which takes dL/d(final state) from the segment after it
+ * and gives dL/d(initial state) to the one before (carry), adding to the weights' gradients.
+ * The layers run one after another, or as a wavefront: segment s of layer l on layer l's own
+ * stream (lane) once segment s of layer l - 1 is done (forward; l + 1 in the backward). */
 
 /* Rows [t0, t0 + n) of a [T][B][W] tensor. */
 static logt_tensor rows_of(const logt_tensor *t, int64_t t0, int64_t n)
@@ -226,97 +240,215 @@ static logt_tensor rows_of(const logt_tensor *t, int64_t t0, int64_t n)
     return logt_tensor_view(t, t0 * t->shape[1] * t->shape[2], 3, shape);
 }
 
-/* Row s of an [S][B][D] tensor, as [B][D]. */
+/* Row s of an [S][B][D] tensor as [B][D]; none (data NULL) where t has none. */
 static logt_tensor state_of(const logt_tensor *t, int64_t s)
 {
+    if (!t->data) return (logt_tensor){0};
     const int64_t shape[2] = {t->shape[1], t->shape[2]};
     return logt_tensor_view(t, s * t->shape[1] * t->shape[2], 2, shape);
 }
 
-/* The segment length of a forward over T steps; 0: the layers run whole. */
+/* The segment length of a pass over T steps; 0: the layers run whole. */
 static int64_t segment_length(const logt_net *net, int64_t T)
 {
-    if (!net->recompute) return 0;
-    const int64_t K = net->recompute > 0 ? net->recompute : (int64_t)ceil(sqrt((double)T));
-    return K < T ? K : 0;
+    int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? (int64_t)ceil(sqrt((double)T)) : 0;
+    if (!K && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
+    return K > 0 && K < T ? K : 0;
 }
 
 /* The state slots a layer hands from segment to segment: 1 (h0) or 2 (h0 and c0). */
 static int slots(const logt_net *net) { return net->ops->nstate > 1 ? 2 : 1; }
 
-/* Segment s's initial state into the layer: the saved one, or for s = 0 the net's (views). */
-static void enter_segment(logt_net *net, int l, int64_t s, const logt_tensor *h0, const logt_tensor *c0)
+static int64_t nsegments(const logt_net *net, int64_t T) { return (T + net->K - 1) / net->K; }
+
+/* Layer l's own views of the net's state tensors (set_one), as they are between calls. */
+static void plain_views(logt_net *net, int l)
 {
     logt_model *m = net->layer[l];
-    m->h0 = s ? state_of(&net->bh[l], s) : *h0;
-    if (slots(net) > 1) m->c0 = s ? state_of(&net->bc[l], s) : *c0;
+    m->h0 = state_of(&net->h0, l), m->c0 = state_of(&net->c0, l);
+    m->dh0 = state_of(&net->dh0, l), m->dc0 = state_of(&net->dc0, l);
+    memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
+    memset(&m->dhT, 0, sizeof m->dhT), memset(&m->dcT, 0, sizeof m->dcT);
+    m->dw_add = 0;
 }
 
-static logt_status forward_segments(logt_net *net, int l, const logt_tensor *in, logt_ctx *ctx)
+/* Segment s's initial state into layer l: the saved one, or for s = 0 the net's. */
+static void enter_segment(logt_net *net, int l, int64_t s)
+{
+    plain_views(net, l);
+    logt_model *m = net->layer[l];
+    if (s) {
+        m->h0 = state_of(&net->bh[l], s);
+        if (slots(net) > 1) m->c0 = state_of(&net->bc[l], s);
+    }
+}
+
+static logt_status forward_segment(logt_net *net, int l, int64_t s, const logt_tensor *in, logt_ctx *ctx)
 {
     logt_model *m = net->layer[l];
-    const int64_t T = in->shape[0], B = in->shape[1], D = net->cfg.hidden_size, K = net->K;
-    const int64_t S = (T + K - 1) / K;
-    LOGT_TRY(logt_tensor_ensure3(&net->bh[l], net->cfg.device, net->cfg.dtype, S, B, D));
-    if (slots(net) > 1) LOGT_TRY(logt_tensor_ensure3(&net->bc[l], net->cfg.device, net->cfg.dtype, S, B, D));
-    const logt_tensor h0 = m->h0, c0 = m->c0;
-    logt_status st = LOGT_OK;
-    for (int64_t s = 0; s < S && st == LOGT_OK; s++) {
-        const int64_t t0 = s * K, n = T - t0 < K ? T - t0 : K;
-        enter_segment(net, l, s, &h0, &c0);
-        if (s + 1 < S) {   /* its final state starts the next */
-            m->hT = state_of(&net->bh[l], s + 1);
-            if (slots(net) > 1) m->cT = state_of(&net->bc[l], s + 1);
-        } else {
-            memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
-        }
-        logt_tensor xs = rows_of(in, t0, n), hs = rows_of(&net->act[l], t0, n);
-        st = net->ops->forward(m, &xs, &hs, ctx);
+    const int64_t T = in->shape[0], K = net->K, S = nsegments(net, T), t0 = s * K;
+    const int64_t n = T - t0 < K ? T - t0 : K;
+    enter_segment(net, l, s);
+    if (s + 1 < S) {   /* its final state starts the next */
+        m->hT = state_of(&net->bh[l], s + 1);
+        if (slots(net) > 1) m->cT = state_of(&net->bc[l], s + 1);
     }
-    m->h0 = h0, m->c0 = c0;
-    memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
+    logt_tensor xs = rows_of(in, t0, n), hs = rows_of(&net->act[l], t0, n);
+    logt_status st = net->ops->forward(m, &xs, &hs, ctx);
+    plain_views(net, l);
     return st;
 }
 
-static logt_status backward_segments(logt_net *net, int l, const logt_tensor *in, const logt_tensor *dout,
-                                     logt_tensor *din, logt_ctx *ctx)
+/* Segment s of layer l's backward: dout's rows into din's (din NULL: no dx). */
+static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_tensor *in,
+                                    const logt_tensor *dout, logt_tensor *din, logt_ctx *ctx)
 {
     logt_model *m = net->layer[l];
-    const int64_t T = net->T, B = net->B, D = net->cfg.hidden_size, K = net->K;
-    const int64_t S = (T + K - 1) / K;
-    const int two = slots(net) > 1;
-    for (int k = 0; k < 2 + 2 * two; k++)
-        LOGT_TRY(logt_tensor_ensure3(&net->carry[k], net->cfg.device, net->cfg.dtype, 1, B, D));
-    LOGT_TRY(logt_tensor_ensure3(&net->seg_out, net->cfg.device, net->cfg.dtype, K, B, D));
-    const logt_tensor h0 = m->h0, c0 = m->c0, dh0 = m->dh0, dc0 = m->dc0;
+    const int64_t T = net->T, K = net->K, S = nsegments(net, T), t0 = s * K;
+    const int64_t n = T - t0 < K ? T - t0 : K;
+    const logt_tensor xs = rows_of(in, t0, n);
     logt_status st = LOGT_OK;
-    for (int64_t s = S - 1; s >= 0 && st == LOGT_OK; s--) {
-        const int64_t t0 = s * K, n = T - t0 < K ? T - t0 : K;
-        const logt_tensor xs = rows_of(in, t0, n);
-        enter_segment(net, l, s, &h0, &c0);
-        if (s + 1 < S) {   /* the last segment's activations are the forward's own */
-            logt_tensor hs = rows_of(&net->seg_out, 0, n);
-            st = net->ops->forward(m, &xs, &hs, ctx);
-            if (st != LOGT_OK) break;
-        }
-        /* carries: segment s writes dL/d(its initial state) to carry[w] (and [2 + w]), which
-         * segment s - 1 reads as dL/d(its final state) */
-        const int w = (int)(s & 1), r = w ^ 1;
-        memset(&m->dhT, 0, sizeof m->dhT), memset(&m->dcT, 0, sizeof m->dcT);
+    if (s + 1 < S) {   /* the last segment's activations are the forward's own */
+        enter_segment(net, l, s);
+        logt_tensor hs = rows_of(&net->seg_out[l], 0, n);
+        st = net->ops->forward(m, &xs, &hs, ctx);
+    }
+    if (st == LOGT_OK) {
+        /* segment s writes dL/d(its initial state) to carry[w] (and [2 + w]), which segment
+         * s - 1 reads as dL/d(its final state) */
+        logt_tensor *carry = net->carry[l];
+        const int w = (int)(s & 1), r = w ^ 1, two = slots(net) > 1;
+        enter_segment(net, l, s);
         if (s + 1 < S) {
-            m->dhT = state_of(&net->carry[r], 0);
-            if (two) m->dcT = state_of(&net->carry[2 + r], 0);
+            m->dhT = state_of(&carry[r], 0);
+            if (two) m->dcT = state_of(&carry[2 + r], 0);
+            m->dw_add = 1;
         }
-        m->dh0 = s ? state_of(&net->carry[w], 0) : dh0;
-        if (two) m->dc0 = s ? state_of(&net->carry[2 + w], 0) : dc0;
-        m->dw_add = s + 1 < S;
+        if (s) {
+            m->dh0 = state_of(&carry[w], 0);
+            if (two) m->dc0 = state_of(&carry[2 + w], 0);
+        }
         const logt_tensor dhs = rows_of(dout, t0, n);
         logt_tensor dxs = din ? rows_of(din, t0, n) : (logt_tensor){0};
         st = net->ops->backward(m, &dhs, din ? &dxs : NULL, ctx);
     }
-    m->h0 = h0, m->c0 = c0, m->dh0 = dh0, m->dc0 = dc0, m->dw_add = 0;
-    memset(&m->dhT, 0, sizeof m->dhT), memset(&m->dcT, 0, sizeof m->dcT);
+    plain_views(net, l);
     return st;
+}
+
+/* The buffers of segments: the saved starts (forward), or the backward's scratch. */
+static logt_status segment_buffers(logt_net *net, int backward)
+{
+    const int64_t B = net->B, D = net->cfg.hidden_size, S = nsegments(net, net->T);
+    const logt_device dev = net->cfg.device;
+    const logt_dtype dt = net->cfg.dtype;
+    for (int l = 0; l < net->L; l++) {
+        if (!backward) {
+            LOGT_TRY(logt_tensor_ensure3(&net->bh[l], dev, dt, S, B, D));
+            if (slots(net) > 1) LOGT_TRY(logt_tensor_ensure3(&net->bc[l], dev, dt, S, B, D));
+            continue;
+        }
+        LOGT_TRY(logt_tensor_ensure3(&net->seg_out[l], dev, dt, net->K, B, D));
+        for (int k = 0; k < 2 * slots(net); k++)
+            LOGT_TRY(logt_tensor_ensure3(&net->carry[l][k], dev, dt, 1, B, D));
+        if (net->wavefront && l > 0) LOGT_TRY(logt_tensor_ensure3(&net->dlayer[l], dev, dt, net->T, B, D));
+    }
+    return LOGT_OK;
+}
+
+/* The wavefront's lanes: layer 0 on the caller's context, each other layer on its own
+ * (a stream of its own on CUDA), each first waiting for what the caller queued so far. */
+static logt_status lanes(logt_net *net, logt_ctx *ctx)
+{
+    net->lane[0] = ctx;
+    for (int l = 1; l < net->L; l++) {
+        if (!ctx || ctx->device != LOGT_CUDA) {
+            net->lane[l] = ctx;
+            continue;
+        }
+        if (!net->lane[l] || net->lane[l] == ctx) {
+            net->lane[l] = NULL;
+            LOGT_TRY(logt_ctx_create(LOGT_CUDA, &net->lane[l]));
+        }
+        net->lane[l]->inference = ctx->inference;
+        net->lane[l]->step = ctx->step;
+        net->lane[l]->relax = ctx->relax;
+        LOGT_TRY(logt_ctx_wait_for(net->lane[l], ctx));
+    }
+    return LOGT_OK;
+}
+
+/* The caller's context waits for every lane. */
+static logt_status join_lanes(logt_net *net, logt_ctx *ctx)
+{
+    for (int l = 1; l < net->L; l++)
+        if (net->lane[l] != ctx) LOGT_TRY(logt_ctx_wait_for(ctx, net->lane[l]));
+    return LOGT_OK;
+}
+
+static const logt_tensor *layer_input(const logt_net *net, int l) { return l ? &net->act[l - 1] : &net->x; }
+
+/* Every layer's forward in segments: layer after layer, or as a wavefront (in each wave the
+ * layers from the top down, so that layer l's wait on layer l - 1 covers segment s only). */
+static logt_status forward_segmented(logt_net *net, logt_ctx *ctx)
+{
+    const int64_t S = nsegments(net, net->T);
+    LOGT_TRY(segment_buffers(net, 0));
+    if (!net->wavefront) {
+        for (int l = 0; l < net->L; l++)
+            for (int64_t s = 0; s < S; s++) {
+                logt_status st = forward_segment(net, l, s, layer_input(net, l), ctx);
+                if (st != LOGT_OK) return logt_errctx("%s layer %d segment %lld forward", net->ops->name, l, (long long)s), st;
+            }
+        return LOGT_OK;
+    }
+    LOGT_TRY(lanes(net, ctx));
+    logt_status st = LOGT_OK;
+    for (int64_t w = 0; w < S + net->L - 1 && st == LOGT_OK; w++)
+        for (int l = net->L - 1; l >= 0 && st == LOGT_OK; l--) {
+            const int64_t s = w - l;
+            if (s < 0 || s >= S) continue;
+            if (l && net->lane[l] != net->lane[l - 1]) st = logt_ctx_wait_for(net->lane[l], net->lane[l - 1]);
+            if (st == LOGT_OK) st = forward_segment(net, l, s, layer_input(net, l), net->lane[l]);
+            if (st != LOGT_OK) logt_errctx("%s layer %d segment %lld forward", net->ops->name, l, (long long)s);
+        }
+    logt_status j = join_lanes(net, ctx);
+    return st != LOGT_OK ? st : j;
+}
+
+/* Every layer's backward in segments, from the last; as a wavefront, in each wave the layers
+ * from the bottom up (layer l waits on layer l + 1's segment s only). */
+static logt_status backward_segmented(logt_net *net, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
+{
+    const int64_t S = nsegments(net, net->T);
+    const int L = net->L;
+    LOGT_TRY(segment_buffers(net, 1));
+    if (!net->wavefront) {
+        const logt_tensor *dout = dh;
+        for (int l = L - 1; l >= 0; l--) {
+            logt_tensor *din = l == 0 ? dx : &net->dact[l & 1];
+            for (int64_t s = S - 1; s >= 0; s--) {
+                logt_status st = backward_segment(net, l, s, layer_input(net, l), dout, din, ctx);
+                if (st != LOGT_OK) return logt_errctx("%s layer %d segment %lld backward", net->ops->name, l, (long long)s), st;
+            }
+            dout = din;
+        }
+        return LOGT_OK;
+    }
+    LOGT_TRY(lanes(net, ctx));
+    logt_status st = LOGT_OK;
+    for (int64_t w = 0; w < S + L - 1 && st == LOGT_OK; w++)
+        for (int l = 0; l < L && st == LOGT_OK; l++) {
+            const int64_t j = w - (L - 1 - l), s = S - 1 - j;
+            if (j < 0 || j >= S) continue;
+            if (l + 1 < L && net->lane[l] != net->lane[l + 1]) st = logt_ctx_wait_for(net->lane[l], net->lane[l + 1]);
+            const logt_tensor *dout = l + 1 < L ? &net->dlayer[l + 1] : dh;
+            logt_tensor *din = l ? &net->dlayer[l] : dx;
+            if (st == LOGT_OK) st = backward_segment(net, l, s, layer_input(net, l), dout, din, net->lane[l]);
+            if (st != LOGT_OK) logt_errctx("%s layer %d segment %lld backward", net->ops->name, l, (long long)s);
+        }
+    logt_status jn = join_lanes(net, ctx);
+    return st != LOGT_OK ? st : jn;
 }
 
 logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_tensor **h,
@@ -333,14 +465,19 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
     net->K = segment_length(net, T);
     net->x = *x;   /* a view: the backward's recomputation reads it again */
     net->x.owns = 0;
-    for (int l = 0; l < net->L; l++) {
+    for (int l = 0; l < net->L; l++)
         LOGT_TRY(logt_tensor_ensure3(&net->act[l], net->cfg.device, net->cfg.dtype, T, B, D));
-        const logt_tensor *in = l == 0 ? x : &net->act[l - 1];
-        logt_status s = net->K ? forward_segments(net, l, in, ctx)
-                               : net->ops->forward(net->layer[l], in, &net->act[l], ctx);
-        if (s != LOGT_OK) {
-            logt_errctx("%s layer %d forward", net->ops->name, l);
-            return s;
+    if (net->K) {
+        net->T = T, net->B = B;   /* the segments' sizes */
+        logt_status s = forward_segmented(net, ctx);
+        if (s != LOGT_OK) return net->T = 0, s;
+    } else {
+        for (int l = 0; l < net->L; l++) {
+            logt_status s = net->ops->forward(net->layer[l], layer_input(net, l), &net->act[l], ctx);
+            if (s != LOGT_OK) {
+                logt_errctx("%s layer %d forward", net->ops->name, l);
+                return s;
+            }
         }
     }
     net->T = T;
@@ -365,16 +502,15 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
                              (long long)net->B);
     }
     int64_t D = net->cfg.hidden_size;
-    if (net->L > 1) {
+    if (net->L > 1 && !(net->K && net->wavefront)) {
         LOGT_TRY(logt_tensor_ensure3(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
         LOGT_TRY(logt_tensor_ensure3(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
     }
+    if (net->K) return backward_segmented(net, dh, dx, ctx);
     const logt_tensor *dout = dh;
     for (int l = net->L - 1; l >= 0; l--) {
         logt_tensor *din = l == 0 ? dx : &net->dact[l & 1];
-        const logt_tensor *in = l == 0 ? &net->x : &net->act[l - 1];
-        logt_status s = net->K ? backward_segments(net, l, in, dout, din, ctx)
-                               : net->ops->backward(net->layer[l], dout, din, ctx);
+        logt_status s = net->ops->backward(net->layer[l], dout, din, ctx);
         if (s != LOGT_OK) {
             logt_errctx("%s layer %d backward", net->ops->name, l);
             return s;

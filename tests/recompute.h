@@ -139,6 +139,29 @@ static inline void expect_same(const setup *s, const char *const *rcs, double to
     free_pass(&ref);
 }
 
+/* The layers as a wavefront (layers_wavefront = on, beside s's knobs) with its own segments
+ * and with each recompute value in rcs, against the plain pass of s (its knobs, no wavefront). */
+static inline void expect_wavefront(const setup *s, const char *const *rcs, double tol)
+{
+    pass ref = run(s, NULL);
+    setup w = *s;
+    char knobs[256];
+    snprintf(knobs, sizeof knobs, "%s%slayers_wavefront=on", s->knobs ? s->knobs : "", s->knobs ? "," : "");
+    w.knobs = knobs;
+    for (int i = -1; i < 0 || rcs[i]; i++) {
+        const char *rc = i < 0 ? NULL : rcs[i];
+        pass p = run(&w, rc);
+        const char *what = rc ? rc : "off, wavefront on";
+        same("h", what, p.h, ref.h, ref.nh, tol);
+        same("dw", what, p.dw, ref.dw, ref.nw, tol);
+        same("dx", what, p.dx, ref.dx, ref.nx, tol);
+        same("dh0", what, p.dh0, ref.dh0, ref.ns, tol);
+        same("dc0", what, p.dc0, ref.dc0, ref.ns, tol);
+        free_pass(&p);
+    }
+    free_pass(&ref);
+}
+
 /* T = 10: K = 3 (3, 3, 3, 1), 4 (4, 4, 2), 1, 9, auto (4), and 10 and 50 (none). */
 static const char *const AWKWARD[] __attribute__((unused)) = {"3", "4", "1", "9", "auto", "10", "50", NULL};
 

@@ -17,6 +17,26 @@ Test(recompute, lstm_cuda_matches)
     }
 }
 
+/* Three layers as a wavefront of segments: on the CPU the same order of sums, so the same
+ * bits; on CUDA, each layer on its own stream. */
+Test(recompute, lstm_wavefront_cpu_same_bits)
+{
+    for (int state = 0; state < 2; state++) {
+        setup s = {"lstm", NULL, NULL, LOGT_CPU, LOGT_F64, 10, 2, 3, 4, 0, 3, state};
+        expect_wavefront(&s, AWKWARD, 0);
+    }
+}
+
+Test(recompute, lstm_wavefront_cuda_matches)
+{
+    SKIP_WITHOUT_GPU("lstm wavefront");
+    for (int state = 0; state < 2; state++) {
+        setup s = {"lstm", NULL, NULL, LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, state};
+        static const char *const rcs[] = {"8", "1", "auto", "100", NULL};
+        expect_wavefront(&s, rcs, 2e-5);
+    }
+}
+
 /* Bad values are named at configuration time; a model without segments says which have them. */
 Test(recompute, bad_values_are_named)
 {
@@ -34,6 +54,11 @@ Test(recompute, bad_values_are_named)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", "4"), LOGT_OK);
     logt_layout lay;
     cr_assert_eq(logt_model_layout(logt_model_find("lstm-cudnn"), &cfg, &lay), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "lstm-cudnn cannot recompute") && strstr(logt_errmsg(), "lstm"),
+    cr_assert(strstr(logt_errmsg(), "lstm-cudnn cannot run its sequence in segments") && strstr(logt_errmsg(), "lstm"),
               "%s", logt_errmsg());
+    logt_model_cfg_init(&cfg, "lstm", LOGT_CPU, 3, 4);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "layers_wavefront", "yes"), LOGT_OK);
+    logt_net *net = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "layers_wavefront = 'yes'") && strstr(logt_errmsg(), "off"), "%s", logt_errmsg());
 }
