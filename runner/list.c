@@ -57,8 +57,9 @@ static void print_model(const logt_model_ops *m)
     used = 0;
     for (int c = 0; m->cells && m->cells[c] && used < sizeof cells; c++)
         used += (size_t)snprintf(cells + used, sizeof cells - used, "%s%s", c ? " " : "", m->cells[c]);
-    printf("  %-12s %s\n  %-12s %s; %s%s%s\n", m->name, m->summary ? m->summary : "", "", takes,
-           m->heads ? "heads: head_dim divides D" : "one head", *cells ? "; cells: " : "", cells);
+    printf("  %-12s %s\n  %-12s %s; %s%s%s%s\n", m->name, m->summary ? m->summary : "", "", takes,
+           m->heads ? "heads: head_dim divides D" : "one head", *cells ? "; cells: " : "", cells,
+           m->segments ? "; segments: recompute, layers_wavefront" : "");
 }
 
 int logt_cmd_list(void)
@@ -72,7 +73,8 @@ int logt_cmd_list(void)
 #endif
     );
     (void)cuda;
-    printf("models (what each takes: backends with their dtypes, heads, cells):\n");
+    printf("models (what each takes: backends with their dtypes, heads, cells, and whether it runs\n"
+           "in segments: the net's recompute and layers_wavefront, models/model.h):\n");
     for (int i = 0; i < logt_model_count(); i++) print_model(logt_model_at(i));
     printf("\nkernels (for kind = kernel experiments):\n");
     for (int i = 0; i < logt_kernel_count(); i++) {
