@@ -244,6 +244,15 @@ static logt_status slstm_state_grads(flashrnn_model *m, flashrnn_alt_scratch *sc
     return LOGT_OK;
 }
 
+/* dst [n] f32 from src of dtype dt on stream st (a copy for f32). */
+static logt_status to_f32(float *dst, const void *src, logt_dtype dt, int64_t n, cudaStream_t st)
+{
+    if (dt == LOGT_F32)
+        CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else LOGT_TRY(logt_cuda_convert(dst, LOGT_F32, src, dt, n));
+    return LOGT_OK;
+}
+
 template <class Cell, typename T>
 static logt_status alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                 const flashrnn_fused_args *a)
@@ -254,8 +263,12 @@ static logt_status alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, log
     LOGT_TRY(logt_tensor_reserve(&sc->pk, LOGT_CUDA, a->dtype, (int64_t)H * B * G * dh, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->dhr, LOGT_CUDA, LOGT_F32, (int64_t)B * D, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->dcr, LOGT_CUDA, LOGT_F32, (int64_t)B * (NST ? NST : 1) * D, NULL));
-    CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
-    CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * (NST ? NST : 1) * D * sizeof(float), st));
+    /* the carries start from zeros, or a segment's from dL/d(final state): a->dhT and (the
+     * lstm's one state plane, [B][D]) a->dcT */
+    if (a->dhT) LOGT_TRY(to_f32((float *)sc->dhr.data, a->dhT, a->dtype, (int64_t)B * D, st));
+    else CUDA_TRY(cudaMemsetAsync(sc->dhr.data, 0, (size_t)B * D * sizeof(float), st));
+    if (NST == 1 && a->dcT) LOGT_TRY(to_f32((float *)sc->dcr.data, a->dcT, a->dtype, (int64_t)B * D, st));
+    else CUDA_TRY(cudaMemsetAsync(sc->dcr.data, 0, (size_t)B * (NST ? NST : 1) * D * sizeof(float), st));
     float *dhr = (float *)sc->dhr.data;   /* the states before step 0: sc->st0, the forward's */
     for (int t = a->T - 1; t >= 0; t--) {
         const int64_t o = (int64_t)t * B;

@@ -26,8 +26,8 @@ typedef struct flashrnn_alt_scratch {
  * and the states a->c, for m's cell and a->dtype. */
 logt_status flashrnn_alt_forward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                  const flashrnn_fused_args *a);
-/* Back through the steps from a->dH: a->dxa (and the gru's a->dra), a->dh0, a->dc0 and the
- * slstm's m->dn0, m->dm0 where given. */
+/* Back through the steps from a->dH (and a->dhT, a->dcT into the last step, where given):
+ * a->dxa (and the gru's a->dra), a->dh0, a->dc0 and the slstm's m->dn0, m->dm0 where given. */
 logt_status flashrnn_alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                   const flashrnn_fused_args *a);
 void flashrnn_alt_free(flashrnn_alt_scratch *sc);

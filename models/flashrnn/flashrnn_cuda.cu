@@ -26,6 +26,10 @@
  *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      2·G strided-batched GEMMs (batch over heads;
  *                                              Hprev is h0, then h shifted by a step: no copy)
  *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
+ * Segments (recompute = K, models/model.h): the forward also copies the final h and (lstm) c,
+ * the latter from the f32 states into the dtype, to m->hT, m->cT; the backward starts its
+ * recursion from m->dhT, m->dcT (the fused kernel reads them, fused.h; the alternating path
+ * copies them into its carries) and, with m->dw_add, adds the weights' gradients (beta = 1).
  * Precision: the fp32 dtype runs every product on TF32 (10-bit mantissa) tensor cores, the
  * recurrent ones included: "fp32" here is fp32 storage and accumulation, TF32 multiplies.
  */
@@ -344,7 +348,38 @@ static logt_status forward_overlapped(flashrnn_cuda_scratch *sc, logt_ctx *ctx, 
     return LOGT_OK;
 }
 
+/* ---- the final state and its gradient, for segments (recompute) --------------------------- */
+
+/* dst [n] of dtype dt from the f32 src on ctx's stream (a copy for f32). */
+static logt_status from_f32(void *dst, logt_dtype dt, const float *src, int64_t n, cudaStream_t st)
+{
+    if (dt == LOGT_F32)
+        CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
+    else LOGT_TRY(logt_cuda_convert(dst, dt, src, LOGT_F32, n));
+    return LOGT_OK;
+}
+
+/* The final state of a forward over T steps into m->hT, m->cT where their data is given: h's
+ * last row (the dtype's), and the lstm's c, kept in f32 by both paths, in the dtype. */
+static logt_status final_state(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx,
+                               const logt_tensor *h, int64_t T, int64_t B)
+{
+    const int64_t D = m->base.cfg.hidden_size;
+    const logt_dtype dt = m->base.cfg.dtype;
+    const size_t es = logt_dtype_size(dt);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (m->base.hT.data)
+        CUDA_TRY(cudaMemcpyAsync(m->base.hT.data, (const char *)h->data + (T - 1) * B * D * es,
+                                 (size_t)(B * D) * es, cudaMemcpyDeviceToDevice, st));
+    if (m->base.cT.data && m->cell == FLASHRNN_LSTM)   /* a gru keeps nothing in c */
+        LOGT_TRY(from_f32(m->base.cT.data, dt, (const float *)sc->c.data + (T - 1) * B * D, B * D, st));
+    return LOGT_OK;
+}
+
 /* ---- forward -------------------------------------------------------------------------------- */
+
+static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, const logt_tensor *x,
+                                logt_tensor *h, logt_ctx *ctx);
 
 extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tensor *x,
                                              logt_tensor *h, logt_ctx *ctx)
@@ -355,6 +390,14 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
     LOGT_TRY(check_act(m, h, "h"));
     flashrnn_cuda_scratch *sc = NULL;
     LOGT_TRY(scratch_of(m, &sc));
+    LOGT_TRY(forward_pass(m, sc, x, h, ctx));
+    return final_state(m, sc, ctx, h, x->shape[0], x->shape[1]);
+}
+
+/* The forward's input projection and recurrence. */
+static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, const logt_tensor *x,
+                                logt_tensor *h, logt_ctx *ctx)
+{
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t N = T * B, G = ngates(m), H = m->H, dh = m->dh, NS = nsaved(m), NST = nstates(m);
     const logt_dtype dt = m->base.cfg.dtype;
@@ -399,7 +442,8 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
 /* ---- backward ------------------------------------------------------------------------------- */
 
 /* The weights' gradients over the steps [t0, t1) (operands of the activations' dtype, fp32
- * results, added to what is there unless `first`), and dx's rows of those steps into dxf. */
+ * results, added to what is there unless `first` and not m->base.dw_add, which a segment
+ * sets to add to the segments after it), and dx's rows of those steps into dxf. */
 static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx, const void *h0,
                               float *dxf, int64_t t0, int64_t t1, int first)
 {
@@ -410,7 +454,7 @@ static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt
     const size_t es = logt_dtype_size(dt);
     const int gru = m->cell == FLASHRNN_GRU;   /* the one cell whose dL/d(R h) is its own */
     const char *dxa = (const char *)sc->dxa.data, *dra = gru ? (const char *)sc->dra.data : dxa;
-    const float beta = first ? 0.0f : 1.0f;
+    const float beta = first && !m->base.dw_add ? 0.0f : 1.0f;
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
     const void *W = dt == LOGT_BF16 ? sc->wd.data : (const void *)param(m, &m->base.w, "W");
@@ -526,6 +570,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     a.h = m->h.data, a.s = (float *)sc->s.data, a.c = nstates(m) ? (float *)sc->c.data : NULL;
     a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = gru ? sc->dra.data : NULL;
     a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
+    a.dhT = m->base.dhT.data, a.dcT = m->cell == FLASHRNN_LSTM ? m->base.dcT.data : NULL;
 
     /* 2. (below) the weights' gradients and dx, every step at once, or beside the fused
      * kernel in chunks of steps (backward_overlapped) */

@@ -14,7 +14,7 @@
  * s [T][B][NS·D] and the states c [T][B][NST·D]: NS = 5, NST = 3 (c, n, m); NS = 1, NST = 0)
  * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
  * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm dra is dxa; the weight-gradient GEMMs
- * read them), and dh0, dc0 (dtype, may be NULL).
+ * read them), and dh0, dc0 (dtype, may be NULL); it starts from dhT, dcT where given.
  */
 #ifndef LOGT_FLASHRNN_FUSED_H
 #define LOGT_FLASHRNN_FUSED_H
@@ -65,6 +65,9 @@ typedef struct flashrnn_fused_args {
     const void *dH;
     void *dxa, *dra;
     void *dh0, *dc0;
+    const void *dhT, *dcT;     /* backward: dL/dh, dL/dc of the last step's state from steps  */
+                               /* after the pass (a segment's, recompute), read once at the   */
+                               /* start, [B][D] dtype; NULL: zeros (dcT: lstm only)           */
     int warps_k;               /* 0: the tuner's choice; else only tilings with this warps_k */
     int cell_split;            /* 0: the tuner's choice; 1 or 2: only that cell_split        */
     flashrnn_head_sync head_sync;   /* ANY: the tuner's choice; GRID or CLUSTER: split heads

@@ -1,7 +1,8 @@
 /* fused_backward.cu — the backward of the head-wise LSTM / GRU in one persistent launch: all
  * T steps from the last down, each head's R in registers for the whole pass (the tiling:
- * fused_common.cuh). Reads h, the saved gates and c of the forward and dH; writes dL/d(W x)
- * (= dL/d(R h) for the lstm), for the gru dL/d(R h), and dL/dh_{-1}, dL/dc_{-1} (fused.h).
+ * fused_common.cuh). Reads h, the saved gates and c of the forward and dH (and dhT, dcT into
+ * the last step, where given); writes dL/d(W x) (= dL/d(R h) for the lstm), for the gru
+ * dL/d(R h), and dL/dh_{-1}, dL/dc_{-1} (fused.h).
  *
  * A step t: its inputs prefetched FLASHRNN_STAGES - 1 steps ahead; the cell's backward where
  * the products of step t + 1 landed (the C fragments hold dL/dh_t of the cell's positions),
@@ -214,6 +215,20 @@ __device__ __forceinline__ void bwd_store_initial(const flashrnn_fused_args &a, 
         }
 }
 
+/* dL/dh and dL/dc reaching the last step from after the pass (a segment's a.dhT, a.dcT; NULL:
+ * the zeros already there) into the state dhs [bt][P], dcs after it: each position by the
+ * thread that zeroed it, so no barrier comes between. */
+template <typename T>
+__device__ __forceinline__ void bwd_final_grads(const flashrnn_fused_args &a, float *dhs, int bt, int P, int U,
+                                                int b0, int B, int D, int ub)
+{
+    for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) {
+        const int n = i / P % bt, u = i % P;
+        const T *from = static_cast<const T *>(i < bt * P ? a.dhT : a.dcT);
+        if (from && u < U && b0 + n < B) dhs[i] = ld(from + (int64_t)(b0 + n) * D + ub + u);
+    }
+}
+
 /* ---- the pass ------------------------------------------------------------------------------ */
 
 /* The backward of one block, from step T - 1 down: a step's cell (on dL/dh_t from the step
@@ -253,9 +268,12 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
     const T *drx = static_cast<const T *>(G == 4 ? a.dxa : a.dra);
 
+    /* the state from zeros, or a segment's from its final state's gradients; before R's
+     * registers are loaded (the split kernels spill least so) */
+    for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
+    if (a.dhT || a.dcT) bwd_final_grads<T>(a, dhs, bt, P, U, b0, B, D, ub);
     uint32_t ra[NK][4];
     bwd_load_r<Cell, T, KS>(ra, lane, R, head, dh, u0, kw);
-    for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
     /* the prefetch's copies counted from the last thread down with head_sync = grid, so that
      * the cell's threads (the first) issue few or none of them (not in clusters, where it was
      * slower: experiments/flashrnn-headdim, Design notes) */
