@@ -125,6 +125,15 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     if (cfg->device == LOGT_CUDA && !fused_cell(*cell) && !strcmp(logt_cfg_knob(cfg, "kernel", ""), "fused"))
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru; cell = "
                          "%s runs with kernel = alternating (or unset)", cfg->model, cells[c]);
+    int K, wave;
+    LOGT_TRY(logt_net_recompute_of(cfg, &K));
+    LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
+    if ((K || wave) && *cell == FLASHRNN_SLSTM)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: cell slstm cannot %s: its normaliser n and "
+                         "stabiliser m are states the net's segments do not carry (only h and c); "
+                         "leave %s = off, or use cell lstm, gru or elman", cfg->model,
+                         K ? "recompute" : "run as a layers_wavefront",
+                         K ? "recompute" : "layers_wavefront");
     if (cfg->device == LOGT_CUDA) k = kernel_of(cfg, *cell);   /* the fused kernel's knobs need it */
     const char *wk = logt_cfg_knob(cfg, "warps_k", "0");
     char *end;
@@ -185,6 +194,10 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     flashrnn_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
+    int K, wave;
+    (void)logt_net_recompute_of(cfg, &K);   /* both checked by check_cfg */
+    (void)logt_net_wavefront_of(cfg, &wave);
+    m->segments = K || wave;
     m->alternating = !strcmp(kernel_of(cfg, cell), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
@@ -254,7 +267,9 @@ static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const 
 
 logt_status flashrnn_check_states(const flashrnn_model *m, int64_t B)
 {
-    if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM)
+    /* in segments (recompute, layers_wavefront), the net hands every cell a c0 between them: a
+     * gru or elman ignores it */
+    if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM && !m->segments)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          m->base.cfg.model, cells[m->cell]);
     const logt_tensor *nm[2] = {&m->n0, &m->m0};
@@ -449,6 +464,11 @@ logt_status flashrnn_forward_cpu(flashrnn_model *m, const logt_tensor *x, logt_t
             cell_forward(m, &p, WX + n * G * D, rh, bn, n, K ? Q + n * K * D : NULL, Hs + n * D);
         }
     free(rh);
+    /* the final state, for the next segment (a gru or elman keeps nothing in c) */
+    const size_t state = (size_t)(B * D) * sizeof(double);
+    if (m->base.hT.data) memcpy(m->base.hT.data, Hs + (T - 1) * B * D, state);
+    if (m->base.cT.data && m->cell == FLASHRNN_LSTM)
+        memcpy(m->base.cT.data, (const double *)m->c.data + (T - 1) * B * D, state);
     return LOGT_OK;
 }
 
@@ -465,12 +485,15 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
     double *dbn = logt_model_param(&m->base, &m->base.dw, "bn").data;   /* gru only */
     const double *dH = dh->data;
 
-    memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
-    memset(dR, 0, (size_t)(G * D * m->dh) * sizeof *dR);
-    memset(db, 0, (size_t)(G * D) * sizeof *db);
-    if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    if (!m->base.dw_add) {   /* a segment adds to the gradients of the segments after it */
+        memset(dW, 0, (size_t)(G * D * I) * sizeof *dW);
+        memset(dR, 0, (size_t)(G * D * m->dh) * sizeof *dR);
+        memset(db, 0, (size_t)(G * D) * sizeof *db);
+        if (dbn) memset(dbn, 0, (size_t)D * sizeof *dbn);
+    }
     /* dXA: dL/d(W x + b) of every step, [T][B][G·D]; dh_next, dc_next, dn_next: what reaches
-     * step t from step t+1, [B][D] each; dra: dL/d(R h_{t-1}) of one (t, b), [G·D]. */
+     * step t from step t+1, [B][D] each, at the last step that of the final state (dhT, dcT: a
+     * segment's, from the steps after it); dra: dL/d(R h_{t-1}) of one (t, b), [G·D]. */
     double *dXA = malloc((size_t)(T * B * G * D) * sizeof *dXA);
     double *dh_next = calloc((size_t)(B * D), sizeof *dh_next);
     double *dc_next = calloc((size_t)(B * D), sizeof *dc_next);
@@ -481,6 +504,9 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
         free(dXA), free(dh_next), free(dc_next), free(dn_next), free(dht), free(dra);
         return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     }
+    const size_t state = (size_t)(B * D) * sizeof(double);
+    if (m->base.dhT.data) memcpy(dh_next, m->base.dhT.data, state);
+    if (m->base.dcT.data && m->cell == FLASHRNN_LSTM) memcpy(dc_next, m->base.dcT.data, state);
 
     /* 1. back through time: the cell, then the heads' R */
     for (int64_t t = T - 1; t >= 0; t--)
@@ -496,13 +522,14 @@ logt_status flashrnn_backward_cpu(flashrnn_model *m, const logt_tensor *dh, logt
             heads_backward(m->H, m->dh, G, R, p.h, dra, dR, dhn);   /* dhn: dL/dh_{t-1} */
         }
 
-    /* 2. the input projection's gradients, every step at once */
+    /* 2. the input projection's gradients, every step at once (dense_add_dw_cpu sums from the
+     * last row to the first, and dR, dbn add up from the last step: segments run from the last
+     * give the same bits) */
     dense_add_dw_cpu(T * B, G * D, I, dXA, x->data, dW, db);
     if (dx) {
         memset(dx->data, 0, (size_t)(T * B * I) * sizeof(double));
         dense_add_dx_cpu(T * B, G * D, I, W, dXA, dx->data);
     }
-    const size_t state = (size_t)(B * D) * sizeof(double);
     if (m->base.dh0.data) memcpy(m->base.dh0.data, dh_next, state);
     if (m->base.dc0.data && m->c.data) memcpy(m->base.dc0.data, dc_next, state);
     if (m->dn0.data) memcpy(m->dn0.data, dn_next, state);
@@ -560,6 +587,7 @@ const logt_model_ops logt_flashrnn_ops = {
     .heads = 1,
     .cells = cells,
     .nstate = 2,   /* h0, and c0 for lstm and slstm (slstm's n0, m0: flashrnn_set_slstm_state) */
+    .segments = 1, /* lstm, gru, elman (check_cfg refuses segments for the slstm) */
     .knobs = knobs,
     .layout = logt_flashrnn_layout,
     .create = flashrnn_create,
