@@ -143,6 +143,9 @@ struct logt_model {
     logt_tensor hT, cT;    /* segments: the final state, written when data non-NULL */
     logt_tensor dhT, dcT;  /* segments: dL/d(final state) in; data NULL: zeros       */
     int dw_add;            /* segments: backward adds to dw instead of overwriting it */
+    int nslots;            /* segments: the state slots this layer hands on, 1 (h0) or  */
+                           /* 2 (h0, c0); set at create where the cell decides (a gru  */
+                           /* has no c); 0: as ops->nstate                             */
     char impl[160];        /* what ran (algorithm, math), recorded with every run    */
     char detail[512];      /* more of it, when there is more to say (flashrnn: the    */
                            /* tiling), recorded as the run's attribute `detail`      */

@@ -257,7 +257,11 @@ static int64_t segment_length(const logt_net *net, int64_t T)
 }
 
 /* The state slots a layer hands from segment to segment: 1 (h0) or 2 (h0 and c0). */
-static int slots(const logt_net *net) { return net->ops->nstate > 1 ? 2 : 1; }
+static int slots(const logt_net *net)
+{
+    const int n = net->layer[0]->nslots ? net->layer[0]->nslots : net->ops->nstate;
+    return n > 1 ? 2 : 1;
+}
 
 static int64_t nsegments(const logt_net *net, int64_t T) { return (T + net->K - 1) / net->K; }
 

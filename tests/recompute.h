@@ -73,7 +73,7 @@ static inline pass run(const setup *s, const char *rc)
     if (rc) cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", rc), LOGT_OK);
     logt_net *net;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s %s: %s", s->model, rc ? rc : "off", logt_errmsg());
-    const int two = net->ops->nstate > 1;
+    const int two = (net->layer[0]->nslots ? net->layer[0]->nslots : net->ops->nstate) > 1;
     logt_tensor h0 = {0}, c0 = {0};
     if (s->state) {
         h0 = filled(s->dev, s->dt, s->L, s->B, s->D, 3, 0.8);

@@ -10,19 +10,14 @@
  * Where the states are the sequential loop's (on_fail = sequential after a solve that stops
  * short) the cpu gives the same bits: its adjoint is the exact loop too. On cuda the adjoint
  * is iterated as well, stopping at tol of its first residual, so the sequential baselines
- * (solver = launch, fused) are held to 1e-4 too.
- *
- * The harness gives every model with two state slots a c0 from a given state; the gru and
- * tanh cells refuse one unless recompute is set, so their plain pass sets recompute = 1000
- * (K >= T: no segments, the c0 ignored). */
+ * (solver = launch, fused) are held to 1e-4 too. The lstm cell
+ * hands on h and c, the gru and tanh cells h alone (no c0). */
 #include "recompute.h"
 
 static void cpu(const char *cell, const char *knobs, double tol)
 {
-    char k[200];
-    snprintf(k, sizeof k, "%s%srecompute=1000", knobs ? knobs : "", knobs ? "," : "");
     for (int state = 0; state < 2; state++) {
-        setup s = {"deer", cell, k, LOGT_CPU, LOGT_F64, 10, 2, 3, 4, 0, 2, state};
+        setup s = {"deer", cell, knobs, LOGT_CPU, LOGT_F64, 10, 2, 3, 4, 0, 2, state};
         expect_same(&s, AWKWARD, tol);
     }
 }
@@ -61,26 +56,35 @@ Test(recompute_deer, warm_is_refused)
     cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", "4"), LOGT_OK);
     logt_net *net = NULL;
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
-    cr_assert(strstr(logt_errmsg(), "warm = on") && strstr(logt_errmsg(), "recompute = 4") &&
+    cr_assert(strstr(logt_errmsg(), "warm = on") && strstr(logt_errmsg(), "recompute runs") &&
               strstr(logt_errmsg(), "leave warm off"), "%s", logt_errmsg());
     cr_assert_null(net);
+    logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);   /* a wavefront's segments too */
+    cfg.layers = 2;
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "warm", "on"), LOGT_OK);
+    cr_assert_eq(logt_cfg_set_knob(&cfg, "layers_wavefront", "on"), LOGT_OK);
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED);
+    cr_assert(strstr(logt_errmsg(), "layers_wavefront runs"), "%s", logt_errmsg());
 }
 
-/* The gru and tanh cells still refuse a c0 without recompute. */
-Test(recompute_deer, c0_refused_without_recompute)
+/* The gru and tanh cells refuse a c0, in segments too (they hand on h alone). */
+Test(recompute_deer, c0_refused)
 {
-    logt_model_cfg cfg;
-    logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);
-    logt_net *net = NULL;
-    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
-    logt_tensor h0 = filled(LOGT_CPU, LOGT_F64, 1, 2, 4, 3, 0.5), c0 = filled(LOGT_CPU, LOGT_F64, 1, 2, 4, 4, 0.5);
-    logt_tensor x = filled(LOGT_CPU, LOGT_F64, 5, 2, 3, 1, 1.0);
-    cr_assert_eq(logt_net_set_state(net, &h0, &c0), LOGT_OK, "%s", logt_errmsg());
-    const logt_tensor *h;
-    cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_EINVAL);
-    cr_assert(strstr(logt_errmsg(), "has no cell state c0"), "%s", logt_errmsg());
-    logt_tensor_free(&h0), logt_tensor_free(&c0), logt_tensor_free(&x);
-    logt_net_destroy(net);
+    for (int seg = 0; seg < 2; seg++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);
+        if (seg) cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", "4"), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor h0 = filled(LOGT_CPU, LOGT_F64, 1, 2, 4, 3, 0.5), c0 = filled(LOGT_CPU, LOGT_F64, 1, 2, 4, 4, 0.5);
+        logt_tensor x = filled(LOGT_CPU, LOGT_F64, 5, 2, 3, 1, 1.0);
+        cr_assert_eq(logt_net_set_state(net, &h0, &c0), LOGT_OK, "%s", logt_errmsg());
+        const logt_tensor *h;
+        cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_EINVAL);
+        cr_assert(strstr(logt_errmsg(), "has no cell state c0"), "%s", logt_errmsg());
+        logt_tensor_free(&h0), logt_tensor_free(&c0), logt_tensor_free(&x);
+        logt_net_destroy(net);
+    }
 }
 
 static const char *const CUDA_RCS[] = {"8", "1", "36", "auto", "100", NULL};
@@ -88,7 +92,7 @@ static const char *const CUDA_RCS[] = {"8", "1", "36", "auto", "100", NULL};
 static void cuda(const char *cell, const char *knobs, int D, double tol)
 {
     char k[200];
-    snprintf(k, sizeof k, "%s,tol=1e-6,recompute=1000", knobs);
+    snprintf(k, sizeof k, "%s,tol=1e-6", knobs);
     for (int state = 0; state < 2; state++) {
         setup s = {"deer", cell, k, LOGT_CUDA, LOGT_F32, 37, 5, 7, D, 0, 2, state};
         expect_same(&s, CUDA_RCS, tol);

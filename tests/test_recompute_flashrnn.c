@@ -3,66 +3,10 @@
  * float64 reference gives the same bits (its weight gradients sum over the steps from the last,
  * as the segments run); on CUDA the fused kernels and the alternating path agree with their
  * own plain pass to the dtype's rounding: f32 to the order of the sums, bf16 to the rounding
- * of the states and their gradients carried between segments in bf16. A gru or elman has no
- * cell state, so its initial state is h0 alone (run_h). The slstm's n and m are states the
+ * of the states and their gradients carried between segments in bf16. A gru or elman hands on
+ * h alone (no c0). The slstm's n and m are states the
  * segments do not carry: recompute or a wavefront with it is refused at configuration time. */
 #include "recompute.h"
-
-/* run() of recompute.h, with the initial state h0 alone (a cell without c refuses a c0). */
-static pass run_h(const setup *s, const char *rc)
-{
-    logt_model_cfg cfg;
-    logt_model_cfg_init(&cfg, s->model, s->dev, s->I, s->D);
-    if (s->cell) snprintf(cfg.cell, sizeof cfg.cell, "%s", s->cell);
-    cfg.dtype = s->dt;
-    cfg.head_dim = s->dh;
-    cfg.layers = s->L;
-    cfg.seed = 11;
-    set_knobs(&cfg, s->knobs);
-    if (rc) cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", rc), LOGT_OK);
-    logt_net *net;
-    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s %s: %s", s->cell, rc ? rc : "off", logt_errmsg());
-    logt_tensor h0 = {0};
-    if (s->state) {
-        h0 = filled(s->dev, s->dt, s->L, s->B, s->D, 3, 0.8);
-        cr_assert_eq(logt_net_set_state(net, &h0, NULL), LOGT_OK, "%s", logt_errmsg());
-    }
-    logt_tensor x = filled(s->dev, s->dt, s->T, s->B, s->I, 1, 1.0);
-    logt_tensor dh = filled(s->dev, s->dt, s->T, s->B, s->D, 2, 1.0);
-    logt_tensor dx;
-    cr_assert_eq(logt_tensor_new3(&dx, s->dev, s->dt, s->T, s->B, s->I), LOGT_OK);
-    logt_ctx *ctx = NULL;
-    cr_assert_eq(logt_ctx_create(s->dev, &ctx), LOGT_OK, "%s", logt_errmsg());
-    const logt_tensor *h;
-    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s %s forward: %s", s->cell, rc ? rc : "off", logt_errmsg());
-    cr_assert_eq(logt_net_backward(net, &dh, &dx, ctx), LOGT_OK, "%s %s backward: %s", s->cell, rc ? rc : "off", logt_errmsg());
-    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
-    pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0};
-    if (s->state) p.dh0 = host(&net->dh0), p.ns = net->dh0.numel;
-    logt_ctx_destroy(ctx);
-    logt_tensor_free(&x), logt_tensor_free(&dh), logt_tensor_free(&dx), logt_tensor_free(&h0);
-    logt_net_destroy(net);
-    return p;
-}
-
-/* expect_same of recompute.h, with the state of the cell: h0 and c0 (lstm) or h0 alone. */
-static void expect_same_cell(const setup *s, const char *const *rcs, double tol)
-{
-    if (!strcmp(s->cell, "lstm") || !s->state) {
-        expect_same(s, rcs, tol);
-        return;
-    }
-    pass ref = run_h(s, NULL);
-    for (int i = 0; rcs[i]; i++) {
-        pass p = run_h(s, rcs[i]);
-        same("h", rcs[i], p.h, ref.h, ref.nh, tol);
-        same("dw", rcs[i], p.dw, ref.dw, ref.nw, tol);
-        same("dx", rcs[i], p.dx, ref.dx, ref.nx, tol);
-        same("dh0", rcs[i], p.dh0, ref.dh0, ref.ns, tol);
-        free_pass(&p);
-    }
-    free_pass(&ref);
-}
 
 /* ---- cpu: the same bits ------------------------------------------------------------------- */
 
@@ -71,7 +15,7 @@ static void cpu(const char *cell, int dh)
 {
     for (int state = 0; state < 2; state++) {
         setup s = {"flashrnn", cell, NULL, LOGT_CPU, LOGT_F64, 10, 2, 3, 4, dh, 2, state};
-        expect_same_cell(&s, AWKWARD, 0);
+        expect_same(&s, AWKWARD, 0);
     }
 }
 
@@ -138,7 +82,7 @@ static void cuda(const char *cell, const char *kernel, logt_dtype dt, int dh)
     snprintf(knobs, sizeof knobs, "kernel=%s", kernel);
     for (int state = 0; state < 2; state++) {
         setup s = {"flashrnn", cell, knobs, LOGT_CUDA, dt, 37, 5, 7, 64, dh, 2, state};
-        expect_same_cell(&s, rcs, dt == LOGT_BF16 ? 3e-2 : 2e-5);
+        expect_same(&s, rcs, dt == LOGT_BF16 ? 3e-2 : 2e-5);
     }
 }
 
@@ -174,7 +118,7 @@ Test(recompute_flashrnn, fused_split_heads_and_grad_overlap_match, .timeout = 60
     static const char *const rcs[] = {"70", "auto", NULL};
     const char *knobs = "kernel=fused,head_sync=grid,warps_k=4,cell_split=1";
     setup gru = {"flashrnn", "gru", knobs, LOGT_CUDA, LOGT_BF16, 100, 3, 8, 512, 256, 2, 1};
-    expect_same_cell(&gru, rcs, 3e-2);
+    expect_same(&gru, rcs, 3e-2);
     setup lstm = {"flashrnn", "lstm", knobs, LOGT_CUDA, LOGT_F32, 100, 3, 8, 256, 128, 2, 1};
-    expect_same_cell(&lstm, rcs, 2e-5);
+    expect_same(&lstm, rcs, 2e-5);
 }

@@ -38,7 +38,7 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda, r_scale;
-    int max_iter, fallback, retry, warm, solver, newton_kernel, segments;
+    int max_iter, fallback, retry, warm, solver, newton_kernel;
     double tol_end, clamp;   /* tol_schedule's END (tol: START), jacobian_clamp (0: off) */
     int64_t tol_steps;       /* tol_schedule's STEPS; 0: no schedule                    */
 } opts;
@@ -142,14 +142,14 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: warm = '%s': on (start from the previous call's "
                          "solution when the shape matches) or off (zeros)", cfg->model, w);
     o->warm = !strcmp(w, "on");
-    int K;
+    int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
-    o->segments = K != 0;
-    if (o->segments && o->warm)
+    LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
+    if ((K || wave) && o->warm)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on starts a call from the previous call's "
-                         "solution of the same sequence, and recompute = %s runs the sequence in "
-                         "segments, each of which would start from another segment's: leave warm "
-                         "off, or recompute off", cfg->model, logt_cfg_knob(cfg, "recompute", ""));
+                         "solution of the same sequence, and %s runs the sequence in segments, "
+                         "each of which would start from another segment's: leave warm off, or %s "
+                         "off", cfg->model, K ? "recompute" : "layers_wavefront", K ? "recompute" : "layers_wavefront");
     const char *sv = logt_cfg_knob(cfg, "solver", "newton");
     o->solver = -1;
     for (int i = 0; i < 3; i++)
@@ -204,7 +204,8 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
     m->max_iter = m->max_iter_knob = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
-    m->solver = o.solver, m->newton_kernel = o.newton_kernel, m->segments = o.segments;
+    m->solver = o.solver, m->newton_kernel = o.newton_kernel;
+    m->base.nslots = o.cell == DEER_LSTM ? 2 : 1;   /* h, c / h */
     m->tol_start = o.tol, m->tol_end = o.tol_end, m->tol_steps = o.tol_steps, m->clamp = o.clamp;
     m->base.retry = o.retry, m->base.clamping = o.clamp > 0;
     deer_settings(m, NULL);
@@ -735,7 +736,7 @@ logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor 
 static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
 {
     deer_model *m = (deer_model *)base;
-    if (m->base.c0.data && m->cell != DEER_LSTM && !m->segments)   /* segments: ignored */
+    if (m->base.c0.data && m->cell != DEER_LSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          base->cfg.model, cell_names[m->cell]);
     m->solved = 0;   /* a forward that fails before solving leaves nothing for backward */

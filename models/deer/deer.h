@@ -40,10 +40,10 @@
  *   (ctx->relax: the retries of on_fail = retry so far), max_iter at most 1000000.
  *   lambda = 1 (damped: the initial damping, halved after a step that lowers the residual)
  *   warm = off | on (start from the previous call's solution of the same shape; refused with
- *   recompute, whose segments would each start from another segment's)
- *   recompute = K (net.c): every mode, cell and solver runs a layer in segments, each solved
- *   from zeros over its own steps (so to tol of the whole sequence's solve, not its bits); the
- *   gru and tanh cells then take, and ignore, the c0 the net hands every segment
+ *   recompute or layers_wavefront, whose segments would each start from another segment's)
+ *   recompute = K, layers_wavefront (net.c): every mode, cell and solver runs a layer in
+ *   segments, each solved from zeros over its own steps (so to tol of the whole sequence's
+ *   solve, not its bits); the lstm cell hands on h and c, the gru and tanh cells h
  *   r_scale = 1 (a factor on R's initialisation bound)
  *   cuda only: solver = newton (default) | launch | fused (the sequential baselines: a kernel a
  *   step, or one persistent kernel); newton_kernel = auto | persistent | launches (the whole
@@ -73,8 +73,6 @@ typedef struct deer_model {
     int64_t tol_steps;       /* the schedule's length; 0: tol, fixed                             */
     int max_iter_knob;       /* max_iter as set, before any relaxation                           */
     double clamp;            /* jacobian_clamp: the bound on the Jacobian's entries; 0: off       */
-    int segments;            /* recompute is on: the net hands c0, cT between segments to  */
-                             /* every cell (a gru or tanh ignores them)                   */
     int solver;              /* cuda: 0 newton, 1 launch, 2 fused (the sequential baselines) */
     int newton_kernel;       /* cuda: 0 auto, 1 persistent, 2 launches                     */
     void *cuda;              /* deer_cuda.cu's buffers                                    */

@@ -194,10 +194,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     flashrnn_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
-    int K, wave;
-    (void)logt_net_recompute_of(cfg, &K);   /* both checked by check_cfg */
-    (void)logt_net_wavefront_of(cfg, &wave);
-    m->segments = K || wave;
+    m->base.nslots = cell == FLASHRNN_LSTM || cell == FLASHRNN_SLSTM ? 2 : 1;   /* h, c / h */
     m->alternating = !strcmp(kernel_of(cfg, cell), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
@@ -267,9 +264,7 @@ static void heads_backward(int64_t H, int64_t dh, int G, const double *R, const 
 
 logt_status flashrnn_check_states(const flashrnn_model *m, int64_t B)
 {
-    /* in segments (recompute, layers_wavefront), the net hands every cell a c0 between them: a
-     * gru or elman ignores it */
-    if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM && !m->segments)
+    if (m->base.c0.data && m->cell != FLASHRNN_LSTM && m->cell != FLASHRNN_SLSTM)
         return LOGT_FAIL(LOGT_EINVAL, "%s with cell %s has no cell state c0: set only h0",
                          m->base.cfg.model, cells[m->cell]);
     const logt_tensor *nm[2] = {&m->n0, &m->m0};

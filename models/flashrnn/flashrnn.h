@@ -37,8 +37,7 @@
  * Initialisation uniform in ±1/sqrt(D) for W, b, bn (the fan-in of the `lstm`), ±1/sqrt(dh)
  * for R (a head's recurrent fan-in is dh); for H = 1 both are the `lstm` model's.
  * Initial state: h0 [B][D] (logt_net_set_state), zeros unless given; c0 [B][D] for lstm and
- * slstm (a gru or elman refuses a c0, and ignores the one the net hands it between segments
- * with recompute or layers_wavefront on); for slstm also the normaliser n0 and the stabiliser m0
+ * slstm (a gru or elman refuses a c0); for slstm also the normaliser n0 and the stabiliser m0
  * [B][D] (flashrnn_set_slstm_state). All four zero is FlashRNN's default state, from which the
  * first step takes m_1 = i_1. A given n0 is 0 or at least 1 (what an sLSTM's n can be). The
  * rule m_1 = i_1 applies unit by unit where n0 is 0, as in FlashRNN's kernel (its vanilla loop
@@ -79,8 +78,6 @@ typedef struct flashrnn_model {
     logt_tensor n, stab; /* slstm: [T][B][D] normaliser and stabiliser states n, m             */
     logt_tensor n0, m0;  /* slstm: [B][D] initial n and m, owned; data NULL means zeros        */
     logt_tensor dn0, dm0;/* slstm: [B][D] their gradients, written by backward when given      */
-    int segments;        /* recompute or layers_wavefront on: the net may run the sequence in  */
-                         /* segments; c0 is its slot between them, unused by a gru or elman    */
     int alternating;     /* cuda: kernel = alternating                                         */
     int warps_k;         /* cuda fused: 0 (the tuner's choice) or the warps_k knob             */
     int cell_split;      /* cuda fused: 0 (the tuner's choice) or the cell_split knob          */
