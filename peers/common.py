@@ -210,6 +210,27 @@ def need(module, pip_name):
         sys.path[:] = saved
 
 
+def installed_source(name, pin):
+    """The folder of the installed package `name` (not a file of this directory that shares its
+    name), its version and the cache folder for a patched copy of it (LOGT_PEERS_CACHE, default
+    ~/.cache/logt-peers); raises Skip saying to install `pin` where it is missing."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved = sys.path[:]
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        spec = None
+    finally:
+        sys.path[:] = saved
+    if spec is None or not spec.submodule_search_locations:
+        need(name, pin)   # raises the Skip with what to install
+    version = package_version(name)
+    cache = os.environ.get("LOGT_PEERS_CACHE") or os.path.expanduser("~/.cache/logt-peers")
+    return list(spec.submodule_search_locations)[0], version, os.path.join(cache, f"{name}-{version}-patched")
+
+
 def package_version(dist):
     from importlib import metadata
     try:

@@ -81,22 +81,7 @@ def import_patched():
     builds are not redone), patch gpu_info.cc there and import the copy. Returns (module, a short
     note of the patch for impl: logt's runner keeps impl's first 159 characters, so it goes
     first)."""
-    import importlib.util
-    here = os.path.dirname(os.path.abspath(__file__))
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]   # not this file
-    try:
-        spec = importlib.util.find_spec("flashrnn")
-    except ImportError:
-        spec = None
-    finally:
-        sys.path[:] = saved
-    if spec is None or not spec.submodule_search_locations:
-        common.need("flashrnn", "flashrnn==1.0.8")   # raises the Skip with what to install
-    src = list(spec.submodule_search_locations)[0]
-    version = common.package_version("flashrnn")
-    cache = os.environ.get("LOGT_PEERS_CACHE") or os.path.expanduser("~/.cache/logt-peers")
-    root = os.path.join(cache, f"flashrnn-{version}-patched")
+    src, version, root = common.installed_source("flashrnn", "flashrnn==1.0.8")
     stamp = os.path.join(root, "source")
     want = f"{src}\n{PATCH_ID}"
     if not (os.path.isfile(stamp) and open(stamp).read() == want):

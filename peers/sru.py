@@ -59,22 +59,7 @@ def alpha_of(req):
 def patched_copy():
     """Copy the installed sru into the cache with PATCHES applied; returns (folder to put on
     sys.path, list of the patches that changed a file)."""
-    import importlib.util
-    here = os.path.dirname(os.path.abspath(__file__))
-    saved = sys.path[:]
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]   # not this file
-    try:
-        spec = importlib.util.find_spec("sru")
-    except ImportError:
-        spec = None
-    finally:
-        sys.path[:] = saved
-    if spec is None or not spec.submodule_search_locations:
-        common.need("sru", "sru==2.6.0")   # raises the Skip with what to install
-    src = list(spec.submodule_search_locations)[0]
-    version = common.package_version("sru")
-    cache = os.environ.get("LOGT_PEERS_CACHE") or os.path.expanduser("~/.cache/logt-peers")
-    root = os.path.join(cache, f"sru-{version}-patched")
+    src, version, root = common.installed_source("sru", "sru==2.6.0")
     dst = os.path.join(root, "sru")
     stamp = os.path.join(root, "source")
     if not (os.path.isfile(stamp) and open(stamp).read() == src):
