@@ -148,37 +148,50 @@ __global__ void convert_kernel(D *dst, const S *src, int64_t n)
         dst[i] = narrow<D>::from(widen(src[i]));
 }
 
-template <typename D, typename S> static logt_status convert(void *dst, const void *src, int64_t n)
+template <typename D, typename S>
+static logt_status convert(void *dst, const void *src, int64_t n, cudaStream_t st)
 {
     int blocks = (int)((n + 255) / 256 < 65536 ? (n + 255) / 256 : 65536);
-    convert_kernel<D, S><<<blocks, 256>>>((D *)dst, (const S *)src, n);
+    convert_kernel<D, S><<<blocks, 256, 0, st>>>((D *)dst, (const S *)src, n);
     LAUNCH_TRY();
     return LOGT_OK;
 }
 
 /* dst (of D) = src of dtype sd. */
-template <typename D> static logt_status convert_to(void *dst, const void *src, logt_dtype sd, int64_t n)
+template <typename D>
+static logt_status convert_to(void *dst, const void *src, logt_dtype sd, int64_t n, cudaStream_t st)
 {
     switch (sd) {
-    case LOGT_F64: return convert<D, double>(dst, src, n);
-    case LOGT_F32: return convert<D, float>(dst, src, n);
-    case LOGT_BF16: return convert<D, __nv_bfloat16>(dst, src, n);
-    case LOGT_F16: return convert<D, __half>(dst, src, n);
+    case LOGT_F64: return convert<D, double>(dst, src, n, st);
+    case LOGT_F32: return convert<D, float>(dst, src, n, st);
+    case LOGT_BF16: return convert<D, __nv_bfloat16>(dst, src, n, st);
+    case LOGT_F16: return convert<D, __half>(dst, src, n, st);
     }
     return LOGT_FAIL(LOGT_EINVAL, "no conversion from dtype %d", (int)sd);
+}
+
+extern "C" logt_status logt_cuda_convert_on(void *stream, void *dst, logt_dtype dd, const void *src,
+                                            logt_dtype sd, int64_t n)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    if (dd == sd) {
+        CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * logt_dtype_size(dd), cudaMemcpyDeviceToDevice, st));
+        return LOGT_OK;
+    }
+    switch (dd) {
+    case LOGT_F64: return convert_to<double>(dst, src, sd, n, st);
+    case LOGT_F32: return convert_to<float>(dst, src, sd, n, st);
+    case LOGT_BF16: return convert_to<__nv_bfloat16>(dst, src, sd, n, st);
+    case LOGT_F16: return convert_to<__half>(dst, src, sd, n, st);
+    }
+    return LOGT_FAIL(LOGT_EINVAL, "no conversion to dtype %d", (int)dd);
 }
 
 extern "C" logt_status logt_cuda_convert(void *dst, logt_dtype dd, const void *src, logt_dtype sd,
                                          int64_t n)
 {
     if (dd == sd) return logt_cuda_memcpy(dst, src, (size_t)n * logt_dtype_size(dd), LOGT_D2D);
-    switch (dd) {
-    case LOGT_F64: return convert_to<double>(dst, src, sd, n);
-    case LOGT_F32: return convert_to<float>(dst, src, sd, n);
-    case LOGT_BF16: return convert_to<__nv_bfloat16>(dst, src, sd, n);
-    case LOGT_F16: return convert_to<__half>(dst, src, sd, n);
-    }
-    return LOGT_FAIL(LOGT_EINVAL, "no conversion to dtype %d", (int)dd);
+    return logt_cuda_convert_on(NULL, dst, dd, src, sd, n);
 }
 
 template <typename T> __device__ T from_float(float v) { return (T)v; }

@@ -33,9 +33,13 @@ logt_status logt_cuda_memset0(void *p, size_t bytes);
 /* The float kept as bits in the device word *res by block_max_into (reduce.cuh), after
  * everything queued on stream (one small copy and a synchronisation). */
 logt_status logt_cuda_read_max(void *stream, const unsigned *res, float *out);
-/* dst[i] = (dst dtype) src[i] for i < n, both on the device. */
+/* dst[i] = (dst dtype) src[i] for i < n, both on the device: on the legacy default stream
+ * (logt_cuda_convert), which waits for every other stream and holds them up until it is done,
+ * or queued on `stream` alone (logt_cuda_convert_on). */
 logt_status logt_cuda_convert(void *dst, logt_dtype dt_dst, const void *src, logt_dtype dt_src,
                               int64_t n);
+logt_status logt_cuda_convert_on(void *stream, void *dst, logt_dtype dt_dst, const void *src,
+                                 logt_dtype dt_src, int64_t n);
 
 /* x [n][I] of dtype dt from n one-hot codes (logt_tensor_onehot), both on the device; the
  * codes are already checked. */

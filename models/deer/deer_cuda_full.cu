@@ -175,10 +175,10 @@ logt_status deer_newton_full(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc
     LOGT_TRY(logt_tensor_reserve(&sc->vc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->cc, LOGT_CUDA, LOGT_F64, P * B * S, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_F64, D * G * D, NULL));
-    LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_F64, a->R, LOGT_F32, D * G * D));
+    LOGT_TRY(logt_cuda_convert_on(st, sc->rd.data, LOGT_F64, a->R, LOGT_F32, D * G * D));
     if (a->bn) {
         LOGT_TRY(logt_tensor_reserve(&sc->bnd, LOGT_CUDA, LOGT_F64, D, NULL));
-        LOGT_TRY(logt_cuda_convert(sc->bnd.data, LOGT_F64, a->bn, LOGT_F32, D));
+        LOGT_TRY(logt_cuda_convert_on(st, sc->bnd.data, LOGT_F64, a->bn, LOGT_F32, D));
     }
     LOGT_TRY(logt_tensor_reserve(&sc->res, LOGT_CUDA, LOGT_F32, 1, NULL));
     double *J = (double *)sc->J.data, *rhs = (double *)sc->rhs.data, *Mc = (double *)sc->mc.data;

@@ -249,7 +249,7 @@ static logt_status to_f32(float *dst, const void *src, logt_dtype dt, int64_t n,
 {
     if (dt == LOGT_F32)
         CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    else LOGT_TRY(logt_cuda_convert(dst, LOGT_F32, src, dt, n));
+    else LOGT_TRY(logt_cuda_convert_on(st, dst, LOGT_F32, src, dt, n));
     return LOGT_OK;
 }
 
@@ -284,10 +284,10 @@ static logt_status alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, log
                               (int64_t)G * dh, (int64_t)B * G * dh, a->R, (int64_t)G * dh,
                               (int64_t)dh * G * dh, 1.0f, dhr, D, dh, H, 1));
     }
-    if (a->dh0) LOGT_TRY(logt_cuda_convert(a->dh0, a->dtype, dhr, LOGT_F32, (int64_t)B * D));
+    if (a->dh0) LOGT_TRY(logt_cuda_convert_on(ctx->stream, a->dh0, a->dtype, dhr, LOGT_F32, (int64_t)B * D));
     if (NST && a->dc0) {   /* dL/dc0: plane 0 of the carried gradients */
         LOGT_TRY(gather_state_grad(sc, ctx, B, D, NST, 0));
-        LOGT_TRY(logt_cuda_convert(a->dc0, a->dtype, sc->dtmp.data, LOGT_F32, (int64_t)B * D));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, a->dc0, a->dtype, sc->dtmp.data, LOGT_F32, (int64_t)B * D));
     }
     if (NST == 3) LOGT_TRY(slstm_state_grads(m, sc, ctx, B, D));
     return LOGT_OK;

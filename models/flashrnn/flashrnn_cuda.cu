@@ -355,7 +355,7 @@ static logt_status from_f32(void *dst, logt_dtype dt, const float *src, int64_t 
 {
     if (dt == LOGT_F32)
         CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)n * sizeof(float), cudaMemcpyDeviceToDevice, st));
-    else LOGT_TRY(logt_cuda_convert(dst, dt, src, LOGT_F32, n));
+    else LOGT_TRY(logt_cuda_convert_on(st, dst, dt, src, LOGT_F32, n));
     return LOGT_OK;
 }
 
@@ -406,8 +406,8 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
     if (dt == LOGT_BF16) {
         LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, LOGT_BF16, G * D * I, NULL));
         LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_BF16, H * dh * G * dh, NULL));
-        LOGT_TRY(logt_cuda_convert(sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
-        LOGT_TRY(logt_cuda_convert(sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
     }
     LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * NS * D, NULL));
@@ -579,7 +579,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     if (fresh) {   /* ones in the dtype, through an fp32 fill of dxf's space */
         LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I > N ? N * I : N, NULL));
         LOGT_TRY(logt_cuda_fill_f32(ctx, (float *)sc->dxf.data, N, 1.0f));
-        LOGT_TRY(logt_cuda_convert(sc->ones.data, dt, sc->dxf.data, LOGT_F32, N));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->ones.data, dt, sc->dxf.data, LOGT_F32, N));
     }
     float *dxf = NULL;
     if (dx) {
@@ -599,13 +599,13 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         const int nch = overlap_chunks(m, &sc->tile[1], T);
         if (nch > 1) {
             LOGT_TRY(backward_overlapped(m, sc, ctx, &a, dxf, nch));
-            if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
+            if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
             return LOGT_OK;
         }
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }
     LOGT_TRY(grad_gemms(m, sc, ctx, a.h0, dxf, 0, T, 1));
-    if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert(dx->data, dt, dxf, LOGT_F32, N * I));
+    if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
     return LOGT_OK;
 }
 
