@@ -65,8 +65,8 @@ extern "C" logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64
                                     int64_t strideB, float beta, float *C, int64_t ldc,
                                     int64_t strideC, int64_t batch, int math_tf32)
 {
-    if (in != LOGT_F32 && in != LOGT_BF16)
-        return LOGT_FAIL(LOGT_EINVAL, "gemm_ex takes f32 or bf16 operands, not %s", logt_dtype_name(in));
+    if (in != LOGT_F32 && in != LOGT_BF16 && in != LOGT_F16)
+        return LOGT_FAIL(LOGT_EINVAL, "gemm_ex takes f32, bf16 or f16 operands, not %s", logt_dtype_name(in));
     if (M < 0 || N < 0 || K < 0 || batch < 0 || M > INT_MAX || N > INT_MAX || K > INT_MAX
         || batch > INT_MAX || lda > INT_MAX || ldb > INT_MAX || ldc > INT_MAX)
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
@@ -78,7 +78,7 @@ extern "C" logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64
         if (beta == 1.0f) return LOGT_OK;
         return LOGT_FAIL(LOGT_EINVAL, "gemm_ex with K = 0 takes beta 1 (C unchanged)");
     }
-    const cudaDataType_t t = in == LOGT_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    const cudaDataType_t t = in == LOGT_BF16 ? CUDA_R_16BF : in == LOGT_F16 ? CUDA_R_16F : CUDA_R_32F;
     const cublasComputeType_t ct = in == LOGT_F32 && math_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                 : CUBLAS_COMPUTE_32F;
     CUBLAS_TRY(cublasGemmStridedBatchedEx((cublasHandle_t)ctx->cublas, op(transB), op(transA),

@@ -31,8 +31,9 @@ logt_status logt_gemm_f32_batched(logt_ctx *ctx, int transA, int transB, int64_t
                                   int64_t strideC, int64_t batch);
 
 /* The general form: explicit leading dimensions (ld*: elements between rows as stored) and
- * strides, A and B of dtype `in` (LOGT_F32 or LOGT_BF16), C always fp32, fp32 accumulation.
- * math_tf32: fp32 operands on TF32 tensor cores (ignored for bf16, which always uses them). */
+ * strides, A and B of dtype `in` (LOGT_F32, LOGT_BF16 or LOGT_F16), C always fp32, fp32
+ * accumulation. math_tf32: fp32 operands on TF32 tensor cores (ignored for bf16 and f16, which
+ * always use them). */
 logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64_t N, int64_t K,
                          float alpha, logt_dtype in, const void *A, int64_t lda, int64_t strideA,
                          const void *B, int64_t ldb, int64_t strideB, float beta, float *C,
