@@ -641,7 +641,13 @@ Test(flashrnn_cuda, instantiation_table)
     for (int i = 0; i < n; i++) {
         cr_assert(t[i].G == 3 || t[i].G == 4);
         cr_assert(t[i].k_slice % 16 == 0 && t[i].k_slice <= FLASHRNN_MAX_KSLICE);
-        cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].dtype_bytes) >> (t[i].k_slice / 16) & 1);
+        cr_assert(t[i].dtype == LOGT_F32 || t[i].dtype == LOGT_BF16 || t[i].dtype == LOGT_F16);
+        cr_assert_eq(t[i].dtype_bytes, (int)logt_dtype_size(t[i].dtype));
+        cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].dtype) >> (t[i].k_slice / 16) & 1);
+    }
+    for (int G = 3; G <= 4; G++) {   /* f16 has bf16's kernels: the same tilings fit */
+        cr_assert_eq(flashrnn_fused_k_slices(G, LOGT_F16), flashrnn_fused_k_slices(G, LOGT_BF16));
+        cr_assert_neq(flashrnn_fused_k_slices(G, LOGT_F16), 0u);
     }
 }
 #endif

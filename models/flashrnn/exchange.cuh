@@ -38,22 +38,27 @@
  * holds step s's value or step s - 2's, and the tag need only tell those apart. The launch
  * zeroes the words (step 0 is never polled for; a zero word reads as step 0 in buffer 0 and
  * step -1 in buffer 1). Three forms, the struct X of the helpers below:
- *   Tagged<bf16>  32-bit words, 16 value bits under the step's low 16 bits;
+ *   Tagged<T>     16-bit T (bf16, f16): 32-bit words, 16 value bits under the step's low 16 bits;
  *   Tagged<float> 64-bit words, the step above the value;
- *   TaggedUnit    bf16 values of cells whose |h| <= 1 (Cell::H_UNIT: the lstm) in 16-bit
- *                 words: a bf16 below 2 in magnitude has its top exponent bit (bit 14) 0,
- *                 and that bit carries the tag, bit 0 of the step's Gray code (s ^ s >> 1),
+ *   TaggedUnit<T> 16-bit values of cells whose |h| <= 1 (Cell::H_UNIT: the lstm) in 16-bit
+ *                 words: a bf16 or f16 below 2 in magnitude has its top exponent bit (bit 14)
+ *                 0, and that bit carries the tag, bit 0 of the step's Gray code (s ^ s >> 1),
  *                 which differs between s and s - 2 (and is 0 for steps 0 and -1). Half the
- *                 bytes a poll reads from L2. A NaN (bit 14 set) travels as 0x3fc0, 1.5,
- *                 which no such h is, and the reader makes it a NaN again. */
-template <typename T> struct Tagged;
-template <> struct Tagged<bf16> {
+ *                 bytes a poll reads from L2. A NaN (bit 14 set) travels as 1.5 (bf16 0x3fc0,
+ *                 f16 0x3e00), which no such h is, and the reader makes it a NaN again. */
+
+/* v rounded to the nearest 16-bit T, as its bits */
+__device__ __forceinline__ unsigned short bits16(bf16 *, float v) { return __bfloat16_as_ushort(__float2bfloat16(v)); }
+__device__ __forceinline__ unsigned short bits16(f16 *, float v) { return __half_as_ushort(__float2half_rn(v)); }
+
+template <typename T> struct Tagged {   /* 16-bit T */
+    static_assert(sizeof(T) == 2, "Tagged<T>: a 16-bit T, or float");
     typedef uint32_t W;
     typedef uint2 V;                  /* the values of one 16-byte load */
     static constexpr int PER = 4;     /* values per 16-byte load */
     static __device__ __forceinline__ void put(W *p, float v, unsigned step)
     {
-        const W w = step << 16 | __bfloat16_as_ushort(__float2bfloat16(v));
+        const W w = step << 16 | bits16((T *)nullptr, v);
         asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(w));
     }
     static __device__ __forceinline__ uint4 get(const W *p)   /* four words, each read whole */
@@ -68,7 +73,7 @@ template <> struct Tagged<bf16> {
         const unsigned s = step & 0xffffu;
         return (v.x >> 16) == s && (v.y >> 16) == s && (v.z >> 16) == s && (v.w >> 16) == s;
     }
-    static __device__ __forceinline__ V values(uint4 v)   /* 4 bf16 */
+    static __device__ __forceinline__ V values(uint4 v)   /* 4 values of T */
     {
         return make_uint2(__byte_perm(v.x, v.y, 0x5410), __byte_perm(v.z, v.w, 0x5410));
     }
@@ -91,7 +96,19 @@ template <> struct Tagged<float> {
     static __device__ __forceinline__ bool ready(uint4 v, unsigned step) { return v.y == step && v.w == step; }
     static __device__ __forceinline__ V values(uint4 v) { return make_uint2(v.x, v.z); }   /* 2 f32 */
 };
-struct TaggedUnit {
+/* TaggedUnit's stand-in for a NaN, WORD = 1.5 (bit 14 clear), and MASK, the bits of a word's two
+ * halves that are all set in 1.5 and in no value below it in magnitude: adding ADD to them
+ * carries into bit 14 exactly for 1.5 (sign aside). */
+template <typename T> struct UnitNan;
+template <> struct UnitNan<bf16> {   /* 1 + 8 exponent + 7 mantissa bits */
+    static constexpr unsigned short WORD = 0x3fc0;
+    static constexpr unsigned MASK = 0x3fc03fc0u, ADD = 0x00400040u;
+};
+template <> struct UnitNan<f16> {    /* 1 + 5 exponent + 10 mantissa bits */
+    static constexpr unsigned short WORD = 0x3e00;
+    static constexpr unsigned MASK = 0x3e003e00u, ADD = 0x02000200u;
+};
+template <typename T> struct TaggedUnit {
     typedef uint16_t W;
     typedef uint4 V;
     static constexpr int PER = 8;
@@ -99,34 +116,33 @@ struct TaggedUnit {
     static __device__ __forceinline__ unsigned tag(unsigned step) { return (step ^ step >> 1) & 1u; }
     static __device__ __forceinline__ void put(W *p, float v, unsigned step)
     {
-        const unsigned short b = v == v ? __bfloat16_as_ushort(__float2bfloat16(v)) : 0x3fc0;
+        const unsigned short b = v == v ? bits16((T *)nullptr, v) : UnitNan<T>::WORD;
         const unsigned short w = (unsigned short)(b | tag(step) << 14);
         asm volatile("st.relaxed.gpu.global.u16 [%0], %1;" ::"l"(p), "h"(w));
     }
     static __device__ __forceinline__ uint4 get(const W *p)   /* eight words, each read whole */
     {
-        return Tagged<bf16>::get(reinterpret_cast<const uint32_t *>(p));
+        return Tagged<T>::get(reinterpret_cast<const uint32_t *>(p));
     }
     static __device__ __forceinline__ bool ready(uint4 v, unsigned step)
     {
         const unsigned e = tag(step) ? TAG : 0u;
         return (((v.x ^ e) | (v.y ^ e) | (v.z ^ e) | (v.w ^ e)) & TAG) == 0;
     }
-    /* two values: the tags cleared, and 0x3fc0 (1.5 with the tag bit cleared: a NaN) back
-     * to 0x7fc0 (+ 0x40 carries into bit 14 exactly there) */
+    /* two values: the tags cleared, and 1.5 with the tag bit cleared (a NaN) back to a NaN
+     * (bf16 0x3fc0 to 0x7fc0, f16 0x3e00 to 0x7e00: + ADD carries into bit 14 exactly there) */
     static __device__ __forceinline__ unsigned word(unsigned w)
     {
-        return (w & ~TAG) | (((w & 0x3fc03fc0u) + 0x00400040u) & TAG);
+        return (w & ~TAG) | (((w & UnitNan<T>::MASK) + UnitNan<T>::ADD) & TAG);
     }
-    static __device__ __forceinline__ V values(uint4 v)   /* 8 bf16 */
+    static __device__ __forceinline__ V values(uint4 v)   /* 8 values of T */
     {
         return make_uint4(word(v.x), word(v.y), word(v.z), word(v.w));
     }
 };
-/* the exchange of a forward pass */
-template <class Cell, typename T> struct TagOf { typedef Tagged<T> type; };
-template <class Cell> struct TagOf<Cell, bf16> {
-    typedef typename std::conditional<Cell::H_UNIT, TaggedUnit, Tagged<bf16>>::type type;
+/* the exchange of a forward pass: 16-bit words for a 16-bit T where |h| <= 1 */
+template <class Cell, typename T> struct TagOf {
+    typedef typename std::conditional<sizeof(T) == 2 && Cell::H_UNIT, TaggedUnit<T>, Tagged<T>>::type type;
 };
 
 /* Poll the words src + goff[k] of the items k in pend until each carries the step, and put

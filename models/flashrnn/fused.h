@@ -5,7 +5,7 @@
  *
  * Layouts (row-major, time-major; D = H·dh, gate-major columns as in flashrnn.h):
  *   wx     [T][B][G·D]  fp32  W x_t (no bias: the kernel adds b and, gru, bn)
- *   R      [H][dh][G·dh] dtype (bf16, or fp32 used as tf32 by the tensor cores)
+ *   R      [H][dh][G·dh] dtype (bf16 or f16, or fp32 used as tf32 by the tensor cores)
  *   h0, c0 [B][D]       dtype (never NULL: zeros when the model has no initial state)
  *   h      [T][B][D]    dtype out
  *   s      [T][B][4·D]  fp32 out: the saved gates (lstm i f g o; gru r z n rn)
@@ -51,13 +51,13 @@ typedef enum { FLASHRNN_SHARE_AUTO = 0, FLASHRNN_SHARE_OFF = 1, FLASHRNN_SHARE_O
 /* How many gates of its unit group a warp's products cover in the forward: ALL (each warp
  * a k slice of dh / warps_k, every gate: wk partial sums a position), or 2 or 1 over a k slice
  * 2 or 4 times as long (wk / 2 or wk / 4 partial sums), where the tiling allows it
- * (flashrnn_fused_warp_gates: the split dense lstm head in bf16); AUTO: the kernel's rule. */
+ * (flashrnn_fused_warp_gates: the split dense lstm head in bf16 or f16); AUTO: the kernel's rule. */
 typedef enum { FLASHRNN_WARP_GATES_AUTO = 0, FLASHRNN_WARP_GATES_ALL = 1, FLASHRNN_WARP_GATES_2 = 2,
                FLASHRNN_WARP_GATES_1 = 3 } flashrnn_warp_gates;
 
 typedef struct flashrnn_fused_args {
     int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
-    logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16 or LOGT_F32     */
+    logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16, LOGT_F16, LOGT_F32 */
     const float *wx, *bias, *bn;
     const void *R, *h0, *c0;
     void *h;
@@ -95,26 +95,26 @@ typedef struct flashrnn_fused_args {
 /* The forward's wait before its first poll of a split head's h through global memory, in
  * SM cycles: args.poll_delay, or where that is < 0 the best of a sweep on the H200 for the
  * exchange's words (the dense head in bf16: the lstm's 16-bit words, the gru's 32-bit ones;
- * experiments/flashrnn-headdim/README.md). A poll that reaches L2
- * before the words it reads is answered with old words and goes again, a whole round trip
- * later; the others' words land about as the block's own cells end. */
+ * experiments/flashrnn-headdim/README.md; f16, whose words are the same, takes bf16's). A
+ * poll that reaches L2 before the words it reads is answered with old words and goes again,
+ * a whole round trip later; the others' words land about as the block's own cells end. */
 #define FLASHRNN_POLL_DELAY_LSTM_BF16 250
 #define FLASHRNN_POLL_DELAY_AUTO 200
 int flashrnn_fused_poll_delay(const flashrnn_fused_args *a);
 
-/* Bytes of args.xchg: two buffers of B · D words, 8 bytes each for f32, 4 for bf16 and 2
- * for the lstm's bf16 (the launch zeroes them). */
+/* Bytes of args.xchg: two buffers of B · D words, 8 bytes each for f32, 4 for bf16 and f16,
+ * 2 for the lstm's bf16 and f16 (the launch zeroes them). */
 size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a);
 
 /* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the
  * contraction one warp does (dh / warps_k forward, the same rows of R backward). A dh is
  * served when some warps_k makes dh / warps_k an instantiated k_slice. */
-typedef struct flashrnn_instance { int G, dtype_bytes, k_slice; } flashrnn_instance;
+typedef struct flashrnn_instance { int G, dtype_bytes, k_slice; logt_dtype dtype; } flashrnn_instance;
 const flashrnn_instance *flashrnn_fused_table(int *n);
 
-/* Bitmask of the instantiated k_slices for (G, dtype_bytes): bit k set when k_slice = 16·k
- * exists (the tuner's problem.k_slices). */
-unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
+/* Bitmask of the instantiated k_slices for (G, dtype): bit k set when k_slice = 16·k exists
+ * (the tuner's problem.k_slices). */
+unsigned flashrnn_fused_k_slices(int G, logt_dtype dtype);
 
 /* 1 when tiling t spreads the partial sums and the cell over 4 warps of a group (a's
  * cell_spread, or when AUTO the kernel's rule); 0 when it cannot (wk = 1, fewer than 4 warps
@@ -122,8 +122,8 @@ unsigned flashrnn_fused_k_slices(int G, int dtype_bytes);
 int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const flashrnn_tiling *t);
 
 /* The gates a warp's products cover in tiling t's pass: G (every gate), or 1 or 2 (a's
- * warp_gates, where t is the forward of an lstm in bf16 whose head is split through global
- * memory into blocks of 16 units, 8 batch rows and dh / 64 warps, a multiple of 4). */
+ * warp_gates, where t is the forward of an lstm in bf16 or f16 whose head is split through
+ * global memory into blocks of 16 units, 8 batch rows and dh / 64 warps, a multiple of 4). */
 int flashrnn_fused_warp_gates(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass);
 
 /* 1 when a cluster tiling t's pass copies each block's part after a block barrier (COPY),

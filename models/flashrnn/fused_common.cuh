@@ -29,15 +29,17 @@
 #define LOGT_FLASHRNN_FUSED_COMMON_CUH
 
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #include "flashrnn_cell.cuh"
 #include "fused.h"
 
 typedef __nv_bfloat16 bf16;
+typedef __half f16;
 
 /* ---- tensor-core fragments -------------------------------------------------------------
- * mma.sync row.col: A [16][K] row-major (K = 16 bf16, 8 tf32), B [K][8], C [16][8] fp32.
+ * mma.sync row.col: A [16][K] row-major (K = 16 bf16 or f16, 8 tf32), B [K][8], C [16][8] fp32.
  * A register i of a lane holds row lane/4 + 8·(i & 1); columns as below. */
 template <typename T> struct Frag;
 
@@ -46,6 +48,13 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi)
     __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<uint32_t *>(&v);
 }
+__device__ __forceinline__ uint32_t pack_f16(float lo, float hi)
+{
+    __half2 v = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<uint32_t *>(&v);
+}
+__device__ __forceinline__ uint32_t pack16(bf16 *, float lo, float hi) { return pack_bf16(lo, hi); }
+__device__ __forceinline__ uint32_t pack16(f16 *, float lo, float hi) { return pack_f16(lo, hi); }
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
     uint32_t r;
@@ -53,27 +62,43 @@ __device__ __forceinline__ uint32_t to_tf32(float x)
     return r;
 }
 
-template <> struct Frag<bf16> {
+/* 16-bit data (bf16, f16): one fragment layout, K tile 16; only the packing of two values and
+ * the mma's operand type differ (Frag<bf16>, Frag<f16>). */
+template <typename T> struct Frag16 {
     static constexpr int KT = 16;
     template <class At> static __device__ __forceinline__ void a(uint32_t (&r)[4], int lane, At at)
     {
 #pragma unroll
         for (int i = 0; i < 4; i++) {
             int row = (lane >> 2) + 8 * (i & 1), col = (lane & 3) * 2 + 8 * (i >> 1);
-            r[i] = pack_bf16(at(row, col), at(row, col + 1));
+            r[i] = pack16((T *)nullptr, at(row, col), at(row, col + 1));
         }
     }
     /* p: the operand at [n = 0][k0], rows of L elements, stored [n][k]. */
-    static __device__ __forceinline__ void b(uint32_t &b0, uint32_t &b1, const bf16 *p, int L, int lane)
+    static __device__ __forceinline__ void b(uint32_t &b0, uint32_t &b1, const T *p, int L, int lane)
     {
-        const bf16 *q = p + (lane >> 2) * L + (lane & 3) * 2;
+        const T *q = p + (lane >> 2) * L + (lane & 3) * 2;
         b0 = *reinterpret_cast<const uint32_t *>(q);
         b1 = *reinterpret_cast<const uint32_t *>(q + 8);
     }
+};
+
+template <> struct Frag<bf16> : Frag16<bf16> {
     static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
                                                uint32_t b1)
     {
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+
+template <> struct Frag<f16> : Frag16<f16> {
+    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1)
+    {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
                      "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
                      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));

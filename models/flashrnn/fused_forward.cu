@@ -340,7 +340,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
 {
     constexpr int G = Cell::G, NK = KS / Frag<T>::KT;
     static_assert(!WGATES || (G == 4 && sizeof(T) == 2 && SPLIT && KS == 64 && (WGATES == 1 || WGATES == 2)),
-                  "warp_gates: the lstm's bf16 split forward, k_slice 64");
+                  "warp_gates: the lstm's 16-bit split forward, k_slice 64");
     constexpr int NGG = WGATES ? 4 / WGATES : 1;   /* WGATES: warp = k slice ks, gate group gg of NGG */
     /* W x chunks a thread copies at most with offsets worked out once (fwd_plan_prefetch):
      * the split tilings' blocks of 16-32 units have at most one a thread, and with 4 the lstm

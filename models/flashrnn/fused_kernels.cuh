@@ -7,12 +7,21 @@
 #include "fused_common.cuh"
 
 /* The only compile-time specialisation: (cell, dtype, k_slice). The registers R takes per
- * thread are G·k_slice/4 (bf16) or G·k_slice/2 (tf32): 64 at most here. */
+ * thread are G·k_slice/4 (bf16, f16) or G·k_slice/2 (tf32): 64 at most here. f16 has bf16's
+ * k_slices (the same registers, the same tilings). */
 #define FLASHRNN_INSTANCES(X)                                                                   \
     X(LstmCell, bf16, 16) X(LstmCell, bf16, 32) X(LstmCell, bf16, 64)                          \
     X(LstmCell, float, 16) X(LstmCell, float, 32)                                              \
     X(GruCell, bf16, 16) X(GruCell, bf16, 32) X(GruCell, bf16, 64)                             \
-    X(GruCell, float, 16) X(GruCell, float, 32)
+    X(GruCell, float, 16) X(GruCell, float, 32)                                                \
+    X(LstmCell, f16, 16) X(LstmCell, f16, 32) X(LstmCell, f16, 64)                             \
+    X(GruCell, f16, 16) X(GruCell, f16, 32) X(GruCell, f16, 64)
+
+/* the logt_dtype of a kernel's element type */
+template <typename T> struct DtypeOf;
+template <> struct DtypeOf<float> { static constexpr logt_dtype value = LOGT_F32; };
+template <> struct DtypeOf<bf16> { static constexpr logt_dtype value = LOGT_BF16; };
+template <> struct DtypeOf<f16> { static constexpr logt_dtype value = LOGT_F16; };
 
 typedef void (*kernel_fn)(const flashrnn_fused_args, const Geo);
 

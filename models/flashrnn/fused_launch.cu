@@ -13,7 +13,8 @@
 /* a row of the table: each pass's kernels (fused_kernels.cuh) */
 struct Instance { flashrnn_instance id; PassKernels fwd, bwd; };
 
-#define FLASHRNN_ROW(C, T, K) {{C::G, (int)sizeof(T), K}, forward_kernels<C, T, K>(), backward_kernels<C, T, K>()},
+#define FLASHRNN_ROW(C, T, K) \
+    {{C::G, (int)sizeof(T), K, DtypeOf<T>::value}, forward_kernels<C, T, K>(), backward_kernels<C, T, K>()},
 static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
 enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
 
@@ -25,19 +26,19 @@ extern "C" const flashrnn_instance *flashrnn_fused_table(int *n)
     return ids;
 }
 
-extern "C" unsigned flashrnn_fused_k_slices(int G, int dtype_bytes)
+extern "C" unsigned flashrnn_fused_k_slices(int G, logt_dtype dtype)
 {
     unsigned m = 0;
     for (int i = 0; i < N_INSTANCES; i++)
-        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype_bytes == dtype_bytes)
+        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype == dtype)
             m |= 1u << (INSTANCES[i].id.k_slice / 16);
     return m;
 }
 
-static const Instance *find(int G, int bytes, int k_slice)
+static const Instance *find(int G, logt_dtype dtype, int k_slice)
 {
     for (int i = 0; i < N_INSTANCES; i++)
-        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype_bytes == bytes
+        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype == dtype
             && INSTANCES[i].id.k_slice == k_slice)
             return &INSTANCES[i];
     return NULL;
@@ -51,13 +52,13 @@ static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_pe
     return pass == FLASHRNN_FORWARD ? in->fwd.head[split] : in->bwd.head[split];
 }
 
-static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 ? 2 : 4; }
+static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 || dt == LOGT_F16 ? 2 : 4; }
 
 /* Whether the forward's exchange is in TaggedUnit's 16-bit words: TagOf's choice, on the host,
  * from the same cell trait (the instantiated cells: LstmCell for G = 4, GruCell for G = 3). */
 static bool unit_words(const flashrnn_fused_args *a)
 {
-    return a->dtype == LOGT_BF16 && (a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
+    return dtype_bytes(a->dtype) == 2 && (a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
 }
 
 extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)
@@ -68,7 +69,8 @@ extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)
 
 extern "C" size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a)
 {
-    const size_t word = a->dtype != LOGT_BF16 ? 8 : unit_words(a) ? 2 : 4;   /* Tagged<float>, TaggedUnit, Tagged<bf16> */
+    /* Tagged<float>, TaggedUnit<T>, Tagged<T> of a 16-bit T */
+    const size_t word = dtype_bytes(a->dtype) != 2 ? 8 : unit_words(a) ? 2 : 4;
     return (size_t)2 * a->B * a->H * a->dh * word;
 }
 
@@ -96,13 +98,13 @@ extern "C" int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const fl
     return a->cell_spread == FLASHRNN_SPREAD_ON;
 }
 
-/* Whether tiling t's pass can run with 1 or 2 gates a warp: the forward of an lstm in bf16
- * whose head is split through global memory (grid) into blocks of one group of 16 units for
- * 8 batch rows, spread over warps_k = dh / 64 warps, 4, 8 or 12 (the dense head of 768:
+/* Whether tiling t's pass can run with 1 or 2 gates a warp: the forward of an lstm in bf16 or
+ * f16 whose head is split through global memory (grid) into blocks of one group of 16 units
+ * for 8 batch rows, spread over warps_k = dh / 64 warps, 4, 8 or 12 (the dense head of 768:
  * 12; the kernel's sums are unrolled for at most 12). */
 static int warp_gates_fit(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass)
 {
-    return pass == FLASHRNN_FORWARD && a->dtype == LOGT_BF16 && a->G == 4 && t->blocks_per_head > 1
+    return pass == FLASHRNN_FORWARD && dtype_bytes(a->dtype) == 2 && a->G == 4 && t->blocks_per_head > 1
            && !t->cluster && t->batch_tile == 8 && t->heads_per_block * a->dh == 16 * t->blocks_per_head
            && t->cell_split == 1 && t->warps_k % 4 == 0 && t->warps_k <= 12 && a->dh == 64 * t->warps_k
            && flashrnn_fused_cell_spread(a, t);
@@ -126,7 +128,7 @@ static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrn
     memset(p, 0, sizeof *p);
     p->B = a->B, p->H = a->H, p->dh = a->dh, p->G = a->G;
     p->dtype_bytes = dtype_bytes(a->dtype), p->pass = pass;
-    p->k_slices = flashrnn_fused_k_slices(a->G, p->dtype_bytes);
+    p->k_slices = flashrnn_fused_k_slices(a->G, a->dtype);
     p->head_sync = a->head_sync;
 }
 
@@ -147,7 +149,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red, g->bias = s->bias;
     g->mbar = s->mbar, g->mc = t->share;
     g->wgates = flashrnn_fused_warp_gates(a, t, pass);
-    return a->dh % t->warps_k ? NULL : find(a->G, p.dtype_bytes, a->dh / t->warps_k);
+    return a->dh % t->warps_k ? NULL : find(a->G, a->dtype, a->dh / t->warps_k);
 }
 
 /* The launch configuration of a cluster tiling (clusters of blocks_per_head blocks), its
@@ -218,8 +220,8 @@ static logt_status choose_share(const flashrnn_fused_args *a, flashrnn_pass pass
 extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrnn_pass pass,
                                            flashrnn_tiling *t)
 {
-    if (a->dtype != LOGT_BF16 && a->dtype != LOGT_F32)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn fused kernels take bf16 or f32, not %s",
+    if (a->dtype != LOGT_BF16 && a->dtype != LOGT_F16 && a->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "flashrnn fused kernels take bf16, f16 or f32, not %s",
                          logt_dtype_name(a->dtype));
     flashrnn_problem p;
     problem_of(a, pass, &p);
@@ -233,11 +235,11 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                              "which no %s %s kernel is compiled: choose warps_k so that dh / "
                              "warps_k is one of the compiled k_slices (multiples of 16 up to %d)",
                              a->warps_k, a->dh, a->dh, a->warps_k, a->G == 4 ? "lstm" : "gru",
-                             logt_dtype_name(a->dtype), a->dtype == LOGT_BF16 ? 64 : 32);
+                             logt_dtype_name(a->dtype), p.dtype_bytes == 2 ? 64 : 32);
     }
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
-        if (in->id.G != p.G || in->id.dtype_bytes != p.dtype_bytes) continue;
+        if (in->id.G != p.G || in->id.dtype != a->dtype) continue;
         for (int k = 0; k < 4; k++) {   /* the largest of the whole-head, split-head and gates kernels' */
             const kernel_fn f = kernel_of(in, pass, k ? 2 : 1, k - 1);
             if (!f) continue;
@@ -257,8 +259,8 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
         && pass == FLASHRNN_FORWARD && !warp_gates_fit(a, t, pass))
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
                          "flashrnn: warp_gates = %d, but the forward's tiling (%d blocks a head, batch tile "
-                         "%d, warps_k %d, %s) has none: that is an lstm in bf16 whose head is split "
-                         "through global memory into blocks of 16 units, 8 batch rows and dh / 64 "
+                         "%d, warps_k %d, %s) has none: that is an lstm in bf16 or f16 whose head is "
+                         "split through global memory into blocks of 16 units, 8 batch rows and dh / 64 "
                          "warps (a multiple of 4). Use warp_gates = auto or all",
                          a->warp_gates == FLASHRNN_WARP_GATES_1 ? 1 : 2, t->blocks_per_head,
                          t->batch_tile, t->warps_k, t->cluster ? "clusters" : "grid");

@@ -24,14 +24,14 @@
 #define SUBPARTITIONS 4         /* tensor-core units per SM (every SM since Volta)        */
 #define MAX_DIVISORS 1024       /* > the divisor count of any n <= 2^20 the search meets  */
 /* dh comes in multiples of 16: a strip holds 16 units of one gate (the mma M tile), and 16 is
- * also bf16's K tile (tf32's is 8). */
+ * also the K tile of bf16 and f16 (tf32's is 8). */
 #define DH_QUANTUM 16
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int clamp_int(int64_t x) { return x > INT_MAX ? INT_MAX : (int)x; }
 static const char *cell_name(int G) { return G == 4 ? "lstm" : "gru"; }
-static const char *dtype_name(int bytes) { return bytes == 2 ? "bf16" : "fp32"; }
+static const char *dtype_name(int bytes) { return bytes == 2 ? "bf16/f16" : "fp32"; }
 static const char *pass_name(flashrnn_pass pass) { return pass == FLASHRNN_FORWARD ? "forward" : "backward"; }
 
 /* The divisors of n in ascending order (n >= 1); returns how many. */
@@ -189,7 +189,7 @@ static const struct constraint {
     const char *what;   /* "need <= limit" in words */
 } CONSTRAINTS[] = {
     {"dh_mma_granularity", dh_mma_granularity,
-     "dh mod 16 must be 0 (16 units of a gate per mma M tile; bf16's K tile is 16 too)"},
+     "dh mod 16 must be 0 (16 units of a gate per mma M tile; the K tile of bf16 and f16 is 16 too)"},
     {"instantiated_k_slice", instantiated_k_slice,
      "a kernel must be compiled for k_slice = dh / warps_k (the table in models/flashrnn/fused_kernels.cuh)"},
     {"unit_groups_whole", unit_groups_whole,
@@ -409,7 +409,7 @@ static logt_status check_inputs(const flashrnn_device *dev, const flashrnn_probl
         return LOGT_FAIL(LOGT_EINVAL,
                          "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d dtype_bytes=%d pass=%d "
                          "head_sync=%d: need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, G 3 "
-                         "(gru) or 4 (lstm), dtype_bytes 2 (bf16) or 4 (fp32), pass forward or "
+                         "(gru) or 4 (lstm), dtype_bytes 2 (bf16, f16) or 4 (fp32), pass forward or "
                          "backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
                          p->B, p->H, p->dh, p->G, p->dtype_bytes, (int)p->pass, (int)p->head_sync);
     return LOGT_OK;
@@ -488,7 +488,7 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      "The closest candidate (heads_per_block=%d blocks_per_head=%d batch_tile=%d "
                      "warps=%dx%d reg_strips=%d) breaks %s: needs %lld, limit %lld (%s); %d "
                      "constraint(s) fail. For this B, H, cell, dtype and pass on this device %s.\n"
-                     "HINT: use more heads of a smaller dh, or bf16 instead of fp32%s",
+                     "HINT: use more heads of a smaller dh, or bf16 or f16 instead of fp32%s",
                      cell_name(p->G), dtype_name(p->dtype_bytes), pass_name(p->pass), p->B, p->H,
                      p->dh, head_r, all_r, dev->name, chip, closest.heads_per_block, closest.blocks_per_head,
                      closest.batch_tile, closest.warps_n, closest.warps_k, closest.reg_strips,

@@ -69,7 +69,7 @@ typedef struct flashrnn_problem {
     int H;              /* heads                                   */
     int dh;             /* head dim; the hidden size is D = H·dh   */
     int G;              /* gates: 4 lstm, 3 gru                    */
-    int dtype_bytes;    /* of R and the mma operands: 2 bf16, 4 fp32 */
+    int dtype_bytes;    /* of R and the mma operands: 2 bf16 or f16, 4 fp32 */
     flashrnn_pass pass;
     /* What the compiled kernels offer (0: anything, the model's estimates):
      * k_slices  bit k set: a kernel with k_slice = dh / warps_k = 16·k is instantiated
