@@ -161,7 +161,7 @@ Test(f16, cuda_conversions_round_as_the_host)
 }
 
 /* The models with an f16 path on cuda. */
-static const char *const f16_models[] = {"lstm-cudnn", "sru", "gilr", "gilr-lstm"};
+static const char *const f16_models[] = {"lstm-cudnn", "sru", "gilr", "gilr-lstm", "flashrnn"};
 #define NF16 ((int)(sizeof f16_models / sizeof f16_models[0]))
 
 static int has_f16_path(const char *name)
@@ -206,7 +206,8 @@ Test(f16, refused_by_every_model_that_does_not_declare_it)
                   "%s declares f16 and has no f16 path", ops->name);
         cr_expect(!(ops->dtypes[LOGT_CPU] & LOGT_BIT(LOGT_F16)), "%s declares f16 on the cpu", ops->name);
     }
-    cr_expect_eq(takers, NF16, "lstm-cudnn, sru, gilr and gilr-lstm on cuda should be the models taking f16");
+    cr_expect_eq(takers, NF16, "lstm-cudnn, sru, gilr, gilr-lstm and flashrnn on cuda should be the models "
+                               "taking f16");
 }
 
 /* Through logt_net_create, as a run makes its net: the messages a user reads. */
@@ -215,7 +216,6 @@ Test(f16, net_create_names_what_the_model_takes)
     static const struct { const char *model, *want; } cases[] = {
         {"lstm", "lstm on cuda computes in f32, not f16: set dtype = f32"},
         {"deer", "deer on cuda computes in f32, not f16: set dtype = f32"},
-        {"flashrnn", "flashrnn on cuda takes f32 or bf16 activations, not f16"},
     };
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         logt_model_cfg cfg;

@@ -139,7 +139,7 @@ Test(runner, help_and_listing)
     cr_assert_eq(logt(NULL, "list"), 0);
     read_at("stdout.txt", out, sizeof out);
     cr_assert(strstr(out, "lstm") && strstr(out, "backends here"), "%s", out);
-    cr_assert(strstr(out, "cpu (f64), cuda (f32 bf16); heads: head_dim divides D; cells: lstm gru"),
+    cr_assert(strstr(out, "cpu (f64), cuda (f32 bf16 f16); heads: head_dim divides D; cells: lstm gru"),
               "logt list shows what flashrnn declares it takes: %s", out);
     cr_assert(strstr(out, "cpu (f64), cuda (f32 bf16 f16); one head"), "logt list shows sru's and gilr's f16: %s",
               out);

@@ -10,6 +10,7 @@
  * launches and the GEMM's latency, not by bytes or flops: the fused kernels' reason to be.
  */
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdlib.h>
 
 #include "../../core/cuda.h"
@@ -19,6 +20,7 @@
 #include "flashrnn_cell.cuh"
 
 typedef __nv_bfloat16 bf16;
+typedef __half f16;
 
 #define BLOCK 256
 
@@ -301,7 +303,9 @@ template <class F>
 static logt_status with_cell(const flashrnn_model *m, logt_dtype dt, F f)
 {
     auto in = [&](auto cell) {
-        return dt == LOGT_BF16 ? f(cell, dtype_tag<bf16>()) : f(cell, dtype_tag<float>());
+        return dt == LOGT_BF16  ? f(cell, dtype_tag<bf16>())
+               : dt == LOGT_F16 ? f(cell, dtype_tag<f16>())
+                                : f(cell, dtype_tag<float>());
     };
     switch (m->cell) {
     case FLASHRNN_LSTM: return in(cell_tag<LstmCell>());

@@ -80,8 +80,9 @@ static const choice_knob CHOICES[] = {
     {"warp_gates", {"auto", "all", "2", "1", NULL},
      "all (each warp's products cover every gate of its units over a k slice of dh / warps_k), "
      "2 or 1 (that many gates over a slice 2 or 4 times as long: fewer partial sums; the "
-     "forward of an lstm in bf16 whose head is split through global memory into blocks of 16 "
-     "units and 8 batch rows, the dense head of 768), auto or unset for the kernel's rule"},
+     "forward of an lstm in bf16 or f16 whose head is split through global memory into "
+     "blocks of 16 units and 8 batch rows, the dense head of 768), auto or unset for the "
+     "kernel's rule"},
 };
 enum { CHOICE_CELL_SPLIT, CHOICE_HEAD_SYNC, CHOICE_CLUSTER_STORE, CHOICE_CELL_SPREAD, CHOICE_GRID_SHARE,
        CHOICE_GRAD_OVERLAP, CHOICE_PROJ_OVERLAP, CHOICE_WARP_GATES };
@@ -149,8 +150,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: poll_delay = '%s': the cycles a block of the fused cuda "
                          "forward waits, its cells done, before it first polls the h of a head "
                          "split through global memory, 0 to 100000, or auto or unset for the "
-                         "kernel's (%d for the lstm in bf16, else %d); only with the cuda backend and "
-                         "kernel = fused", cfg->model, pd, FLASHRNN_POLL_DELAY_LSTM_BF16,
+                         "kernel's (%d for the lstm in bf16 or f16, else %d); only with the cuda "
+                         "backend and kernel = fused", cfg->model, pd, FLASHRNN_POLL_DELAY_LSTM_BF16,
                          FLASHRNN_POLL_DELAY_AUTO);
     for (size_t q = 0; q < sizeof CHOICES / sizeof CHOICES[0]; q++) {
         const int i = choice_of(cfg, &CHOICES[q]);
@@ -210,7 +211,9 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     if (cfg->device == LOGT_CUDA)
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cuda %s %s, %s cell, %lld head%s of dh = %lld; %s", logt_dtype_name(cfg->dtype),
-                 cfg->dtype == LOGT_BF16 ? "(bf16 tensor cores)" : "(tf32 tensor cores)",
+                 cfg->dtype == LOGT_BF16  ? "(bf16 tensor cores)"
+                 : cfg->dtype == LOGT_F16 ? "(f16 tensor cores)"
+                                          : "(tf32 tensor cores)",
                  cells[cell], (long long)H, H > 1 ? "s" : "",
                  (long long)dh, m->alternating ? "alternating GEMM + pointwise per step"
                                                : "fused persistent kernel per pass");
@@ -578,7 +581,8 @@ const logt_model_ops logt_flashrnn_ops = {
     .summary = "head-wise LSTM, GRU, sLSTM or Elman RNN (block-diagonal R); cpu f64 reference; "
                "cuda fused persistent kernels (lstm, gru) or alternating GEMM + pointwise (all)",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
-    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64), [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16)},
+    .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64),
+               [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},
     .heads = 1,
     .cells = cells,
     .nstate = 2,   /* h0, and c0 for lstm and slstm (slstm's n0, m0: flashrnn_set_slstm_state) */

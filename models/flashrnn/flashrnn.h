@@ -47,8 +47,9 @@
  * differ and logt's answer is its own.
  *
  * Devices: cpu (flashrnn.c, float64, a reference written to be read; every cell) and cuda
- * (flashrnn_cuda.cu: bf16 or f32 activations, fp32 parameters and arithmetic, tensor cores;
- * every cell alternating, lstm and gru also fused).
+ * (flashrnn_cuda.cu: bf16, f16 or f32 activations, fp32 parameters and arithmetic, tensor
+ * cores; a 16-bit dtype multiplies 16-bit copies of W and R, accumulating in fp32; every cell
+ * alternating, lstm and gru also fused).
  * Knobs on cuda: kernel = fused (the default of lstm and gru: one persistent kernel per pass,
  * fused_*.cu, tiled by tune.h) | alternating (per step a cuBLAS GEMM over the heads and a
  * pointwise kernel; the default of slstm and elman, which have no fused kernel); the

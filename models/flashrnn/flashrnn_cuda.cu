@@ -1,6 +1,7 @@
 /* flashrnn_cuda.cu — the flashrnn model on CUDA (equations and layout in flashrnn.h; the CPU
- * reference is flashrnn.c). Activations x, h of dtype bf16 or f32; parameters fp32, with bf16
- * copies of W and R made at every forward when the dtype is bf16; arithmetic fp32.
+ * reference is flashrnn.c). Activations x, h of dtype bf16, f16 or f32; parameters fp32, with
+ * copies of W and R in the dtype made at every forward when it is bf16 or f16 (16 bits);
+ * arithmetic fp32.
  *
  * Shapes: T steps, B batch, I input, D = H·dh, G gates, N = T·B rows.
  *
@@ -20,9 +21,9 @@
  *   elman 1 and 0).
  * Backward: the recurrence (fused: one launch; alternating: per step a pointwise kernel and
  * the GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for the gru,
- * dRA = dL/d(R h) [N][G·D], in the activations' dtype (bf16: rounded before the products
- * below, as a bf16 training step does); then over all steps at once, or in chunks beside the
- * fused kernel (grad_overlap, below):
+ * dRA = dL/d(R h) [N][G·D], in the activations' dtype (16 bits: rounded before the products
+ * below, as a bf16 or f16 training step does); then over all steps at once, or in chunks
+ * beside the fused kernel (grad_overlap, below):
  *   dR_k[:, q] = Hprev_k^T · dRA[:, q, k]      2·G strided-batched GEMMs (batch over heads;
  *                                              Hprev is h0, then h shifted by a step: no copy)
  *   dW = dXA^T · X,  db = dXA^T · 1,  (gru) dbn = dRA_n^T · 1,  dX = dXA · W
@@ -35,7 +36,6 @@
  */
 #include <cublas_v2.h>
 #include <cuda.h>   /* the driver's stream wait (types only: the entry point comes from the runtime) */
-#include <cuda_bf16.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +47,13 @@
 #include "alternating.h"
 #include "flashrnn.h"
 
-typedef __nv_bfloat16 bf16;
-
 typedef struct flashrnn_cuda_scratch {
-    logt_tensor wd, rd;       /* bf16 copies of W and R (dtype bf16)                        */
+    logt_tensor wd, rd;       /* 16-bit copies of W and R (dtype bf16 or f16)               */
     logt_tensor wx;           /* [N][G·D] W x, f32                                          */
     logt_tensor s, c;         /* [N][NS·D] saved gates, [N][NST·D] states (lstm: c), f32     */
     logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
     logt_tensor dxa, dra;     /* [N][G·D] dtype; dra for the gru only                        */
-    logt_tensor dxf;          /* [N][I] f32 dx before rounding to bf16                       */
+    logt_tensor dxf;          /* [N][I] f32 dx before rounding to 16 bits                    */
     logt_tensor ones;         /* [N] ones, dtype                                             */
     logt_tensor xchg;         /* split heads' tagged exchange words (as f32 elements; flashrnn_fused_xchg_bytes) */
     logt_tensor sync;         /* split heads' backward counters (unsigned; any 4-byte dtype holds them) */
@@ -69,6 +67,9 @@ typedef struct flashrnn_cuda_scratch {
 } flashrnn_cuda_scratch;
 
 #define BLOCK 256
+
+/* bf16 and f16: activations in 16 bits, with 16-bit copies of W and R as the products' operands */
+static int is16(logt_dtype dt) { return dt == LOGT_BF16 || dt == LOGT_F16; }
 
 /* Gates, saved values and fp32 states per unit of each cell (Alt below has them per type). */
 static int ngates(const flashrnn_model *m)
@@ -131,7 +132,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
     a->bias = param(m, &m->base.w, "b");
     a->bn = m->cell == FLASHRNN_GRU ? param(m, &m->base.w, "bn") : NULL;
-    a->R = dt == LOGT_BF16 ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
+    a->R = is16(dt) ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
     a->h0 = m->base.h0.data ? m->base.h0.data : sc->zeros.data;
     a->c0 = m->base.c0.data ? m->base.c0.data : sc->zeros.data;
     a->warps_k = m->warps_k;
@@ -240,7 +241,7 @@ static logt_status side_stream(flashrnn_cuda_scratch *sc)
  * after 10 s. Timings: experiments/flashrnn-headdim, Design notes. */
 #define PROJ_FREE_SMS 8
 /* Also only where the chunks' GEMMs can keep ahead of the steps on those SMs: at most
- * PROJ_FLOP_PER_SM flops of W x a step for each free SM (bf16; half that on TF32), a step
+ * PROJ_FLOP_PER_SM flops of W x a step for each free SM (bf16, f16; half that on TF32), a step
  * being about a microsecond; beyond it the kernel waits for its chunks
  * (experiments/flashrnn-headdim, Design notes). */
 #define PROJ_FLOP_PER_SM 4.5e6
@@ -258,7 +259,7 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
     if (t->grid + PROJ_FREE_SMS > sms) return LOGT_OK;
     *free_sms = sms - t->grid;
     const double step_flop = 2.0 * (double)B * (double)I * (double)GD;
-    if (step_flop > PROJ_FLOP_PER_SM * *free_sms * (m->base.cfg.dtype == LOGT_BF16 ? 1.0 : 0.5)) return LOGT_OK;
+    if (step_flop > PROJ_FLOP_PER_SM * *free_sms * (is16(m->base.cfg.dtype) ? 1.0 : 0.5)) return LOGT_OK;
     for (int n = 16; n >= 2; n--) {
         const int64_t c = T / n;
         if (T % n == 0 && c >= 16 && c * B * I * (int64_t)es % 256 == 0 && c * B * GD * 4 % 256 == 0) {
@@ -403,11 +404,11 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
     const logt_dtype dt = m->base.cfg.dtype;
     LOGT_TRY(flashrnn_check_states(m, B));
     const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
-    if (dt == LOGT_BF16) {
-        LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, LOGT_BF16, G * D * I, NULL));
-        LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, LOGT_BF16, H * dh * G * dh, NULL));
-        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->wd.data, LOGT_BF16, W, LOGT_F32, G * D * I));
-        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->rd.data, LOGT_BF16, R, LOGT_F32, H * dh * G * dh));
+    if (is16(dt)) {
+        LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, dt, G * D * I, NULL));
+        LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, dt, H * dh * G * dh, NULL));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->wd.data, dt, W, LOGT_F32, G * D * I));
+        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->rd.data, dt, R, LOGT_F32, H * dh * G * dh));
     }
     LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * NS * D, NULL));
@@ -416,7 +417,7 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
     LOGT_TRY(prepare(m, sc, T, B, &a));
     a.wx = (const float *)sc->wx.data, a.h = h->data, a.s = (float *)sc->s.data;
     a.c = NST ? (float *)sc->c.data : NULL;
-    const void *Wop = dt == LOGT_BF16 ? sc->wd.data : (const void *)W;
+    const void *Wop = is16(dt) ? sc->wd.data : (const void *)W;
     if (!m->alternating) {   /* fused: the projection may run beside the kernel (proj_overlap) */
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
@@ -457,7 +458,7 @@ static logt_status grad_gemms(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt
     const float beta = first && !m->base.dw_add ? 0.0f : 1.0f;
     float *dW = param(m, &m->base.dw, "W"), *dR = param(m, &m->base.dw, "R");
     float *db = param(m, &m->base.dw, "b");
-    const void *W = dt == LOGT_BF16 ? sc->wd.data : (const void *)param(m, &m->base.w, "W");
+    const void *W = is16(dt) ? sc->wd.data : (const void *)param(m, &m->base.w, "W");
     /* dR[k][m][q·dh + j] = Σ_n h_{n-1}[k·dh + m] dRA[n][q·D + k·dh + j]: the first step's
      * h_{-1} is h0, the others' are h's rows shifted by one step (no copy) */
     for (int64_t q = 0; q < G; q++) {
@@ -584,7 +585,7 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     float *dxf = NULL;
     if (dx) {
         dxf = (float *)dx->data;
-        if (dt == LOGT_BF16) {
+        if (is16(dt)) {
             LOGT_TRY(logt_tensor_reserve(&sc->dxf, LOGT_CUDA, LOGT_F32, N * I, NULL));
             dxf = (float *)sc->dxf.data;
         }
@@ -599,13 +600,13 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         const int nch = overlap_chunks(m, &sc->tile[1], T);
         if (nch > 1) {
             LOGT_TRY(backward_overlapped(m, sc, ctx, &a, dxf, nch));
-            if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
+            if (dx && is16(dt)) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
             return LOGT_OK;
         }
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
     }
     LOGT_TRY(grad_gemms(m, sc, ctx, a.h0, dxf, 0, T, 1));
-    if (dx && dt == LOGT_BF16) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
+    if (dx && is16(dt)) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
     return LOGT_OK;
 }
 
