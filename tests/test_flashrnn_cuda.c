@@ -1,5 +1,5 @@
 /* test_flashrnn_cuda.c — flashrnn on CUDA (models/flashrnn/flashrnn_cuda.cu and fused_*.cu)
- * against the float64 CPU reference: both cells, both dtypes, both kernels (fused and
+ * against the float64 CPU reference: every cell, every dtype, both kernels (fused and
  * alternating), every instantiated k_slice reached (dh from 16 to 256, warps_k 1 to 8), heads
  * split over several blocks (both ways they meet: a thread-block cluster, and the exchange
  * through global memory), T = 1, H = 1, odd B, B above one batch
@@ -14,6 +14,13 @@
  *   bf16: R and h enter the products rounded to 8 bits (2^-9 relative each) and h is stored
  *     in bf16 (2^-8): 2e-2 on h; the recurrent dL/d(R h) is rounded to bf16 as the operand of
  *     the backward product too: 4e-2 on the gradients. A wrong index is off by order 1.
+ *   f16: 11 significant bits against bf16's 8, so each rounding (R, h and dL/d(R h) as the
+ *     products' operands, h, dx and dh0 as stored) is at most 2^-11 relative, 8 times less than
+ *     bf16's. That is the rounding of a TF32 operand (10 explicit bits too), which the f32 path
+ *     already pays in every product beside the same fast tanh and σ (2^-10.9, 2^-11.9): f32's
+ *     tolerances, 5e-3 on h and 1e-2 on the gradients, 4 times tighter than bf16's. The values
+ *     here (|x|, |dh| <= 1, |h| <= 1 for the lstm) are far inside f16's range (6e-5 to 65504,
+ *     and what underflows is below 1e-7 of the largest, inside atol).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -33,6 +40,7 @@ typedef struct tol { double h, g; } tol;
 
 static const tol TOL_F32 = {5e-3, 1e-2};
 static const tol TOL_BF16 = {2e-2, 4e-2};
+static const tol TOL_F16 = {5e-3, 1e-2};
 
 typedef struct result {
     double *w, *h, *dw, *dx, *dh0, *dc0, *dn0, *dm0;
@@ -236,7 +244,7 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     c.device = LOGT_CPU, c.dtype = LOGT_F64, c.nknobs = 0;
     cr_assert_eq(run(&c, s, x, dh, h0, c0, got.w, &ref), LOGT_OK, "%s reference: %s", label, logt_errmsg());
 
-    const tol t = dt == LOGT_BF16 ? TOL_BF16 : TOL_F32;
+    const tol t = dt == LOGT_BF16 ? TOL_BF16 : dt == LOGT_F16 ? TOL_F16 : TOL_F32;
     char msg[600] = "";
     double wh = 0, wg = 0;
     const int64_t nh = (int64_t)s.T * s.B * s.D, nx = (int64_t)s.T * s.B * s.I, ns = (int64_t)s.B * s.D;
@@ -408,21 +416,21 @@ Test(flashrnn_cuda, grid_exchange_past_the_16_bit_step_tag, .timeout = 300)
 }
 
 /* A NaN made in one unit reaches every unit of its batch row through the next step's R h,
- * also across the dense head's exchange through global memory, where the lstm's bf16 words
- * have no room for a NaN's bits beside the tag (TaggedUnit, models/flashrnn/exchange.cuh): c0
- * NaN at one position, and the output's NaNs must be the reference's. */
-Test(flashrnn_cuda, grid_exchange_carries_a_nan)
+ * also across the dense head's exchange through global memory, where the lstm's 16-bit words
+ * (bf16 and f16) have no room for a NaN's bits beside the tag (TaggedUnit,
+ * models/flashrnn/exchange.cuh): c0 NaN at one position, and the output's NaNs must be the
+ * reference's. */
+static void nan_through_grid(logt_dtype dt)
 {
-    SKIP_WITHOUT_GPU("flashrnn cuda");
     const shape s = {3, 3, 8, 768, 768, 1};
     logt_model_cfg cfg;
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
-    cfg.head_dim = s.dh, cfg.dtype = LOGT_BF16, cfg.seed = 5;
+    cfg.head_dim = s.dh, cfg.dtype = dt, cfg.seed = 5;
     set_knobs(&cfg, "kernel=fused,head_sync=grid");
-    double *x = random_array((int64_t)s.T * s.B * s.I, 92, 1, 1.0, LOGT_BF16);
-    double *dh = random_array((int64_t)s.T * s.B * s.D, 92, 2, 1.0, LOGT_BF16);
-    double *h0 = random_array((int64_t)s.B * s.D, 92, 3, 0.5, LOGT_BF16);
-    double *c0 = random_array((int64_t)s.B * s.D, 92, 4, 0.5, LOGT_BF16);
+    double *x = random_array((int64_t)s.T * s.B * s.I, 92, 1, 1.0, dt);
+    double *dh = random_array((int64_t)s.T * s.B * s.D, 92, 2, 1.0, dt);
+    double *h0 = random_array((int64_t)s.B * s.D, 92, 3, 0.5, dt);
+    double *c0 = random_array((int64_t)s.B * s.D, 92, 4, 0.5, dt);
     c0[1 * s.D + 5] = NAN;   /* batch row 1, unit 5 */
     result got, ref;
     cr_assert_eq(run(&cfg, s, x, dh, h0, c0, NULL, &got), LOGT_OK, "%s", logt_errmsg());
@@ -435,11 +443,20 @@ Test(flashrnn_cuda, grid_exchange_carries_a_nan)
         differ += (isnan(got.h[i]) != 0) != (isnan(ref.h[i]) != 0);
     }
     /* the reference: unit 5 at step 0, then the whole row at steps 1 and 2 */
-    cr_expect_eq(nnan, 1 + 2 * s.D, "the reference has %lld NaNs", (long long)nnan);
-    cr_expect_eq(differ, 0, "%lld outputs NaN in one and not the other (%s)", (long long)differ, got.detail);
-    cr_expect(strstr(got.detail, "sync=grid"), "%s", got.detail);
+    const char *dn = logt_dtype_name(dt);
+    cr_expect_eq(nnan, 1 + 2 * s.D, "%s: the reference has %lld NaNs", dn, (long long)nnan);
+    cr_expect_eq(differ, 0, "%s: %lld outputs NaN in one and not the other (%s)", dn, (long long)differ,
+                 got.detail);
+    cr_expect(strstr(got.detail, "sync=grid"), "%s: %s", dn, got.detail);
     free_result(&got), free_result(&ref);
     free(x), free(dh), free(h0), free(c0);
+}
+
+Test(flashrnn_cuda, grid_exchange_carries_a_nan)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    nan_through_grid(LOGT_BF16);
+    nan_through_grid(LOGT_F16);
 }
 
 /* Tilings the tuner does not pick at these sizes, forced through the knobs: the products
@@ -629,6 +646,70 @@ Test(flashrnn_cuda, batch_tiles_above_eight_rows)
     SKIP_WITHOUT_GPU("flashrnn cuda");
     expect_matches("lstm", "fused", LOGT_BF16, (shape){3, 128, 8, 768, 64, 1});
     expect_matches("lstm", "fused,warps_k=2", LOGT_BF16, (shape){3, 128, 8, 768, 64, 0});
+}
+
+/* f16 (IEEE half: 16-bit operands, fp32 accumulation, as bf16) on shapes that line up with
+ * nothing: T prime, B = 5 or 9 (a batch tile and a part of one), I != D. The fused kernels
+ * at dh = 64 in whole heads over each k_slice (warps_k 1, 2, 4: 64, 32, 16) and the tuner's
+ * choice, then a head split over blocks both ways they meet (cluster; grid: the lstm's 16-bit
+ * tagged words, the gru's 32-bit ones) and the dense head of 768 (the lstm's forward with
+ * warp_gates); the alternating path for every cell. */
+static const shape F16_WHOLE = {13, 5, 20, 128, 64, 1};
+static const shape F16_SPLIT = {7, 9, 12, 256, 256, 1};
+static const shape F16_DENSE = {5, 9, 11, 768, 768, 1};
+static const shape F16_ALT[] = {{13, 5, 20, 128, 64, 1}, {11, 9, 7, 96, 32, 0}, {1, 5, 3, 16, 16, 1}};
+
+static void fused_f16(const char *cell)
+{
+    const char *knobs[] = {"fused", "fused,warps_k=1", "fused,warps_k=2", "fused,warps_k=4"};
+    for (int k = 0; k < 4; k++) expect_matches(cell, knobs[k], LOGT_F16, F16_WHOLE);
+    const char *split[] = {"fused", "fused,head_sync=cluster", "fused,head_sync=grid"};
+    for (int k = 0; k < variants(3); k++) expect_matches(cell, split[k], LOGT_F16, F16_SPLIT);
+    expect_matches(cell, "fused,head_sync=grid", LOGT_F16, F16_DENSE);
+}
+
+static void alternating_f16(const char *cell)
+{
+    for (int i = 0; i < (int)(sizeof F16_ALT / sizeof F16_ALT[0]); i++)
+        expect_matches(cell, "alternating", LOGT_F16, F16_ALT[i]);
+}
+
+Test(flashrnn_cuda, lstm_fused_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); fused_f16("lstm"); }
+Test(flashrnn_cuda, gru_fused_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); fused_f16("gru"); }
+Test(flashrnn_cuda, lstm_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("lstm"); }
+Test(flashrnn_cuda, gru_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("gru"); }
+Test(flashrnn_cuda, elman_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("elman"); }
+Test(flashrnn_cuda, slstm_alternating_f16)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    alternating_f16("slstm");
+    slstm_nm = 1;   /* from carried n0, m0 too, fresh units among them */
+    expect_matches("slstm", "alternating", LOGT_F16, (shape){9, 5, 7, 64, 16, 1});
+    slstm_nm = 0;
+}
+
+/* The lstm's dense head in f16 with a warp's gates (warp_gates) forced to each of 1, 2 and
+ * all, and the f16 run's tilings the bf16 run's (the tuner sees the same sizes and the same
+ * register counts for both). */
+Test(flashrnn_cuda, dense_head_768_f16_warp_gates)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const char *knobs[] = {"fused,head_sync=grid,warp_gates=1", "fused,head_sync=grid,warp_gates=2",
+                           "fused,head_sync=grid,warp_gates=all"};
+    for (int k = 0; k < variants(3); k++) expect_matches("lstm", knobs[k], LOGT_F16, (shape){5, 9, 8, 768, 768, 1});
+    result r[2];
+    const logt_dtype dts[2] = {LOGT_BF16, LOGT_F16};
+    for (int d = 0; d < 2; d++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 768);
+        cfg.dtype = dts[d], cfg.head_dim = 768;
+        set_knobs(&cfg, "kernel=fused");
+        cr_assert_eq(run(&cfg, (shape){2, 9, 8, 768, 768, 0}, NULL, NULL, NULL, NULL, NULL, &r[d]), LOGT_OK,
+                     "%s: %s", logt_dtype_name(dts[d]), logt_errmsg());
+    }
+    cr_expect_str_eq(r[0].detail, r[1].detail, "bf16 and f16 plan alike");
+    cr_expect(strstr(r[1].impl, "f16 tensor cores") && !strstr(r[1].impl, "bf16"), "%s", r[1].impl);
+    free_result(&r[0]), free_result(&r[1]);
 }
 
 #ifdef LOGT_HAVE_CUDA
