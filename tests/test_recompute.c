@@ -37,6 +37,26 @@ Test(recompute, lstm_wavefront_cuda_matches)
     }
 }
 
+/* Every model with segments as a wavefront of three layers on CUDA, each layer on its own
+ * stream, against its plain pass: flashrnn's fused kernel (bf16, and an f32 shape whose
+ * segments split their input projection into chunks: the wavefront turns that overlap off)
+ * and its alternating path, sru, gilr-lstm and quasi-DEER. */
+Test(recompute, every_model_wavefront_cuda_matches, .timeout = 300)
+{
+    SKIP_WITHOUT_GPU("wavefront of every model");
+    static const char *const rcs[] = {"8", "auto", NULL};
+    const setup cases[] = {
+        {"flashrnn", "lstm", "kernel=fused", LOGT_CUDA, LOGT_BF16, 37, 5, 7, 64, 16, 3, 1},
+        {"flashrnn", "gru", "kernel=fused", LOGT_CUDA, LOGT_F32, 256, 4, 8, 256, 128, 3, 0},
+        {"flashrnn", "lstm", "kernel=alternating", LOGT_CUDA, LOGT_F32, 37, 5, 7, 64, 16, 3, 1},
+        {"sru", NULL, NULL, LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, 1},
+        {"gilr-lstm", NULL, NULL, LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, 1},
+        {"deer", "gru", "mode=quasi,tol=1e-6", LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, 1},
+    };
+    const double tol[] = {3e-2, 2e-3, 2e-5, 2e-5, 2e-5, 1e-4};   /* f32 fused: TF32 products, W x whole or in chunks */
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) expect_wavefront(&cases[i], rcs, tol[i]);
+}
+
 /* Bad values are named at configuration time; a model without segments says which have them. */
 Test(recompute, bad_values_are_named)
 {

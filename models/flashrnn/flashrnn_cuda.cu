@@ -253,6 +253,9 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
     const int64_t GD = (int64_t)ngates(m) * m->base.cfg.hidden_size;
     const size_t es = logt_dtype_size(m->base.cfg.dtype);
     if (m->proj_overlap == 1 || !stream_wait_value() || !stream_write_value()) return LOGT_OK;
+    /* layers_wavefront: other layers' kernels run beside this one, so the SMs its tiling leaves
+     * are not free for the chunks it would wait for */
+    if (!strcmp(logt_cfg_knob(&m->base.cfg, "layers_wavefront", "off"), "on")) return LOGT_OK;
     int dev = 0, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
