@@ -53,7 +53,8 @@ Test(recompute, every_model_wavefront_cuda_matches, .timeout = 300)
         {"gilr-lstm", NULL, NULL, LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, 1},
         {"deer", "gru", "mode=quasi,tol=1e-6", LOGT_CUDA, LOGT_F32, 37, 5, 7, 24, 0, 3, 1},
     };
-    const double tol[] = {3e-2, 2e-3, 2e-5, 2e-5, 2e-5, 1e-4};   /* f32 fused: TF32 products, W x whole or in chunks */
+    /* flashrnn f32: TF32 products over GEMMs of other shapes (test_recompute_flashrnn.c) */
+    const double tol[] = {3e-2, 1e-3, 1e-3, 2e-5, 2e-5, 3e-4};
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) expect_wavefront(&cases[i], rcs, tol[i]);
 }
 

@@ -2,8 +2,10 @@
  * pass in segments against the plain pass of the same net, every output and gradient. The
  * float64 reference gives the same bits (its weight gradients sum over the steps from the last,
  * as the segments run); on CUDA the fused kernels and the alternating path agree with their
- * own plain pass to the dtype's rounding: f32 to the order of the sums, bf16 to the rounding
- * of the states and their gradients carried between segments in bf16. A gru or elman hands on
+ * own plain pass to the dtype's rounding: f32 to TF32's (the products' operands keep 11 bits,
+ * 2^-11 = 4.9e-4, and the segments' GEMMs are other shapes than the whole pass's, so their
+ * sums round differently: up to 1.9e-4 of the largest gradient seen on an H100), bf16 to the
+ * rounding of the states and their gradients carried between segments in bf16. A gru or elman hands on
  * h alone (no c0). The slstm's n and m are states the
  * segments do not carry: recompute or a wavefront with it is refused at configuration time. */
 #include "recompute.h"
@@ -82,7 +84,7 @@ static void cuda(const char *cell, const char *kernel, logt_dtype dt, int dh)
     snprintf(knobs, sizeof knobs, "kernel=%s", kernel);
     for (int state = 0; state < 2; state++) {
         setup s = {"flashrnn", cell, knobs, LOGT_CUDA, dt, 37, 5, 7, 64, dh, 2, state};
-        expect_same(&s, rcs, dt == LOGT_BF16 ? 3e-2 : 2e-5);
+        expect_same(&s, rcs, dt == LOGT_BF16 ? 3e-2 : 1e-3);
     }
 }
 
@@ -120,5 +122,5 @@ Test(recompute_flashrnn, fused_split_heads_and_grad_overlap_match, .timeout = 60
     setup gru = {"flashrnn", "gru", knobs, LOGT_CUDA, LOGT_BF16, 100, 3, 8, 512, 256, 2, 1};
     expect_same(&gru, rcs, 3e-2);
     setup lstm = {"flashrnn", "lstm", knobs, LOGT_CUDA, LOGT_F32, 100, 3, 8, 256, 128, 2, 1};
-    expect_same(&lstm, rcs, 2e-5);
+    expect_same(&lstm, rcs, 1e-3);
 }
