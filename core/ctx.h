@@ -32,6 +32,8 @@ typedef struct logt_ctx {
     int64_t step;       /* the training step the calls belong to, for a model's settings that are
                          * scheduled over training (deer's tol_schedule); -1, logt_ctx_create's
                          * default: not training. The trainer sets it around its calls */
+    int concurrent;     /* 1: other streams run kernels beside this context's (the net's
+                         * layers_wavefront), so a kernel must not count on SMs it leaves free */
     int relax;          /* times the caller relaxed the solvers after a failed training step
                          * (deer's on_fail = retry): each multiplies a solver's tolerance by 10 and
                          * its iteration cap by 2. 0, the default */

@@ -377,14 +377,17 @@ static logt_status lanes(logt_net *net, logt_ctx *ctx)
         net->lane[l]->inference = ctx->inference;
         net->lane[l]->step = ctx->step;
         net->lane[l]->relax = ctx->relax;
+        net->lane[l]->concurrent = 1;
         LOGT_TRY(logt_ctx_wait_for(net->lane[l], ctx));
     }
+    if (ctx && net->L > 1) ctx->concurrent = 1;   /* until join_lanes */
     return LOGT_OK;
 }
 
 /* The caller's context waits for every lane. */
 static logt_status join_lanes(logt_net *net, logt_ctx *ctx)
 {
+    if (ctx) ctx->concurrent = 0;
     for (int l = 1; l < net->L; l++)
         if (net->lane[l] != ctx) LOGT_TRY(logt_ctx_wait_for(ctx, net->lane[l]));
     return LOGT_OK;

@@ -245,7 +245,7 @@ static logt_status side_stream(flashrnn_cuda_scratch *sc)
  * being about a microsecond; beyond it the kernel waits for its chunks
  * (experiments/flashrnn-headdim, Design notes). */
 #define PROJ_FLOP_PER_SM 4.5e6
-static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t, const logt_tensor *x,
+static logt_status proj_chunks(const flashrnn_model *m, const logt_ctx *ctx, const flashrnn_tiling *t, const logt_tensor *x,
                                int *nch, int *free_sms)
 {
     *nch = 1;
@@ -253,9 +253,9 @@ static logt_status proj_chunks(const flashrnn_model *m, const flashrnn_tiling *t
     const int64_t GD = (int64_t)ngates(m) * m->base.cfg.hidden_size;
     const size_t es = logt_dtype_size(m->base.cfg.dtype);
     if (m->proj_overlap == 1 || !stream_wait_value() || !stream_write_value()) return LOGT_OK;
-    /* layers_wavefront: other layers' kernels run beside this one, so the SMs its tiling leaves
-     * are not free for the chunks it would wait for */
-    if (!strcmp(logt_cfg_knob(&m->base.cfg, "layers_wavefront", "off"), "on")) return LOGT_OK;
+    /* other kernels beside this one (the net's wavefront): the SMs its tiling leaves are not
+     * free for the chunks it would wait for */
+    if (ctx->concurrent) return LOGT_OK;
     int dev = 0, sms = 0;
     CUDA_TRY(cudaGetDevice(&dev));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -425,7 +425,7 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
         int nch = 1, free_sms = 0;
-        LOGT_TRY(proj_chunks(m, &sc->tile[0], x, &nch, &free_sms));
+        LOGT_TRY(proj_chunks(m, ctx, &sc->tile[0], x, &nch, &free_sms));
         if (nch > 1) return forward_overlapped(sc, ctx, &a, x, Wop, nch, free_sms, m->proj_overlap == 2);
     }
 
