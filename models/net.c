@@ -312,8 +312,8 @@ static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_
     const int64_t n = T - t0 < K ? T - t0 : K;
     const logt_tensor xs = rows_of(in, t0, n);
     logt_status st = LOGT_OK;
+    enter_segment(net, l, s);
     if (s + 1 < S) {   /* the last segment's activations are the forward's own */
-        enter_segment(net, l, s);
         logt_tensor hs = rows_of(&net->seg_out[l], 0, n);
         st = net->ops->forward(m, &xs, &hs, ctx);
     }
@@ -322,7 +322,6 @@ static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_
          * s - 1 reads as dL/d(its final state) */
         logt_tensor *carry = net->carry[l];
         const int w = (int)(s & 1), r = w ^ 1, two = slots(net) > 1;
-        enter_segment(net, l, s);
         if (s + 1 < S) {
             m->dhT = state_of(&carry[r], 0);
             if (two) m->dcT = state_of(&carry[2 + r], 0);
