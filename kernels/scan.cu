@@ -19,6 +19,9 @@
  *   *-vec     16-bit arrays with C a multiple of 8 (C >= 32) and a, b, h 16-byte aligned: the
  *             same routes with 8 channels a thread, every load and store 16 bytes
  *             (scan_vchannels_kernel, scan_vlbs_kernel; scan_vec.cuh says why).
+ *   channels-pair  16-bit arrays with C even, C alone filling the GPU but short of the
+ *             vector channel route's 8 times that: the channel route with 2 channels a
+ *             thread, every access 4 bytes (scan_pchannels_kernel).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
  * experiments/scan-bandwidth/README.md, "Design notes", records how each did.
@@ -32,8 +35,10 @@
 #include "scan_kernels.cuh"
 #include "scan_vec.cuh"
 
-/* Steps whose a and b are loaded before the FMA chain uses them (channel route). */
+/* Steps whose a and b are loaded before the FMA chain uses them (channel route); the pair
+ * route's threads are half as many for the same C, and load twice the steps. */
 #define UNROLL 8
+#define UNROLL_PAIR 16
 /* Steps per thread in a look-back tile: VS staged in shared memory, then SCAN_LBS_VR in
  * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
  * of 512 steps and 64 KB of shared memory. bf16 and f16 a channel a thread (the arrays the
@@ -136,16 +141,25 @@ static int vec_ok(int bits16, int64_t C, uintptr_t ptrs)
     return bits16 && C % SCAN_VEC_W == 0 && C >= 32 && (ptrs & 15) == 0;
 }
 
-enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED };
-static const char *const route_name[] = {"channels",     "lookback",     "lookback-staged",
-                                         "channels-vec", "lookback-vec", "lookback-staged-vec"};
+/* 16-bit arrays go in pairs of channels where C is even and every array 4-byte aligned. */
+static int pair_ok(int bits16, int64_t C, uintptr_t ptrs)
+{
+    return bits16 && C % 2 == 0 && (ptrs & 3) == 0;
+}
 
-/* The route of a shape; vec: vec_ok. In vectors a thread takes 8 channels, so the channel route
- * needs 8 times the channels; below that the vector tiles, unless T is short (the scalar channel
- * route, as for every dtype). */
-static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec)
+enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED, R_PCHANNELS };
+static const char *const route_name[] = {"channels",     "lookback",     "lookback-staged",
+                                         "channels-vec", "lookback-vec", "lookback-staged-vec",
+                                         "channels-pair"};
+
+/* The route of a shape; vec: vec_ok, pair: pair_ok. In vectors a thread takes 8 channels, so the
+ * vector channel route needs 8 times the channels; from the scalar route's threshold up to that,
+ * pairs of channels; below it the vector tiles, unless T is short (the scalar channel route, as
+ * for every dtype). */
+static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec, int pair)
 {
     if (vec && C / SCAN_VEC_W >= scan_cuda_channel_threshold()) return R_VCHANNELS;
+    if (pair && C >= scan_cuda_channel_threshold()) return R_PCHANNELS;
     if (vec && T >= SHORT_T)
         return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR)) ? R_VSTAGED : R_VLOOKBACK;
     if (use_channels(T, C)) return R_CHANNELS;
@@ -155,7 +169,7 @@ static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec)
 
 extern "C" const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt)
 {
-    return route_name[pick_route(T, C, dt, vec_ok(dt != LOGT_F32, C, 0))];
+    return route_name[pick_route(T, C, dt, vec_ok(dt != LOGT_F32, C, 0), pair_ok(dt != LOGT_F32, C, 0))];
 }
 
 /* The checks every entry point makes: a cuda context, sizes, dtype, and the arrays that must
@@ -296,8 +310,9 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
                               const E *b, const H *h0, E *h)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const int vec = vec_ok(sizeof(E) == 2, C, (uintptr_t)a | (uintptr_t)b | (uintptr_t)h);
-    const route r = pick_route(T, C, sizeof(E) == 2 ? LOGT_BF16 : LOGT_F32, vec);
+    const uintptr_t ptrs = (uintptr_t)a | (uintptr_t)b | (uintptr_t)h;
+    const int vec = vec_ok(sizeof(E) == 2, C, ptrs), pair = pair_ok(sizeof(E) == 2, C, ptrs);
+    const route r = pick_route(T, C, sizeof(E) == 2 ? LOGT_BF16 : LOGT_F32, vec, pair);
     if (r == R_CHANNELS) {
         scan_channels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C), BLOCK, 0, st>>>(T, C, reverse, a,
                                                                                   b, h0, h);
@@ -307,6 +322,12 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     if constexpr (sizeof(E) == 2) {
         if (r == R_VCHANNELS) {
             scan_vchannels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C / SCAN_VEC_W), BLOCK, 0, st>>>(
+                T, C, reverse, a, b, h0, h);
+            LAUNCH_TRY();
+            return LOGT_OK;
+        }
+        if (r == R_PCHANNELS) {
+            scan_pchannels_kernel<UNROLL_PAIR, GOFF, E, H><<<blocks_for(C / 2), BLOCK, 0, st>>>(
                 T, C, reverse, a, b, h0, h);
             LAUNCH_TRY();
             return LOGT_OK;

@@ -93,6 +93,58 @@ __global__ void scan_vchannels_kernel(int64_t T, int64_t C, int reverse, const E
     }
 }
 
+/* ---- channel-parallel in pairs: one thread per 2 channels walks all T steps --------------
+ *
+ * For 16-bit arrays where C alone fills the GPU but not 8 channels a thread (thr <= C <
+ * 8·thr, scan.cu's threshold thr): each access carries one step of 2 channels, 4 bytes, so a
+ * warp's access is one 128-byte row, as on the f32 channel route, with half its threads. U
+ * (twice the f32 route's) puts as many bytes in flight a thread as there. C even and a, b, h
+ * 4-byte aligned. */
+
+/* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0, c0 + 1. */
+template <int GOFF, typename E>
+__device__ __forceinline__ uint32_t scan_pgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
+{
+    if (GOFF == 0) return *(const uint32_t *)(a + t * C + c0);
+    const int64_t tg = t + GOFF;
+    return tg >= 0 && tg < T ? *(const uint32_t *)(a + tg * C + c0) : 0u;
+}
+
+/* One step of 2 channels: x = a ⊙ x + b, h stored in one 4-byte word. */
+template <typename E> __device__ __forceinline__ uint32_t scan_pstep(float2 &x, uint32_t a, uint32_t b)
+{
+    const float2 av = widen2<E>(a), bv = widen2<E>(b);
+    x.x = fmaf(av.x, x.x, bv.x), x.y = fmaf(av.y, x.y, bv.y);
+    return narrow2<E>(x.x, x.y);
+}
+
+template <int U, int GOFF, typename E, typename H = E>
+__global__ void scan_pchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
+                                      const typename scan_h0<H>::type *h0, E *h)
+{
+    const int64_t c0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    if (c0 >= C) return;
+    float2 x = h0 ? make_float2(ld(h0 + c0), ld(h0 + c0 + 1)) : make_float2(0.0f, 0.0f);
+    int64_t s = 0;
+    for (; s + U <= T; s += U) {
+        uint32_t av[U], bv[U];
+        int64_t off[U];
+#pragma unroll
+        for (int k = 0; k < U; k++) {
+            const int64_t t = scan_time(T, reverse, s + k);
+            off[k] = t * C + c0;
+            av[k] = scan_pgate<GOFF>(a, T, C, t, c0);
+            bv[k] = *(const uint32_t *)(b + off[k]);
+        }
+#pragma unroll
+        for (int k = 0; k < U; k++) *(uint32_t *)(h + off[k]) = scan_pstep<E>(x, av[k], bv[k]);
+    }
+    for (; s < T; s++) {   /* the last T mod U steps */
+        const int64_t t = scan_time(T, reverse, s);
+        *(uint32_t *)(h + t * C + c0) = scan_pstep<E>(x, scan_pgate<GOFF>(a, T, C, t, c0), *(const uint32_t *)(b + t * C + c0));
+    }
+}
+
 /* ---- single pass with decoupled look-back, 8 channels a thread ----------------------------
  *
  * A tile is 32 channels × 64·VL steps (VL = VS + VR), 256 threads. In the data phases thread

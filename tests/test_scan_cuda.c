@@ -208,11 +208,12 @@ Test(scan_cuda, routes_and_their_threshold, .timeout = 120)
     int64_t thr = scan_cuda_channel_threshold();
     for (int d = 0; d < 3; d++) {
         const logt_dtype dt = d == 0 ? LOGT_F32 : d == 1 ? LOGT_BF16 : LOGT_F16;
-        cr_assert_str_eq(scan_cuda_route(64, 65536, dt), "channels");
+        cr_assert(!strncmp(scan_cuda_route(64, 65536, dt), "channels", 8), "%s", scan_cuda_route(64, 65536, dt));
         cr_assert(!strncmp(scan_cuda_route(300, thr - 1, dt), "lookback", 8), "%s", scan_cuda_route(300, thr - 1, dt));
-        /* a multiple of 8 in 16 bits goes in vectors: their channel route needs 8·thr */
+        /* an even C in 16 bits goes in pairs of channels (the vector channel route needs 8·thr),
+         * an odd one a channel a thread */
         cr_assert_str_eq(scan_cuda_route(300, thr + 1, dt), "channels");
-        cr_assert_str_eq(scan_cuda_route(300, thr, dt), d ? "lookback-staged-vec" : "channels");
+        cr_assert_str_eq(scan_cuda_route(300, thr, dt), d ? "channels-pair" : "channels");
     }
     /* and the look-back tilings: Cb = C with idle threads (100: 2 lanes of 100 in 256
      * threads; 255: one lane), a partial channel group (257 = 256 + 1), one channel with
@@ -317,7 +318,9 @@ static void f32_state_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, i
  * C off the vector rule (8 and 24, less than a tile; 36, not a multiple of 8); arrays 1, 2
  * and 8 elements into their allocation (8: 16 bytes, aligned again); T around a tile's 1024
  * steps and the channel route's 128; gates near 1 over staged tiles; the vector channel
- * route at 8·thr channels and the look-back just below; h0 in f32 (scan_cuda_f32_state). */
+ * route at 8·thr channels; pairs of channels from thr up to just below that, T shorter than
+ * the pair route's 16-step loads, misaligned (2 bytes: a channel a thread) and 4- but not
+ * 16-byte aligned; the vector look-back just below thr; h0 in f32 (scan_cuda_f32_state). */
 Test(scan_cuda, vectors_16bit, .timeout = 120)
 {
     SKIP_WITHOUT_GPU("scan_cuda's 16-bit vectors");
@@ -329,17 +332,19 @@ Test(scan_cuda, vectors_16bit, .timeout = 120)
     const struct { int64_t T, C; const char *route; } shapes[] = {
         {5000, 40, "lookback"},  {1023, 264, "lookback"}, {1025, 32, "lookback"}, {128, 48, "lookback"},
         {127, 48, "channels"},   {3001, 8, "lookback"},   {3001, 24, "lookback"}, {3001, 36, "lookback"},
-        {37, 8 * thr, "channels-vec"}, {131, 8 * thr - 8, "lookback-staged-vec"}};
+        {37, 8 * thr, "channels-vec"}, {131, 8 * thr - 8, "channels-pair"}, {21, thr + 2, "channels-pair"},
+        {300, thr - 8, "lookback-staged-vec"}};
     for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {
         const int64_t T = shapes[i].T, C = shapes[i].C;
-        const int vec = C % 8 == 0 && C >= 32 && T >= 128, big = C > thr;
+        const int pair = C >= thr && C < 8 * thr;
+        const int vec = C % 8 == 0 && C >= 32 && (C >= 8 * thr || (T >= 128 && !pair)), big = T * C > (1 << 22);
         for (int d = 0; d < 2; d++) {
             const logt_dtype dt = d ? LOGT_F16 : LOGT_BF16;
             const char *route = scan_cuda_route(T, C, dt);
             cr_assert(!strncmp(route, shapes[i].route, strlen(shapes[i].route)) &&
-                          (vec || big) == (strstr(route, "-vec") != NULL),
+                          vec == (strstr(route, "-vec") != NULL),
                       "T = %lld, C = %lld %s: route %s", (long long)T, (long long)C, logt_dtype_name(dt), route);
-            for (int v = 0; v < 4; v += big ? 3 : 1) {   /* the large shapes: two cases, aligned */
+            for (int v = 0; v < 4; v += big ? 3 : 1) {   /* the large arrays: two cases, aligned */
                 const int m = (i + v) % 4;
                 scan_case c = {T, C, dt, v & 1, (v >> 1) & 1, m == 3, 50 + (uint64_t)(4 * i + v), 0.5, 1.0, 1e-5,
                                big ? 0 : shifts[m]};
