@@ -113,6 +113,11 @@ typedef struct logt_model logt_model;
  * values of its knobs, limits of its kernels). */
 #define LOGT_BIT(x) (1u << (x))   /* a device's or a dtype's bit in the sets below */
 
+/* segment_min of the models whose kernels run in parallel over T (sru, gilr, deer): 2^22
+ * elements, 16 MiB a tensor in f32, about where a segment's fixed launches cost a few percent
+ * of its work on an H100 or H200 (experiments/long-memory, Design notes). */
+#define LOGT_SEGMENT_MIN_PARALLEL ((int64_t)1 << 22)
+
 typedef struct logt_model_ops {
     const char *name;
     const char *summary;
@@ -124,6 +129,10 @@ typedef struct logt_model_ops {
     int nstate;                    /* 1: h only; 2: h and c (LSTM)                       */
     int segments;                  /* 1: runs a sequence in pieces (hT, cT, dhT, dcT,    */
                                    /* dw_add above), so the net can recompute            */
+    int64_t segment_min;           /* segments: the fewest elements (steps x B x D) a    */
+                                   /* segment of recompute = auto holds, where a segment */
+                                   /* has launches of a fixed cost whatever its length   */
+                                   /* (kernels parallel over T); 0: no floor             */
     const char *const *knobs;      /* NULL-terminated names of the knobs it accepts      */
     logt_status (*layout)(const logt_model_cfg *cfg, logt_layout *out);
     logt_status (*create)(const logt_model_cfg *cfg, logt_model **out);
@@ -212,7 +221,8 @@ typedef struct logt_net {
  *   recompute = off | auto | K   keep the states of every K-th step only, and recompute each
  *                                segment's activations in the backward (gradient
  *                                checkpointing): memory O(T / K + K) a layer instead of O(T),
- *                                about one more forward in time. auto: K near sqrt(T).
+ *                                about one more forward in time. auto: K near sqrt(T),
+ *                                or segment_min / (B·D) steps where that is longer.
  *                                K >= T runs as off.
  *   layers_wavefront = off | on  with layers >= 2, run the layers as a wavefront of segments:
  *                                layer l's segment s once layer l - 1's segment s and its own
@@ -227,6 +237,9 @@ logt_status logt_net_recompute_of(const logt_model_cfg *cfg, int *out);
 logt_status logt_net_wavefront_of(const logt_model_cfg *cfg, int *out);
 
 logt_status logt_net_create(const logt_model_cfg *cfg, logt_net **out);
+/* The segment length K of a pass of T steps and B rows (recompute, layers_wavefront); 0: the
+ * layers run whole. */
+int64_t logt_net_segment_length(const logt_net *net, int64_t T, int64_t B);
 void logt_net_destroy(logt_net *net);
 /* Forward through every layer; *h points at the last layer's output (owned by the net). */
 logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_tensor **h,

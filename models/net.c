@@ -248,10 +248,21 @@ static logt_tensor state_of(const logt_tensor *t, int64_t s)
     return logt_tensor_view(t, s * t->shape[1] * t->shape[2], 2, shape);
 }
 
-/* The segment length of a pass over T steps; 0: the layers run whole. */
-static int64_t segment_length(const logt_net *net, int64_t T)
+/* recompute = auto's K for T steps of B rows: near sqrt(T), which makes the saved states (T / K)
+ * and one segment's activations (K) least together; but no shorter than the model's
+ * segment_min elements, where each segment's launches cost what they cost at any length and
+ * sqrt(T) steps would leave the pass bound by them. */
+static int64_t auto_segment(const logt_net *net, int64_t T, int64_t B)
 {
-    int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? (int64_t)ceil(sqrt((double)T)) : 0;
+    int64_t K = (int64_t)ceil(sqrt((double)T));
+    const int64_t rows = B * net->cfg.hidden_size, floor = net->ops->segment_min;
+    if (floor > 0 && rows > 0 && K * rows < floor) K = (floor + rows - 1) / rows;
+    return K;
+}
+
+int64_t logt_net_segment_length(const logt_net *net, int64_t T, int64_t B)
+{
+    int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? auto_segment(net, T, B) : 0;
     if (!K && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
     return K > 0 && K < T ? K : 0;
 }
@@ -468,7 +479,7 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
             return LOGT_FAIL(LOGT_EINVAL, "the initial state %s has batch %lld but x has B = %lld",
                              k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
     net->T = 0;   /* the layers' saved state changes from here: a failure leaves no backward */
-    net->K = segment_length(net, T);
+    net->K = logt_net_segment_length(net, T, B);
     net->x = *x;   /* a view: the backward's recomputation reads it again */
     net->x.owns = 0;
     for (int l = 0; l < net->L; l++)

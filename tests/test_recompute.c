@@ -83,3 +83,27 @@ Test(recompute, bad_values_are_named)
     cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "layers_wavefront = 'yes'") && strstr(logt_errmsg(), "off"), "%s", logt_errmsg());
 }
+
+/* recompute = auto: K near sqrt(T), or the model's segment_min elements where that is longer
+ * (gilr's kernels are parallel over T; the lstm has no floor); K >= T recomputes nothing. */
+Test(recompute, auto_takes_sqrt_T_or_the_floor)
+{
+    const struct { const char *model; int64_t T, B, D, K; } cases[] = {
+        {"lstm", 1000, 4, 64, 32},     {"lstm", 1 << 20, 4, 64, 1024},
+        {"gilr", 1 << 20, 4, 64, 16384}, {"gilr", 1000, 4, 64, 0},
+        {"gilr", 1 << 20, 1024, 64, 1024}, {"gilr", 1 << 20, 64, 64, 1024},
+        {"gilr", 1 << 20, 32, 64, 2048}, {"sru", 1 << 23, 16, 16, 16384},
+        {"deer", 1 << 23, 16, 16, 16384}};
+    for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, cases[i].model, LOGT_CPU, 4, (int)cases[i].D);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", "auto"), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s: %s", cases[i].model, logt_errmsg());
+        const int64_t K = logt_net_segment_length(net, cases[i].T, cases[i].B);
+        cr_assert_eq(K, cases[i].K, "%s T = %lld, B = %lld, D = %lld: K = %lld, want %lld", cases[i].model,
+                     (long long)cases[i].T, (long long)cases[i].B, (long long)cases[i].D, (long long)K,
+                     (long long)cases[i].K);
+        logt_net_destroy(net);
+    }
+}

@@ -780,6 +780,7 @@ const logt_model_ops logt_deer_ops = {
     .cells = cell_names,
     .nstate = 2,   /* h0, and c0 for the lstm cell */
     .segments = 1, /* every mode, cell and solver; not with warm = on (check_cfg) */
+    .segment_min = LOGT_SEGMENT_MIN_PARALLEL,
     .knobs = knobs,
     .layout = deer_layout,
     .create = deer_create,

@@ -398,6 +398,7 @@ const logt_model_ops logt_sru_ops = {
                [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},
     .nstate = 1,
     .segments = 1,
+    .segment_min = LOGT_SEGMENT_MIN_PARALLEL,
     .knobs = knobs,
     .layout = logt_sru_layout,
     .create = sru_create,
