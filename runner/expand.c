@@ -230,7 +230,8 @@ logt_status logt_exp_runs(const logt_experiment *e, logt_run_spec **out, int *n)
             int ai[LOGT_MAX_AXES] = {0};
             do {
                 for (int m = 0; s == LOGT_OK && m < e->models.n; m++)
-                    s = push_kernel_runs(e, e->models.v[m], ai, r, &runs, &count, &cap);
+                    if (allowed(e, kind, e->models.v[m], ai))
+                        s = push_kernel_runs(e, e->models.v[m], ai, r, &runs, &count, &cap);
             } while (s == LOGT_OK && !next_point(e, kind, ai));
             continue;
         }

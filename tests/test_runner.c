@@ -20,6 +20,7 @@
 #include "../runner/store.h"
 #include "cli.h"
 #include "gpu.h"
+#include "repo.h"
 
 static void setup(void) { cli_setup("runner"); }
 
@@ -1045,6 +1046,27 @@ Test(runner, kernel_runs_resume)
     killed_sweep_resumes(kernel_ini, 3, 8, "copy_ms");
     cr_assert_eq(logt(NULL, "run exp --backend cpu --out r.h5"), 0, "%s", err);
     EXPECT_ERR("8 already in r.h5 (skipped), 0 to run");
+}
+
+/* A sweep key in a kernel's [model.M] limits M to the values listed, as for the other kinds:
+ * the peer (tests/peers/stub.py, stored as skipped: no Python named) at one shape only, scan at
+ * all four. */
+Test(runner, kernel_model_section_limits_its_sweep)
+{
+    const char *models = strstr(kernel_ini, "scan, scan-serial");
+    cr_assert(models);
+    char ini[2048], peers[PATH_MAX + 16];
+    snprintf(ini, sizeof ini, "%.*sscan, peer:stub%s\n[model.peer:stub]\nT = 64\nD = 3\n",
+             (int)(models - kernel_ini), kernel_ini, models + strlen("scan, scan-serial"));
+    write_at("exp/experiment.ini", ini);
+    repo_path(peers, sizeof peers, "tests/peers");
+    setenv("LOGT_PEERS", peers, 1);
+    setenv("LOGT_PYTHON", "/nonexistent/python3", 1);
+    const int rc = logt(NULL, "run exp --backend cpu --out r.h5");
+    unsetenv("LOGT_PYTHON"), unsetenv("LOGT_PEERS");
+    cr_assert_eq(rc, 0, "%s", err);
+    EXPECT_ERR("[5/5]");
+    EXPECT_ERR("peer:stub T=64 C=12 (B=4 D=3)");
 }
 
 /* The CPU kernels are the f64 reference: another dtype there fails the run, saying what to set. */
