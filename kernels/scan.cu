@@ -18,10 +18,10 @@
  *             (logt_ctx_tagged), so that no memset of the words runs before each call.
  *   *-vec     16-bit arrays with C a multiple of 8 (C >= 32) and a, b, h 16-byte aligned: the
  *             same routes with 8 channels a thread, every load and store 16 bytes
- *             (scan_vchannels_kernel, scan_vlbs_kernel; scan_vec.cuh says why).
+ *             (scan_wchannels_kernel, scan_vlbs_kernel; scan_vec.cuh says why).
  *   channels-pair  16-bit arrays with C even, C alone filling the GPU but short of the
  *             vector channel route's 8 times that: the channel route with 2 channels a
- *             thread, every access 4 bytes (scan_pchannels_kernel).
+ *             thread, every access 4 bytes (scan_wchannels_kernel, W = 2).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
  * experiments/scan-bandwidth/README.md, "Design notes", records how each did.
@@ -321,13 +321,13 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
     }
     if constexpr (sizeof(E) == 2) {
         if (r == R_VCHANNELS) {
-            scan_vchannels_kernel<UNROLL, GOFF, E, H><<<blocks_for(C / SCAN_VEC_W), BLOCK, 0, st>>>(
+            scan_wchannels_kernel<SCAN_VEC_W, UNROLL, GOFF, E, H><<<blocks_for(C / SCAN_VEC_W), BLOCK, 0, st>>>(
                 T, C, reverse, a, b, h0, h);
             LAUNCH_TRY();
             return LOGT_OK;
         }
         if (r == R_PCHANNELS) {
-            scan_pchannels_kernel<UNROLL_PAIR, GOFF, E, H><<<blocks_for(C / 2), BLOCK, 0, st>>>(
+            scan_wchannels_kernel<2, UNROLL_PAIR, GOFF, E, H><<<blocks_for(C / 2), BLOCK, 0, st>>>(
                 T, C, reverse, a, b, h0, h);
             LAUNCH_TRY();
             return LOGT_OK;

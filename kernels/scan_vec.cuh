@@ -29,22 +29,53 @@
 #define SCAN_VEC_COLS (32 / SCAN_VEC_W)                    /* threads across a 32-channel tile */
 #define SCAN_VEC_LANES (SCAN_LB_THREADS / SCAN_VEC_COLS)   /* vector lanes along T: 64      */
 
-/* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0 .. c0 + 7. */
+/* One step of W adjacent 16-bit channels as one word: W = 8 a uint4 (16 bytes, the vector
+ * routes), W = 2 a uint32_t (4 bytes, the pair route); widened to fp32 and back (elem.cuh). */
+template <int W> struct scan_word;
+template <> struct scan_word<8> {
+    typedef uint4 type;
+    static __device__ __forceinline__ type zero() { return make_uint4(0u, 0u, 0u, 0u); }
+    template <typename E> static __device__ __forceinline__ void widen(type v, float (&f)[8]) { widen8<E>(v, f); }
+    template <typename E> static __device__ __forceinline__ type narrow(const float (&f)[8]) { return narrow8<E>(f); }
+};
+template <> struct scan_word<2> {
+    typedef uint32_t type;
+    static __device__ __forceinline__ type zero() { return 0u; }
+    template <typename E> static __device__ __forceinline__ void widen(type v, float (&f)[2])
+    {
+        const float2 p = widen2<E>(v);
+        f[0] = p.x, f[1] = p.y;
+    }
+    template <typename E> static __device__ __forceinline__ type narrow(const float (&f)[2]) { return narrow2<E>(f[0], f[1]); }
+};
+
+/* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0 .. c0 + W - 1. */
+template <int GOFF, int W, typename E>
+__device__ __forceinline__ typename scan_word<W>::type scan_wgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
+{
+    typedef typename scan_word<W>::type V;
+    if (GOFF == 0) return *(const V *)(a + t * C + c0);
+    const int64_t tg = t + GOFF;
+    return tg >= 0 && tg < T ? *(const V *)(a + tg * C + c0) : scan_word<W>::zero();
+}
 template <int GOFF, typename E>
 __device__ __forceinline__ uint4 scan_vgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
 {
-    if (GOFF == 0) return *(const uint4 *)(a + t * C + c0);
-    const int64_t tg = t + GOFF;
-    return tg >= 0 && tg < T ? *(const uint4 *)(a + tg * C + c0) : make_uint4(0u, 0u, 0u, 0u);
+    return scan_wgate<GOFF, SCAN_VEC_W>(a, T, C, t, c0);
 }
 
-/* One step of 8 channels: x = a ⊙ x + b. */
+/* One step of W channels: x = a ⊙ x + b. */
+template <typename E, int W>
+__device__ __forceinline__ void scan_wstep(float (&x)[W], typename scan_word<W>::type a, typename scan_word<W>::type b)
+{
+    float av[W], bv[W];
+    scan_word<W>::template widen<E>(a, av), scan_word<W>::template widen<E>(b, bv);
+#pragma unroll
+    for (int j = 0; j < W; j++) x[j] = fmaf(av[j], x[j], bv[j]);
+}
 template <typename E> __device__ __forceinline__ void scan_vstep(float (&x)[8], uint4 a, uint4 b)
 {
-    float av[8], bv[8];
-    widen8<E>(a, av), widen8<E>(b, bv);
-#pragma unroll
-    for (int j = 0; j < 8; j++) x[j] = fmaf(av[j], x[j], bv[j]);
+    scan_wstep<E, 8>(x, a, b);
 }
 
 /* The maps (A, B) of 8 channels followed by one more step. */
@@ -57,91 +88,46 @@ __device__ __forceinline__ void scan_vfold(float (&A)[8], float (&B)[8], uint4 a
     for (int j = 0; j < 8; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
 }
 
-/* ---- channel-parallel: one thread per 8 channels walks all T steps ----------------------- */
-
-/* U steps' loads issued before their FMAs, as scan_channels_kernel; C / 8 threads. */
-template <int U, int GOFF, typename E, typename H = E>
-__global__ void scan_vchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
-                                      const typename scan_h0<H>::type *h0, E *h)
-{
-    const int64_t c0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * SCAN_VEC_W;
-    if (c0 >= C) return;
-    float x[8];
-#pragma unroll
-    for (int j = 0; j < 8; j++) x[j] = h0 ? ld(h0 + c0 + j) : 0.0f;
-    int64_t s = 0;
-    for (; s + U <= T; s += U) {
-        uint4 av[U], bv[U];
-        int64_t off[U];
-#pragma unroll
-        for (int k = 0; k < U; k++) {
-            const int64_t t = scan_time(T, reverse, s + k);
-            off[k] = t * C + c0;
-            av[k] = scan_vgate<GOFF>(a, T, C, t, c0);
-            bv[k] = *(const uint4 *)(b + off[k]);
-        }
-#pragma unroll
-        for (int k = 0; k < U; k++) {
-            scan_vstep<E>(x, av[k], bv[k]);
-            *(uint4 *)(h + off[k]) = narrow8<E>(x);
-        }
-    }
-    for (; s < T; s++) {   /* the last T mod U steps */
-        const int64_t t = scan_time(T, reverse, s);
-        scan_vstep<E>(x, scan_vgate<GOFF>(a, T, C, t, c0), *(const uint4 *)(b + t * C + c0));
-        *(uint4 *)(h + t * C + c0) = narrow8<E>(x);
-    }
-}
-
-/* ---- channel-parallel in pairs: one thread per 2 channels walks all T steps --------------
+/* ---- channel-parallel: one thread per W channels walks all T steps ----------------------
  *
- * For 16-bit arrays where C alone fills the GPU but not 8 channels a thread (thr <= C <
- * 8·thr, scan.cu's threshold thr): each access carries one step of 2 channels, 4 bytes, so a
- * warp's access is one 128-byte row, as on the f32 channel route, with half its threads. U
- * (twice the f32 route's) puts as many bytes in flight a thread as there. C even and a, b, h
- * 4-byte aligned. */
-
-/* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0, c0 + 1. */
-template <int GOFF, typename E>
-__device__ __forceinline__ uint32_t scan_pgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
-{
-    if (GOFF == 0) return *(const uint32_t *)(a + t * C + c0);
-    const int64_t tg = t + GOFF;
-    return tg >= 0 && tg < T ? *(const uint32_t *)(a + tg * C + c0) : 0u;
-}
-
-/* One step of 2 channels: x = a ⊙ x + b, h stored in one 4-byte word. */
-template <typename E> __device__ __forceinline__ uint32_t scan_pstep(float2 &x, uint32_t a, uint32_t b)
-{
-    const float2 av = widen2<E>(a), bv = widen2<E>(b);
-    x.x = fmaf(av.x, x.x, bv.x), x.y = fmaf(av.y, x.y, bv.y);
-    return narrow2<E>(x.x, x.y);
-}
-
-template <int U, int GOFF, typename E, typename H = E>
-__global__ void scan_pchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
+ * U steps' loads issued before their FMAs, as scan_channels_kernel; C / W threads, each access
+ * one word of W channels. W = 8 (16-byte words) needs C >= 8 times scan.cu's channel threshold
+ * to fill the GPU. W = 2 (the pair route) is for 16-bit arrays where C alone fills it but not
+ * 8 channels a thread: a warp's access is one 128-byte row, as on the f32 channel route, with
+ * half its threads, and twice its U puts as many bytes in flight a thread. C a multiple of W,
+ * the arrays aligned to a word. */
+template <int W, int U, int GOFF, typename E, typename H = E>
+__global__ void scan_wchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
                                       const typename scan_h0<H>::type *h0, E *h)
 {
-    const int64_t c0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 2;
+    typedef scan_word<W> Word;
+    typedef typename Word::type V;
+    const int64_t c0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * W;
     if (c0 >= C) return;
-    float2 x = h0 ? make_float2(ld(h0 + c0), ld(h0 + c0 + 1)) : make_float2(0.0f, 0.0f);
+    float x[W];
+#pragma unroll
+    for (int j = 0; j < W; j++) x[j] = h0 ? ld(h0 + c0 + j) : 0.0f;
     int64_t s = 0;
     for (; s + U <= T; s += U) {
-        uint32_t av[U], bv[U];
+        V av[U], bv[U];
         int64_t off[U];
 #pragma unroll
         for (int k = 0; k < U; k++) {
             const int64_t t = scan_time(T, reverse, s + k);
             off[k] = t * C + c0;
-            av[k] = scan_pgate<GOFF>(a, T, C, t, c0);
-            bv[k] = *(const uint32_t *)(b + off[k]);
+            av[k] = scan_wgate<GOFF, W>(a, T, C, t, c0);
+            bv[k] = *(const V *)(b + off[k]);
         }
 #pragma unroll
-        for (int k = 0; k < U; k++) *(uint32_t *)(h + off[k]) = scan_pstep<E>(x, av[k], bv[k]);
+        for (int k = 0; k < U; k++) {
+            scan_wstep<E, W>(x, av[k], bv[k]);
+            *(V *)(h + off[k]) = Word::template narrow<E>(x);
+        }
     }
     for (; s < T; s++) {   /* the last T mod U steps */
         const int64_t t = scan_time(T, reverse, s);
-        *(uint32_t *)(h + t * C + c0) = scan_pstep<E>(x, scan_pgate<GOFF>(a, T, C, t, c0), *(const uint32_t *)(b + t * C + c0));
+        scan_wstep<E, W>(x, scan_wgate<GOFF, W>(a, T, C, t, c0), *(const V *)(b + t * C + c0));
+        *(V *)(h + t * C + c0) = Word::template narrow<E>(x);
     }
 }
 
