@@ -54,7 +54,13 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
     double *g = db;
     memcpy(g + (T - 1) * C, dh + (T - 1) * C, (size_t)C * sizeof *g);
     if (T > 1) LOGT_TRY(scan_reverse_cpu(T - 1, C, a + C, dh, g + (T - 1) * C, g));
+    scan_backward_rest_cpu(T, C, a, h0, h, g, da, dh0);
+    return LOGT_OK;
+}
 
+void scan_backward_rest_cpu(int64_t T, int64_t C, const double *a, const double *h0, const double *h,
+                            const double *g, double *da, double *dh0)
+{
     if (da)
         for (int64_t t = 0; t < T; t++) {
             const double *prev = t ? h + (t - 1) * C : h0;
@@ -62,5 +68,4 @@ logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const doubl
         }
     if (dh0)
         for (int64_t c = 0; c < C; c++) dh0[c] = a[c] * g[c];
-    return LOGT_OK;
 }

@@ -45,6 +45,10 @@ logt_status scan_reverse_cpu(int64_t T, int64_t C, const double *a, const double
 logt_status scan_backward_cpu(int64_t T, int64_t C, const double *a, const double *h0,
                               const double *h, const double *dh, double *da, double *db,
                               double *dh0);
+/* scan_backward_cpu's last part: da and dh0 (each unless NULL) from g = db, the reversed
+ * scan's output, however it was made (kernels/scan_multi.h makes it in pieces). */
+void scan_backward_rest_cpu(int64_t T, int64_t C, const double *a, const double *h0, const double *h,
+                            const double *g, double *da, double *dh0);
 
 #ifdef LOGT_HAVE_CUDA
 /* The same scan on the GPU: a, b, h are device [T][C] arrays of dtype dt (LOGT_F32, LOGT_BF16

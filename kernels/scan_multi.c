@@ -69,3 +69,42 @@ logt_status scan_pieces_cpu(int reverse, int G, const int64_t *T, int64_t C,
     free(all), free(carry);
     return s;
 }
+
+int scan_pieces_split(int64_t T, int G, int64_t *Tp)
+{
+    const int n = T < G ? (int)T : G;
+    for (int p = 0; p < n; p++) Tp[p] = T / n + (p < T % n);
+    return n;
+}
+
+logt_status scan_split_cpu(int G, int reverse, int64_t T, int64_t C, const double *a, const double *b,
+                           const double *h0, double *h)
+{
+    if (G < 1 || G > SCAN_MULTI_MAX)
+        return LOGT_FAIL(LOGT_EINVAL, "scan_split_cpu: G = %d pieces: 1 to %d", G, SCAN_MULTI_MAX);
+    if (G == 1 || T < 2)
+        return reverse ? scan_reverse_cpu(T, C, a, b, h0, h) : scan_cpu(T, C, a, b, h0, h);
+    int64_t Tp[SCAN_MULTI_MAX];
+    const double *pa[SCAN_MULTI_MAX], *pb[SCAN_MULTI_MAX];
+    double *ph[SCAN_MULTI_MAX];
+    const int n = scan_pieces_split(T, G, Tp);
+    int64_t t0 = 0;
+    for (int p = 0; p < n; t0 += Tp[p], p++) pa[p] = a + t0 * C, pb[p] = b + t0 * C, ph[p] = h + t0 * C;
+    return scan_pieces_cpu(reverse, n, Tp, C, pa, pb, h0, ph);
+}
+
+logt_status scan_backward_split_cpu(int G, int64_t T, int64_t C, const double *a, const double *h0,
+                                    const double *h, const double *dh, double *da, double *db,
+                                    double *dh0)
+{
+    if (G == 1) return scan_backward_cpu(T, C, a, h0, h, dh, da, db, dh0);
+    if (T < 1 || C < 1)
+        return LOGT_FAIL(LOGT_EINVAL, "scan_backward_split_cpu: T = %lld, C = %lld: a scan needs at "
+                         "least one step and one channel", (long long)T, (long long)C);
+    /* g_{T-1} = dh_{T-1}; the steps before it, a reversed scan over T-1 steps with the gates
+     * one step later (a + C) from g_{T-1}, as scan_backward_cpu, in pieces */
+    memcpy(db + (T - 1) * C, dh + (T - 1) * C, (size_t)C * sizeof *db);
+    if (T > 1) LOGT_TRY(scan_split_cpu(G, 1, T - 1, C, a + C, dh, db + (T - 1) * C, db));
+    scan_backward_rest_cpu(T, C, a, h0, h, db, da, dh0);
+    return LOGT_OK;
+}

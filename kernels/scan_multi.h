@@ -47,6 +47,21 @@ logt_status scan_pieces_cpu(int reverse, int G, const int64_t *T, int64_t C,
                             const double *const *a, const double *const *b, const double *h0,
                             double *const *h);
 
+/* The pieces of a sequence of T steps split in time for G GPUs: n = min(G, T) pieces, the
+ * first T mod n of them one step longer, into Tp[0 .. n-1]; returns n. */
+int scan_pieces_split(int64_t T, int G, int64_t *Tp);
+
+/* scan_cpu (reverse = 0) or scan_reverse_cpu (1) of one [T][C] array of doubles through
+ * scan_pieces_cpu, its steps split into G pieces by scan_pieces_split: the float64 reference of
+ * a model's scan in G GPUs' pieces. G = 1 is scan_cpu's (scan_reverse_cpu's) own result. */
+logt_status scan_split_cpu(int G, int reverse, int64_t T, int64_t C, const double *a, const double *b,
+                           const double *h0, double *h);
+/* scan_backward_cpu with its reversed scan (g_t = a_{t+1} g_{t+1} + dh_t) in G pieces, as
+ * scan_split_cpu; G = 1 is scan_backward_cpu's own result. */
+logt_status scan_backward_split_cpu(int G, int64_t T, int64_t C, const double *a, const double *h0,
+                                    const double *h, const double *dh, double *da, double *db,
+                                    double *dh0);
+
 /* Times of one scan_multi_run, ms: the slowest piece's summary, exchange and scan (CUDA
  * events on each GPU), and the wall clock of the whole call (host, all GPUs synchronised
  * before and after); rounds: the summary's windows on the slowest piece. */

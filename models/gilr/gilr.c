@@ -16,14 +16,15 @@
 
 #include "../../kernels/dense_cpu.h"
 #include "../../kernels/scan.h"
+#include "../../kernels/scan_multi.h"
 
 static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* ---- the GILR: shared by both models ------------------------------------------------ */
 
 /* Forward of one GILR over x [N][I] from W [2D][I], bias [2D]: writes the activated gate g
- * and impulse i into sur [2][N][D] and the state into hs [T][B][D]. */
-static logt_status gilr_run(int64_t T, int64_t B, int64_t I, int64_t D, const double *W,
+ * and impulse i into sur [2][N][D] and the state into hs [T][B][D]; the scan in G pieces. */
+static logt_status gilr_run(int G, int64_t T, int64_t B, int64_t I, int64_t D, const double *W,
                             const double *bias, const double *X, const double *h0, double *sur,
                             double *hs)
 {
@@ -38,12 +39,12 @@ static logt_status gilr_run(int64_t T, int64_t B, int64_t I, int64_t D, const do
         imp[e] = tanh(imp[e]);
         hs[e] = (1.0 - g[e]) * imp[e];   /* the scan's input b, in place of its output */
     }
-    return scan_cpu(T, B * D, g, hs, h0, hs);   /* h_t = g_t ⊙ h_{t-1} + (1 − g_t) ⊙ i_t */
+    return scan_split_cpu(G, 0, T, B * D, g, hs, h0, hs);   /* h_t = g_t ⊙ h_{t-1} + (1 − g_t) ⊙ i_t */
 }
 
 /* Backward of gilr_run: given dhs = dL/dh [T][B][D], write the gradients of the gate and
  * impulse pre-activations into dsur [2][N][D], and dh0 [B][D] unless NULL. */
-static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const double *sur,
+static logt_status gilr_run_backward(int G, int64_t T, int64_t B, int64_t D, const double *sur,
                                      const double *h0, const double *hs, const double *dhs,
                                      double *dsur, double *dh0)
 {
@@ -51,7 +52,7 @@ static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const doub
     const double *g = sur, *imp = sur + N * D;
     double *dg = dsur, *dimp = dsur + N * D;
     /* through the scan: dL/da into dg, dL/db into dimp */
-    LOGT_TRY(scan_backward_cpu(T, B * D, g, h0, hs, dhs, dg, dimp, dh0));
+    LOGT_TRY(scan_backward_split_cpu(G, T, B * D, g, h0, hs, dhs, dg, dimp, dh0));
     for (int64_t e = 0; e < N * D; e++) {
         double gb = dimp[e];                           /* dL/db_t, b = (1 − g) ⊙ i */
         double dgate = dg[e] - gb * imp[e];            /* g is both a and part of b  */
@@ -64,6 +65,23 @@ static logt_status gilr_run_backward(int64_t T, int64_t B, int64_t D, const doub
 
 /* ---- layouts ------------------------------------------------------------------------ */
 
+/* gpus = N: a whole number from 1 to SCAN_MULTI_MAX; above 1 on the cpu only so far. */
+static logt_status gpus_of(const logt_model_cfg *cfg, int *out)
+{
+    const char *v = logt_cfg_knob(cfg, "gpus", "1");
+    char *end;
+    const long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > SCAN_MULTI_MAX)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = '%s': the GPUs the sequence is split over in time, "
+                         "a whole number from 1 to %d", cfg->model, v, SCAN_MULTI_MAX);
+    if (n > 1 && cfg->device != LOGT_CPU)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: the scans split in time run on the "
+                         "cpu only so far (the float64 pieces reference); use gpus = 1 there, or the "
+                         "cpu backend", cfg->model, n, logt_device_name(cfg->device));
+    *out = (int)n;
+    return LOGT_OK;
+}
+
 static logt_status check_cfg(const logt_model_cfg *cfg)
 {
     const char *scan = logt_cfg_knob(cfg, "scan", "parallel");
@@ -71,7 +89,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg)
         return LOGT_FAIL(LOGT_EINVAL, "%s: scan = %s: the valid values are parallel (scan_cuda, the "
                          "default) and serial (one thread per channel walks T: Martin & Cundy's "
                          "baseline)", cfg->model, scan);
-    return LOGT_OK;
+    int gpus;
+    return gpus_of(cfg, &gpus);
 }
 
 logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out)
@@ -124,7 +143,7 @@ logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h
     LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CPU, LOGT_F64, 2, T * B, D));
     const double *W = logt_model_param(&m->base, &m->base.w, "W").data;      /* [2D][I] */
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;   /* [2D]    */
-    LOGT_TRY(gilr_run(T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data));
+    LOGT_TRY(gilr_run(m->gpus, T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data));
     last_row(T, B, D, h->data, m->base.hT.data);
     return LOGT_OK;
 }
@@ -149,7 +168,7 @@ logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor 
         dH = E;
     }
 
-    logt_status s = gilr_run_backward(T, B, D, m->sur.data, m->base.h0.data, m->h.data, dH,
+    logt_status s = gilr_run_backward(m->gpus, T, B, D, m->sur.data, m->base.h0.data, m->h.data, dH,
                                       dsur, m->base.dh0.data);
     if (s == LOGT_OK) {
         if (!m->base.dw_add) {   /* a segment adds to the gradients of those after it */
@@ -187,7 +206,7 @@ logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tens
     double *Hs = m->hs.data, *P = m->gates.data, *C = m->c.data, *H = h->data;
 
     /* 1. the surrogate h̃: a GILR over x */
-    LOGT_TRY(gilr_run(T, B, I, D, Ws, bs, X, h0, m->sur.data, Hs));
+    LOGT_TRY(gilr_run(m->gpus, T, B, I, D, Ws, bs, X, h0, m->sur.data, Hs));
 
     /* 2. the LSTM pre-activations of every step at once, from x_t and h̃_{t-1}: the rows of
      *    step t >= 1 read row t-1 of h̃, those of step 0 read h0 (zeros when NULL) */
@@ -206,7 +225,7 @@ logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tens
         gz[e] = tanh(gz[e]), go[e] = sigmoid(go[e]);
         C[e] = gi[e] * gz[e];
     }
-    LOGT_TRY(scan_cpu(T, B * D, gf, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + i_t ⊙ z_t */
+    LOGT_TRY(scan_split_cpu(m->gpus, 0, T, B * D, gf, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + i_t ⊙ z_t */
     for (int64_t e = 0; e < N * D; e++) H[e] = go[e] * C[e];
     last_row(T, B, D, Hs, m->base.hT.data);   /* the state slots hold h̃ and c */
     last_row(T, B, D, C, m->base.cT.data);
@@ -247,7 +266,7 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
     }
     add_last_row(T, B, D, m->base.dcT.data, E);   /* a segment's dL/dc_{T-1} from after it */
     /* 2. the cell scan: dL/df into dAf, dL/d(i ⊙ z) into dAz, and dc0 */
-    logt_status s = scan_backward_cpu(T, B * D, gf, c0, C, E, dAf, dAz, dc0);
+    logt_status s = scan_backward_split_cpu(m->gpus, T, B * D, gf, c0, C, E, dAf, dAz, dc0);
     if (s != LOGT_OK) goto done;
 
     /* 3. through the activations */
@@ -279,7 +298,7 @@ logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_te
      *    h0 = h̃_{-1} also feeds step 0's gates directly: u, summed over the gates first and
      *    then added to the scan's part, as row t-1 of E is to a_t ⊙ g_t in a longer sequence */
     add_last_row(T, B, D, m->base.dhT.data, E);
-    s = gilr_run_backward(T, B, D, m->sur.data, h0, Hs, E, dS, dh0);
+    s = gilr_run_backward(m->gpus, T, B, D, m->sur.data, h0, Hs, E, dS, dh0);
     if (s != LOGT_OK) goto done;
     if (dh0) {
         memset(u, 0, (size_t)(B * D) * sizeof *u);
@@ -314,12 +333,20 @@ done:
 
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
+    int gpus;
+    LOGT_TRY(gpus_of(cfg, &gpus));
     gilr_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
-    snprintf(m->base.impl, sizeof m->base.impl, "%s",
-             cfg->device == LOGT_CPU
-                 ? "cpu f64 reference: input projection of all steps, then a serial linear scan"
-                 : "cuda: whole-sequence cuBLAS GEMMs, fused pointwise, linear scans (set by forward)");
+    m->gpus = gpus;
+    if (cfg->device != LOGT_CPU)
+        snprintf(m->base.impl, sizeof m->base.impl, "cuda: whole-sequence cuBLAS GEMMs, fused pointwise, "
+                 "linear scans (set by forward)");
+    else if (gpus == 1)
+        snprintf(m->base.impl, sizeof m->base.impl, "cpu f64 reference: input projection of all steps, "
+                 "then a serial linear scan");
+    else
+        snprintf(m->base.impl, sizeof m->base.impl, "cpu f64 reference: input projection of all steps, "
+                 "then each linear scan in %d pieces of time (kernels/scan_multi.h)", gpus);
     *out = &m->base;
     return LOGT_OK;
 }
@@ -389,8 +416,10 @@ static void gilr_destroy(logt_model *base)
 }
 
 /* scan = parallel | serial: the linear recurrences by scan_cuda, or by the serial kernel that
- * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is a loop either way). */
-static const char *const gilr_knobs[] = {"scan", "forget_init", NULL};
+ * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is a loop either way).
+ * gpus = N: the scans split in time into N pieces (kernels/scan_multi.h), on the cpu the
+ * float64 reference of the sequence-parallel path. */
+static const char *const gilr_knobs[] = {"scan", "forget_init", "gpus", NULL};
 
 const logt_model_ops logt_gilr_ops = {
     .name = "gilr",

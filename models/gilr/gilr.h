@@ -45,6 +45,8 @@ typedef struct gilr_model {
                            with row 0 holding h̃_{-1}. gilr on cuda in 16 bits: f32 states h */
     logt_tensor gates;  /* gilr-lstm: [4][T·B][D] activated i f z o                         */
     logt_tensor c;      /* gilr-lstm: [T][B][D] cell states                                 */
+    int gpus;           /* gpus = N: the scans in N pieces of time (cpu: the float64 pieces
+                         * reference of kernels/scan_multi.h; cuda: 1 only, so far)       */
     void *cuda;         /* the CUDA path's scratch buffers (gilr_cuda.cu)                   */
 } gilr_model;
 
