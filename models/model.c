@@ -3,7 +3,10 @@
 #include "model.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "../kernels/scan_multi.h"
 
 
 void logt_model_cfg_init(logt_model_cfg *cfg, const char *model, logt_device dev, int input_size,
@@ -236,4 +239,20 @@ logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *c
     LOGT_TRY(logt_model_check(ops, cfg));
     memset(out, 0, sizeof *out);
     return ops->layout(cfg, out);
+}
+
+logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out)
+{
+    const char *v = logt_cfg_knob(cfg, "gpus", "1");
+    char *end;
+    const long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > SCAN_MULTI_MAX)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = '%s': the GPUs the sequence is split over in time, "
+                         "a whole number from 1 to %d", cfg->model, v, SCAN_MULTI_MAX);
+    if (n > 1 && cfg->device != LOGT_CPU)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: the scans split in time run on the "
+                         "cpu only so far (the float64 pieces reference); use gpus = 1 there, or the "
+                         "cpu backend", cfg->model, n, logt_device_name(cfg->device));
+    *out = (int)n;
+    return LOGT_OK;
 }

@@ -1,4 +1,4 @@
-/* test_seq_parallel.c — gpus = N for gilr and gilr-lstm on the CPU: every linear scan of the
+/* test_seq_parallel.c — gpus = N for gilr, gilr-lstm and sru (v = zero) on the CPU: every linear scan of the
  * training pass split in time into N pieces (kernels/scan_multi.h's float64 reference of the
  * sequence-parallel path), against the same net in one piece. The pieces compose the scan's
  * maps in another order, so the values agree to rounding, not to the bit; gpus = 1 is the
@@ -11,10 +11,14 @@ static setup with_knobs(const char *model, const char *knobs, int T, int state)
     return s;
 }
 
-/* h and every gradient of knobs' pass against the plain pass's, within tol of their largest. */
-static void expect_like_plain(const char *model, const char *knobs, int T, int state, double tol)
+/* h and every gradient of knobs' pass (base, plus knobs) against base's pass, within tol of
+ * their largest. */
+static void expect_like_plain(const char *model, const char *base, const char *knobs, int T, int state,
+                              double tol)
 {
-    setup plain = with_knobs(model, NULL, T, state), split = with_knobs(model, knobs, T, state);
+    char all[128];
+    snprintf(all, sizeof all, "%s%s%s", base ? base : "", base ? "," : "", knobs);
+    setup plain = with_knobs(model, base, T, state), split = with_knobs(model, all, T, state);
     pass ref = run(&plain, NULL), p = run(&split, NULL);
     char what[96];
     snprintf(what, sizeof what, "off, %s at T = %d%s", knobs, T, state ? " with h0, c0" : "");
@@ -28,25 +32,43 @@ static void expect_like_plain(const char *model, const char *knobs, int T, int s
 
 /* T = 10 in 2, 3 (4 + 3 + 3) and 16 pieces (10 of one step), T = 7 in 5, T = 2 and 1 in 3 (one
  * piece a step, one piece); two layers, from zeros and from given states. */
-static void pieces_like_one(const char *model)
+static void pieces_like_one(const char *model, const char *base)
 {
     const struct { const char *knobs; int T; } cases[] = {
         {"gpus=2", 10}, {"gpus=3", 10}, {"gpus=16", 10}, {"gpus=5", 7}, {"gpus=3", 2}, {"gpus=3", 1}};
     for (int state = 0; state < 2; state++) {
         for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++)
-            expect_like_plain(model, cases[i].knobs, cases[i].T, state, 1e-13);
-        expect_like_plain(model, "gpus=1", 10, state, 0);
+            expect_like_plain(model, base, cases[i].knobs, cases[i].T, state, 1e-13);
+        expect_like_plain(model, base, "gpus=1", 10, state, 0);
     }
 }
 
-Test(seq_parallel, gilr_pieces_equal_one_piece) { pieces_like_one("gilr"); }
-Test(seq_parallel, gilr_lstm_pieces_equal_one_piece) { pieces_like_one("gilr-lstm"); }
+Test(seq_parallel, gilr_pieces_equal_one_piece) { pieces_like_one("gilr", NULL); }
+Test(seq_parallel, gilr_lstm_pieces_equal_one_piece) { pieces_like_one("gilr-lstm", NULL); }
+Test(seq_parallel, sru_pieces_equal_one_piece) { pieces_like_one("sru", "v=zero"); }
+
+/* The pieces are really taken: their maps compose in another order than one serial scan,
+ * which moves some of h's last bits (a model that left its scans whole would match exactly). */
+Test(seq_parallel, pieces_round_otherwise)
+{
+    const char *models[] = {"gilr", "gilr-lstm", "sru"}, *base[] = {NULL, NULL, "v=zero"};
+    for (int i = 0; i < 3; i++) {
+        char knobs[64];
+        snprintf(knobs, sizeof knobs, "%s%sgpus=3", base[i] ? base[i] : "", base[i] ? "," : "");
+        setup plain = with_knobs(models[i], base[i], 10, 1), split = with_knobs(models[i], knobs, 10, 1);
+        pass ref = run(&plain, NULL), p = run(&split, NULL);
+        int differ = 0;
+        for (int64_t k = 0; k < ref.nh; k++) differ += p.h[k] != ref.h[k];
+        cr_assert(differ > 0, "%s gpus = 3: h is bit for bit one serial scan's", models[i]);
+        free_pass(&p), free_pass(&ref);
+    }
+}
 
 /* The layers say what they run: their scans in N pieces, or one serial scan. */
 Test(seq_parallel, impl_names_the_pieces)
 {
-    const char *models[] = {"gilr", "gilr-lstm"};
-    for (int i = 0; i < 2; i++)
+    const char *models[] = {"gilr", "gilr-lstm", "sru"};
+    for (int i = 0; i < 3; i++)
         for (int g = 1; g <= 3; g += 2) {
             logt_model_cfg cfg;
             logt_model_cfg_init(&cfg, models[i], LOGT_CPU, 3, 4);
@@ -54,11 +76,12 @@ Test(seq_parallel, impl_names_the_pieces)
             char v[8];
             snprintf(v, sizeof v, "%d", g);
             cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", v), LOGT_OK);
+            if (i == 2) cr_assert_eq(logt_cfg_set_knob(&cfg, "v", "zero"), LOGT_OK);
             logt_net *net = NULL;
             cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
             for (int l = 0; l < 2; l++) {
                 const char *impl = net->layer[l]->impl;
-                cr_assert(g == 1 ? strstr(impl, "a serial linear scan") != NULL : strstr(impl, "in 3 pieces of time") != NULL,
+                cr_assert(g == 1 ? strstr(impl, "serial linear scan") != NULL : strstr(impl, "in 3 pieces of time") != NULL,
                           "%s gpus = %d, layer %d: %s", models[i], g, l, impl);
             }
             logt_net_destroy(net);
@@ -69,8 +92,9 @@ Test(seq_parallel, impl_names_the_pieces)
 Test(seq_parallel, pieces_with_recompute)
 {
     for (int state = 0; state < 2; state++) {
-        expect_like_plain("gilr", "gpus=3,recompute=4", 10, state, 1e-13);
-        expect_like_plain("gilr-lstm", "gpus=2,recompute=3", 10, state, 1e-13);
+        expect_like_plain("gilr", "recompute=4", "gpus=3", 10, state, 1e-13);
+        expect_like_plain("gilr-lstm", "recompute=3", "gpus=2", 10, state, 1e-13);
+        expect_like_plain("sru", "v=zero,recompute=3", "gpus=2", 10, state, 1e-13);
     }
 }
 
@@ -95,6 +119,17 @@ Test(seq_parallel, bad_values_are_named)
     cr_assert_eq(logt_model_layout(logt_model_find("gilr-lstm"), &cfg, &lay), LOGT_EUNSUPPORTED);
     cr_assert(strstr(logt_errmsg(), "gpus = 2 on cuda") && strstr(logt_errmsg(), "gpus = 1"), "%s",
               logt_errmsg());
+    /* the sru's loop and Newton routes are not scans */
+    const char *routes[] = {"v=on", "v=zero,route=loop"};
+    for (int i = 0; i < 2; i++) {
+        logt_model_cfg_init(&cfg, "sru", LOGT_CPU, 3, 4);
+        set_knobs(&cfg, routes[i]);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", "2"), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "sru %s, gpus = 2", routes[i]);
+        cr_assert(strstr(logt_errmsg(), "gpus = 2 splits the scan route") && strstr(logt_errmsg(), "v = zero"),
+                  "%s", logt_errmsg());
+    }
     logt_model_cfg_init(&cfg, "lstm", LOGT_CPU, 3, 4);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", "2"), LOGT_OK);
     logt_net *net = NULL;

@@ -211,7 +211,7 @@ Test(sru_cpu, bad_configurations_say_what_is_wrong)
     expect_error("highway_scale=on", 3, 4, LOGT_EINVAL, "use off (1), sqrt3");
     expect_error("highway_scale=-1", 3, 4, LOGT_EINVAL, "or a positive number");
     expect_error("highway_scale=2x", 3, 4, LOGT_EINVAL, "highway_scale = '2x' is not a scale");
-    expect_error("gamma=1", 3, 4, LOGT_EINVAL, "model sru has no setting 'gamma' (it takes: v, route, highway_scale, math, forget_init, recompute, layers_wavefront)");
+    expect_error("gamma=1", 3, 4, LOGT_EINVAL, "model sru has no setting 'gamma' (it takes: v, route, highway_scale, math, forget_init, gpus, recompute, layers_wavefront)");
     expect_error("math=fp16", 3, 4, LOGT_EINVAL, "math = 'fp16' is not a math mode: choose fp32 (strict), tf32");
     expect_error("math=tf32", 3, 4, LOGT_EINVAL, "math = tf32 sets the cuda GEMMs; on cpu the reference computes in f64");
 

@@ -65,23 +65,6 @@ static logt_status gilr_run_backward(int G, int64_t T, int64_t B, int64_t D, con
 
 /* ---- layouts ------------------------------------------------------------------------ */
 
-/* gpus = N: a whole number from 1 to SCAN_MULTI_MAX; above 1 on the cpu only so far. */
-static logt_status gpus_of(const logt_model_cfg *cfg, int *out)
-{
-    const char *v = logt_cfg_knob(cfg, "gpus", "1");
-    char *end;
-    const long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 1 || n > SCAN_MULTI_MAX)
-        return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = '%s': the GPUs the sequence is split over in time, "
-                         "a whole number from 1 to %d", cfg->model, v, SCAN_MULTI_MAX);
-    if (n > 1 && cfg->device != LOGT_CPU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: the scans split in time run on the "
-                         "cpu only so far (the float64 pieces reference); use gpus = 1 there, or the "
-                         "cpu backend", cfg->model, n, logt_device_name(cfg->device));
-    *out = (int)n;
-    return LOGT_OK;
-}
-
 static logt_status check_cfg(const logt_model_cfg *cfg)
 {
     const char *scan = logt_cfg_knob(cfg, "scan", "parallel");
@@ -90,7 +73,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg)
                          "default) and serial (one thread per channel walks T: Martin & Cundy's "
                          "baseline)", cfg->model, scan);
     int gpus;
-    return gpus_of(cfg, &gpus);
+    return logt_model_gpus(cfg, &gpus);
 }
 
 logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out)
@@ -334,7 +317,7 @@ done:
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
     int gpus;
-    LOGT_TRY(gpus_of(cfg, &gpus));
+    LOGT_TRY(logt_model_gpus(cfg, &gpus));
     gilr_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->gpus = gpus;

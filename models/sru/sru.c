@@ -19,6 +19,7 @@
 
 #include "../../kernels/dense_cpu.h"
 #include "../../kernels/scan.h"
+#include "../../kernels/scan_multi.h"
 
 static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
@@ -26,7 +27,7 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 const char *const sru_math_names[] = {"fp32", "tf32", "3xtf32"};
 
-static const char *const knobs[] = {"v", "route", "highway_scale", "math", "forget_init", NULL};
+static const char *const knobs[] = {"v", "route", "highway_scale", "math", "forget_init", "gpus", NULL};
 
 logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
 {
@@ -83,6 +84,11 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
                          "%s: math = %s sets the cuda GEMMs; on %s the reference computes in "
                          "f64: leave math unset (fp32) or use the cuda backend",
                          cfg->model, mt, logt_device_name(cfg->device));
+    LOGT_TRY(logt_model_gpus(cfg, &out->gpus));
+    if (out->gpus > 1 && !out->use_scan)
+        return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = %d splits the scan route in time, and this sru takes "
+                         "route %s: set v = zero (route auto or scan), or gpus = 1", cfg->model, out->gpus,
+                         out->newton ? "newton" : "loop");
     return LOGT_OK;
 }
 
@@ -187,7 +193,7 @@ logt_status sru_forward_cpu(sru_model *m, const logt_tensor *x, logt_tensor *h)
             f[e] = sigmoid(f[e]);
             C[e] = (1.0 - f[e]) * z[e];   /* the scan's b, in place of its output */
         }
-        LOGT_TRY(scan_cpu(T, B * D, f, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + (1 − f_t) ⊙ z_t */
+        LOGT_TRY(scan_split_cpu(m->o.gpus, 0, T, B * D, f, C, c0, C));   /* c_t = f_t ⊙ c_{t-1} + (1 − f_t) ⊙ z_t */
         for (int64_t e = 0; e < N * D; e++) r[e] = sigmoid(r[e]);
     } else if (m->o.newton) {   /* Newton over the sequence, then the gates from the answer */
         LOGT_TRY(newton_c(m, T, B * D, D, z, f, v, c0, C));
@@ -289,7 +295,7 @@ logt_status sru_backward_cpu(sru_model *m, const logt_tensor *dh, logt_tensor *d
     const int add = m->base.dw_add;   /* a segment adds to the gradients of those after it */
     if (v && !add) memset(dv, 0, (size_t)(2 * D) * sizeof *dv);
     if (m->o.use_scan) {   /* a reversed scan: dL/df into df, dL/d((1 − f) ⊙ z) into dz */
-        s = scan_backward_cpu(T, B * D, f, c0, C, E, df, dz, dc0);
+        s = scan_backward_split_cpu(m->o.gpus, T, B * D, f, c0, C, E, df, dz, dc0);
         if (s != LOGT_OK) goto done;
         for (int64_t e = 0; e < ND; e++) {
             double gb = dz[e];
@@ -344,6 +350,10 @@ static logt_status sru_create(const logt_model_cfg *cfg, logt_model **out)
                  logt_dtype_name(cfg->dtype), sru_math_names[m->o.math],
                  m->o.use_scan ? "the linear scan for c" : "the fused element-wise loop",
                  m->o.v_on ? "on" : "zero", m->o.alpha);
+    else if (m->o.gpus > 1)
+        snprintf(m->base.impl, sizeof m->base.impl,
+                 "cpu f64 reference: input projection of all steps, then c's linear scan in %d "
+                 "pieces of time; v zero, highway scale %g", m->o.gpus, m->o.alpha);
     else
         snprintf(m->base.impl, sizeof m->base.impl,
                  "cpu f64 reference: input projection of all steps, then %s; v %s, highway scale %g",

@@ -57,6 +57,8 @@ typedef struct sru_opts {
     int newton;     /* route = newton: c by Newton over the sequence (cpu)     */
     double alpha;   /* highway scale α                                        */
     int math;       /* the cuda GEMMs: SRU_MATH_FP32, _TF32 or _3XTF32        */
+    int gpus;       /* gpus = N: the scan route's scans in N pieces of time   */
+                    /* (cpu: kernels/scan_multi.h's float64 reference)       */
 } sru_opts;
 
 typedef struct sru_model {
