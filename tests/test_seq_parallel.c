@@ -1,8 +1,10 @@
-/* test_seq_parallel.c — gpus = N for gilr, gilr-lstm and sru (v = zero) on the CPU: every linear scan of the
- * training pass split in time into N pieces (kernels/scan_multi.h's float64 reference of the
- * sequence-parallel path), against the same net in one piece. The pieces compose the scan's
- * maps in another order, so the values agree to rounding, not to the bit; gpus = 1 is the
- * plain pass's own bits. */
+/* test_seq_parallel.c — gpus = N on the CPU, the float64 reference of the sequence-parallel
+ * path, against the same net in one piece. gilr, gilr-lstm and sru (v = zero): every linear
+ * scan of the training pass split in time into N pieces (kernels/scan_multi.h); the pieces
+ * compose the scan's maps in another order, so the values agree to rounding, not to the bit,
+ * and gpus = 1 is the plain pass's own bits. deer (mode = quasi): Newton over the pieces and
+ * the adjoint by reversed scans (deer_multi.h), against the whole sequence's Newton and exact
+ * adjoint: both stop within the solver's tolerance. */
 #include "recompute.h"
 
 static setup with_knobs(const char *model, const char *knobs, int T, int state)
@@ -98,6 +100,56 @@ Test(seq_parallel, pieces_with_recompute)
     }
 }
 
+/* deer, mode = quasi, every cell: T = 10 in 3 pieces, T = 7 in 5, two layers, from zeros and
+ * from given states. */
+Test(seq_parallel, deer_quasi_pieces_equal_the_whole)
+{
+    const char *cells[] = {"gru", "lstm", "tanh"};
+    const struct { const char *knobs; int T; } cases[] = {{"gpus=3", 10}, {"gpus=5", 7}, {"gpus=16", 10}};
+    for (int c = 0; c < 3; c++)
+        for (int state = 0; state < 2; state++)
+            for (int i = 0; i < 3; i++) {
+                setup plain = {"deer", cells[c], "mode=quasi", LOGT_CPU, LOGT_F64, cases[i].T, 2, 3, 4, 0, 2, state};
+                char knobs[64];
+                snprintf(knobs, sizeof knobs, "mode=quasi,%s", cases[i].knobs);
+                setup split = plain;
+                split.knobs = knobs;
+                pass ref = run(&plain, NULL), p = run(&split, NULL);
+                char what[96];
+                snprintf(what, sizeof what, "off, deer %s %s at T = %d%s", cells[c], knobs, cases[i].T,
+                         state ? " with h0, c0" : "");
+                same("h", what, p.h, ref.h, ref.nh, 1e-10);
+                same("dw", what, p.dw, ref.dw, ref.nw, 1e-10);
+                same("dx", what, p.dx, ref.dx, ref.nx, 1e-10);
+                same("dh0", what, p.dh0, ref.dh0, ref.ns, 1e-10);
+                same("dc0", what, p.dc0, ref.dc0, ref.ns, 1e-10);
+                free_pass(&p), free_pass(&ref);
+            }
+}
+
+/* deer's forward says it ran in pieces, and how many (T = 2 in at most 2). */
+Test(seq_parallel, deer_detail_names_the_pieces)
+{
+    const struct { const char *gpus; int T; const char *want; } cases[] = {
+        {"3", 10, "pieces=3"}, {"3", 2, "pieces=2"}, {"1", 10, NULL}};
+    for (int i = 0; i < 3; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);
+        set_knobs(&cfg, "mode=quasi");
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", cases[i].gpus), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+        logt_tensor x = filled(LOGT_CPU, LOGT_F64, cases[i].T, 2, 3, 1, 1.0);
+        const logt_tensor *h;
+        cr_assert_eq(logt_net_forward(net, &x, &h, NULL), LOGT_OK, "%s", logt_errmsg());
+        const char *detail = net->layer[0]->detail;
+        cr_assert(cases[i].want ? strstr(detail, cases[i].want) != NULL : strstr(detail, "pieces") == NULL,
+                  "gpus = %s, T = %d: %s", cases[i].gpus, cases[i].T, detail);
+        logt_tensor_free(&x);
+        logt_net_destroy(net);
+    }
+}
+
 /* Bad values are named at configuration time; more than one piece on cuda is refused there. */
 Test(seq_parallel, bad_values_are_named)
 {
@@ -129,6 +181,20 @@ Test(seq_parallel, bad_values_are_named)
         cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EINVAL, "sru %s, gpus = 2", routes[i]);
         cr_assert(strstr(logt_errmsg(), "gpus = 2 splits the scan route") && strstr(logt_errmsg(), "v = zero"),
                   "%s", logt_errmsg());
+    }
+    /* deer's pieces solve quasi-DEER from zeros over the whole sequence */
+    const char *deer[] = {"mode=full", "mode=damped", "mode=quasi,warm=on", "mode=quasi,on_fail=sequential",
+                          "mode=quasi,jacobian_clamp=10", "mode=quasi,recompute=4"};
+    const char *needs[] = {"mode = quasi", "mode = quasi", "warm = off", "on_fail = error or retry",
+                           "jacobian_clamp off", "recompute and layers_wavefront off"};
+    for (int i = 0; i < 6; i++) {
+        logt_model_cfg_init(&cfg, "deer", LOGT_CPU, 3, 4);
+        set_knobs(&cfg, deer[i]);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", "2"), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "deer %s, gpus = 2", deer[i]);
+        cr_assert(strstr(logt_errmsg(), "gpus = 2 splits the sequence in time, and needs") &&
+                      strstr(logt_errmsg(), needs[i]), "%s: %s", deer[i], logt_errmsg());
     }
     logt_model_cfg_init(&cfg, "lstm", LOGT_CPU, 3, 4);
     cr_assert_eq(logt_cfg_set_knob(&cfg, "gpus", "2"), LOGT_OK);

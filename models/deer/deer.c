@@ -18,7 +18,7 @@
 static const char *const knobs[] = {"mode",          "tol",     "max_iter",     "on_fail",
                                     "lambda",        "warm",    "solver",       "newton_kernel",
                                     "r_scale",       "forget_init", "tol_schedule", "jacobian_clamp",
-                                    NULL};
+                                    "gpus",          NULL};
 static const char *const solver_names[] = {"newton", "launch", "fused"};
 static const char *const newton_kernel_names[] = {"auto", "persistent", "launches"};
 static const char *const mode_names[] = {"full", "quasi", "damped"};
@@ -38,7 +38,7 @@ typedef struct opts {
     deer_cell cell;
     deer_mode mode;
     double tol, lambda, r_scale;
-    int max_iter, fallback, retry, warm, solver, newton_kernel;
+    int max_iter, fallback, retry, warm, solver, newton_kernel, gpus;
     double tol_end, clamp;   /* tol_schedule's END (tol: START), jacobian_clamp (0: off) */
     int64_t tol_steps;       /* tol_schedule's STEPS; 0: no schedule                    */
 } opts;
@@ -145,6 +145,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
     int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
     LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
+    LOGT_TRY(deer_pieces_check(cfg, o->mode, o->warm, o->fallback, o->clamp, &o->gpus));
     if ((K || wave) && o->warm)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on starts a call from the previous call's "
                          "solution of the same sequence, and %s runs the sequence in segments, "
@@ -204,7 +205,7 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = o.cell, m->mode = o.mode, m->tol = o.tol, m->lambda = o.lambda;
     m->max_iter = m->max_iter_knob = o.max_iter, m->fallback = o.fallback, m->warm = o.warm;
-    m->solver = o.solver, m->newton_kernel = o.newton_kernel;
+    m->solver = o.solver, m->newton_kernel = o.newton_kernel, m->gpus = o.gpus;
     m->base.nslots = o.cell == DEER_LSTM ? 2 : 1;   /* h, c / h */
     m->tol_start = o.tol, m->tol_end = o.tol_end, m->tol_steps = o.tol_steps, m->clamp = o.clamp;
     m->base.retry = o.retry, m->base.clamping = o.clamp > 0;
@@ -221,7 +222,8 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
                                                    : "one persistent kernel, state in shared memory");
     else
         snprintf(m->base.impl, sizeof m->base.impl, "%s, %s cell, Newton mode %s, %s, at most %d "
-                 "iterations%s", cfg->device == LOGT_CUDA ? "cuda f32" : "cpu f64 reference",
+                 "iterations%s", cfg->device == LOGT_CUDA ? "cuda f32"
+                 : o.gpus > 1 ? "cpu f64, pieces" : "cpu f64 reference",
                  cell_names[o.cell], mode_names[o.mode], tol, o.max_iter, clamp);
     *out = &m->base;
     return LOGT_OK;
@@ -533,6 +535,7 @@ static void initial_state(const deer_model *m, int64_t B, int64_t D, double *s0)
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h)
 {
+    if (m->gpus > 1) return deer_forward_pieces_cpu(m, x, h);
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
     const int full = m->mode == DEER_FULL;
@@ -665,6 +668,7 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
 
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx)
 {
+    if (m->gpus > 1) return deer_backward_pieces_cpu(m, dh, dx);
     const logt_tensor *x = &m->x;
     const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
     const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);

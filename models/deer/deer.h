@@ -88,7 +88,16 @@ typedef struct deer_model {
     int nonfinite;           /* iterates with a NaN or Inf                               */
     int nres;
     double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
+    int gpus;                /* gpus = N: the sequence in N pieces of time (cpu, deer_pieces.c) */
 } deer_model;
+
+/* gpus = N (deer_pieces.c): N into *gpus, and above 1 an error unless the other settings are
+ * what the pieces solve (quasi, no warm start, fallback, clamp or segments). */
+logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int warm, int fallback, double clamp,
+                              int *gpus);
+/* The forward and backward over gpus pieces of time on the CPU (deer_multi's reference). */
+logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
+logt_status deer_backward_pieces_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
 
 /* "full", "quasi" or "damped". */
 const char *deer_mode_name(deer_mode mode);
