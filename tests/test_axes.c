@@ -3,14 +3,18 @@
  * attributes and summary column; keys read exactly as stored results expect. CPU only.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../runner/axes.h"
 #include "../runner/config.h"
 #include "../runner/store.h"
 #include "cli.h"
+#include "repo.h"
 
 static void setup(void) { cli_setup("axes"); }
 
@@ -287,4 +291,39 @@ Test(axes, a_late_axis_enters_keys_only_away_from_its_default)
     logt_axis_key_field(&late, LOGT_KIND_KERNEL, 1, r, buf, sizeof buf);
     cr_assert_str_eq(buf, "", "not in the key of a kind that does not vary it");
     free(r);
+}
+
+/* Every experiment of the gallery resolves and expands into runs on both backends: a model
+ * section's limit, a backend section or a key that leaves some model without a run is an error
+ * here, not when a user first runs it. */
+Test(axes, every_experiment_expands_on_both_backends)
+{
+    char root[PATH_MAX + 16];
+    repo_path(root, sizeof root, "experiments");
+    DIR *d = opendir(root);
+    cr_assert(d, "cannot open %s", root);
+    int seen = 0;
+    for (struct dirent *de; (de = readdir(d));) {
+        char path[PATH_MAX + 300], ini[PATH_MAX + 340];
+        snprintf(path, sizeof path, "%s/%s", root, de->d_name);
+        snprintf(ini, sizeof ini, "%s/experiment.ini", path);
+        if (de->d_name[0] == '.' || access(ini, R_OK) != 0) continue;
+        for (int dev = 0; dev < 2; dev++) {
+            logt_experiment *e;
+            cr_assert_eq(logt_exp_parse(path, NULL, 0, &e), LOGT_OK, "%s: %s", de->d_name, logt_errmsg());
+            const logt_device device = dev ? LOGT_CUDA : LOGT_CPU;
+            cr_assert_eq(logt_exp_resolve(e, device), LOGT_OK, "%s on %s: %s", de->d_name,
+                         logt_device_name(device), logt_errmsg());
+            logt_run_spec *runs;
+            int n;
+            cr_assert_eq(logt_exp_runs(e, &runs, &n), LOGT_OK, "%s on %s: %s", de->d_name,
+                         logt_device_name(device), logt_errmsg());
+            cr_assert_gt(n, 0, "%s on %s: no runs", de->d_name, logt_device_name(device));
+            free(runs);
+            logt_exp_free(e);
+        }
+        seen++;
+    }
+    closedir(d);
+    cr_assert_gt(seen, 20, "%d experiments under %s", seen, root);
 }
