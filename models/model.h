@@ -114,8 +114,8 @@ typedef struct logt_model logt_model;
 #define LOGT_BIT(x) (1u << (x))   /* a device's or a dtype's bit in the sets below */
 
 /* segment_min of the models whose kernels run in parallel over T (sru, gilr, deer): 2^22
- * elements, 16 MiB a tensor in f32, about where a segment's fixed launches cost a few percent
- * of its work on an H100 or H200 (experiments/long-memory, Design notes). */
+ * elements, 16 MiB a tensor in f32, so that each segment's few launches are a small part of
+ * its work (experiments/long-memory's README says why sqrt(T) steps are too few for them). */
 #define LOGT_SEGMENT_MIN_PARALLEL ((int64_t)1 << 22)
 
 typedef struct logt_model_ops {
@@ -232,8 +232,9 @@ typedef struct logt_net {
  *                                layer l's segment s once layer l - 1's segment s and its own
  *                                segment s - 1 are done, each layer on a stream of its own, so
  *                                that up to `layers` segments run at once. Segments of K steps
- *                                (recompute's K, else T / (4 layers)); the backward recomputes
- *                                each segment as recompute does. */
+ *                                (recompute's K where it is shorter than T, else T / (4
+ *                                layers)); the backward recomputes each segment as recompute
+ *                                does. */
 extern const char *const logt_net_knobs[];
 /* recompute's value: 0 off, -1 auto, K > 0; layers_wavefront's: 0 off, 1 on; an error naming
  * the forms when it is none of them. */

@@ -263,7 +263,8 @@ static int64_t auto_segment(const logt_net *net, int64_t T, int64_t B)
 int64_t logt_net_segment_length(const logt_net *net, int64_t T, int64_t B)
 {
     int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? auto_segment(net, T, B) : 0;
-    if (!K && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
+    /* the wavefront needs segments: its own where recompute leaves the sequence whole */
+    if ((!K || K >= T) && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
     return K > 0 && K < T ? K : 0;
 }
 

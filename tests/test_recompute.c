@@ -94,6 +94,22 @@ Test(recompute, auto_takes_sqrt_T_or_the_floor)
         {"gilr", 1 << 20, 1024, 64, 1024}, {"gilr", 1 << 20, 64, 64, 1024},
         {"gilr", 1 << 20, 32, 64, 2048}, {"sru", 1 << 23, 16, 16, 16384},
         {"deer", 1 << 23, 16, 16, 16384}};
+    /* the wavefront takes T / (4 layers) where auto or K leaves the sequence whole */
+    const struct { const char *model, *rc; int64_t T, K; } waves[] = {
+        {"gilr", "auto", 1000, 125}, {"gilr", "2000", 1000, 125}, {"gilr", "100", 1000, 100}, {"lstm", "auto", 1000, 32}};
+    for (int i = 0; i < 4; i++) {
+        logt_model_cfg cfg;
+        logt_model_cfg_init(&cfg, waves[i].model, LOGT_CPU, 4, 64);
+        cfg.layers = 2;
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "recompute", waves[i].rc), LOGT_OK);
+        cr_assert_eq(logt_cfg_set_knob(&cfg, "layers_wavefront", "on"), LOGT_OK);
+        logt_net *net = NULL;
+        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s: %s", waves[i].model, logt_errmsg());
+        const int64_t K = logt_net_segment_length(net, waves[i].T, 4);
+        cr_assert_eq(K, waves[i].K, "%s recompute = %s, wavefront, T = %lld: K = %lld, want %lld", waves[i].model,
+                     waves[i].rc, (long long)waves[i].T, (long long)K, (long long)waves[i].K);
+        logt_net_destroy(net);
+    }
     for (int i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
         logt_model_cfg cfg;
         logt_model_cfg_init(&cfg, cases[i].model, LOGT_CPU, 4, (int)cases[i].D);
