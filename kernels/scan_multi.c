@@ -97,6 +97,8 @@ logt_status scan_backward_split_cpu(int G, int64_t T, int64_t C, const double *a
                                     const double *h, const double *dh, double *da, double *db,
                                     double *dh0)
 {
+    if (G < 1 || G > SCAN_MULTI_MAX)
+        return LOGT_FAIL(LOGT_EINVAL, "scan_backward_split_cpu: G = %d pieces: 1 to %d", G, SCAN_MULTI_MAX);
     if (G == 1) return scan_backward_cpu(T, C, a, h0, h, dh, da, db, dh0);
     if (T < 1 || C < 1)
         return LOGT_FAIL(LOGT_EINVAL, "scan_backward_split_cpu: T = %lld, C = %lld: a scan needs at "

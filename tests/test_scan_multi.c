@@ -87,6 +87,61 @@ Test(scan_multi, pieces_equal_the_plain_scan)
                 expect_pieces(splits[s].G, splits[s].T, Cs[c], (gates)g, (s + c + g) % 2);
 }
 
+/* scan_split_cpu and scan_backward_split_cpu (one array, the models' gpus = N) are
+ * scan_pieces_cpu over scan_pieces_split's pieces, to the bit: forward, reversed, in place
+ * (b == h), and the backward's reversed scan of T - 1 steps with the gates one step later from
+ * g_{T-1} = dh_{T-1}; T below, at and above G. */
+Test(scan_multi, split_scans_are_the_pieces)
+{
+    const int64_t Ts[] = {1, 2, 7, 40}, C = 3;
+    const int Gs[] = {2, 3, 16};
+    for (int ti = 0; ti < 4; ti++)
+        for (int gi = 0; gi < 3; gi++) {
+            const int64_t T = Ts[ti];
+            const int G = Gs[gi];
+            int64_t Tp[SCAN_MULTI_MAX], sum = 0;
+            const int n = scan_pieces_split(T, G, Tp);
+            cr_assert_eq(n, T < G ? T : G);
+            for (int p = 0; p < n; p++) {
+                sum += Tp[p];
+                cr_assert(Tp[p] >= 1 && Tp[p] <= Tp[0] && Tp[0] - Tp[p] <= 1, "T = %lld, G = %d: piece %d has %lld",
+                          (long long)T, G, p, (long long)Tp[p]);
+            }
+            cr_assert_eq(sum, T);
+            const size_t bytes = (size_t)(T * C) * sizeof(double);
+            double *a = malloc(bytes), *b = malloc(bytes), *h0 = malloc(C * sizeof(double));
+            double *want = malloc(bytes), *got = malloc(bytes), *da = malloc(bytes), *da2 = malloc(bytes);
+            double dh0[3], dh02[3];
+            fill(T, C, GATES_HALF, 5 + (uint64_t)T, a, b, h0);
+            const double *pa[SCAN_MULTI_MAX], *pb[SCAN_MULTI_MAX];
+            double *pw[SCAN_MULTI_MAX];
+            for (int reverse = 0; reverse < 2; reverse++) {
+                int64_t t0 = 0;
+                for (int p = 0; p < n; t0 += Tp[p], p++) pa[p] = a + t0 * C, pb[p] = b + t0 * C, pw[p] = want + t0 * C;
+                OK(scan_pieces_cpu(reverse, n, Tp, C, pa, pb, h0, pw));
+                OK(scan_split_cpu(G, reverse, T, C, a, b, h0, got));
+                cr_assert(!memcmp(got, want, bytes), "T = %lld, G = %d, reverse %d", (long long)T, G, reverse);
+                memcpy(got, b, bytes);
+                OK(scan_split_cpu(G, reverse, T, C, a, got, h0, got));
+                cr_assert(!memcmp(got, want, bytes), "in place: T = %lld, G = %d, reverse %d", (long long)T, G, reverse);
+            }
+            /* the backward, with b as dh and `want` (the forward above, reversed: any h) as h */
+            memcpy(want + (T - 1) * C, b + (T - 1) * C, C * sizeof(double));
+            if (T > 1) {
+                int64_t Tq[SCAN_MULTI_MAX], t0 = 0;
+                const int m = scan_pieces_split(T - 1, G, Tq);
+                for (int p = 0; p < m; t0 += Tq[p], p++) pa[p] = a + C + t0 * C, pb[p] = b + t0 * C, pw[p] = want + t0 * C;
+                OK(scan_pieces_cpu(1, m, Tq, C, pa, pb, want + (T - 1) * C, pw));
+            }
+            scan_backward_rest_cpu(T, C, a, h0, got, want, da2, dh02);
+            double *g = malloc(bytes);
+            OK(scan_backward_split_cpu(G, T, C, a, h0, got, b, da, g, dh0));
+            cr_assert(!memcmp(g, want, bytes) && !memcmp(da, da2, bytes) && !memcmp(dh0, dh02, sizeof dh0),
+                      "backward: T = %lld, G = %d", (long long)T, G);
+            free(a), free(b), free(h0), free(want), free(got), free(da), free(da2), free(g);
+        }
+}
+
 Test(scan_multi, bad_arguments_say_what_is_wrong)
 {
     const int64_t T[] = {4, 0};

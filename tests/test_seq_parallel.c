@@ -49,8 +49,9 @@ Test(seq_parallel, gilr_pieces_equal_one_piece) { pieces_like_one("gilr", NULL);
 Test(seq_parallel, gilr_lstm_pieces_equal_one_piece) { pieces_like_one("gilr-lstm", NULL); }
 Test(seq_parallel, sru_pieces_equal_one_piece) { pieces_like_one("sru", "v=zero"); }
 
-/* The pieces are really taken: their maps compose in another order than one serial scan,
- * which moves some of h's last bits (a model that left its scans whole would match exactly). */
+/* The pieces are really taken, forward and backward: their maps compose in another order
+ * than one serial scan, which moves some last bits of h and of dx (a model that left its
+ * scans whole would match exactly). */
 Test(seq_parallel, pieces_round_otherwise)
 {
     const char *models[] = {"gilr", "gilr-lstm", "sru"}, *base[] = {NULL, NULL, "v=zero"};
@@ -59,9 +60,11 @@ Test(seq_parallel, pieces_round_otherwise)
         snprintf(knobs, sizeof knobs, "%s%sgpus=3", base[i] ? base[i] : "", base[i] ? "," : "");
         setup plain = with_knobs(models[i], base[i], 10, 1), split = with_knobs(models[i], knobs, 10, 1);
         pass ref = run(&plain, NULL), p = run(&split, NULL);
-        int differ = 0;
+        int differ = 0, gdiffer = 0;
         for (int64_t k = 0; k < ref.nh; k++) differ += p.h[k] != ref.h[k];
+        for (int64_t k = 0; k < ref.nx; k++) gdiffer += p.dx[k] != ref.dx[k];
         cr_assert(differ > 0, "%s gpus = 3: h is bit for bit one serial scan's", models[i]);
+        cr_assert(gdiffer > 0, "%s gpus = 3: dx is bit for bit one serial backward's", models[i]);
         free_pass(&p), free_pass(&ref);
     }
 }

@@ -399,7 +399,7 @@ static void gilr_destroy(logt_model *base)
 }
 
 /* scan = parallel | serial: the linear recurrences by scan_cuda, or by the serial kernel that
- * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is a loop either way).
+ * Martin & Cundy's Table 2 compares it with (cuda; the cpu reference is the same either way).
  * gpus = N: the scans split in time into N pieces (kernels/scan_multi.h), on the cpu the
  * float64 reference of the sequence-parallel path. */
 static const char *const gilr_knobs[] = {"scan", "forget_init", "gpus", NULL};
