@@ -19,9 +19,9 @@
  *   *-vec     16-bit arrays with C a multiple of 8 (C >= 32) and a, b, h 16-byte aligned: the
  *             same routes with 8 channels a thread, every load and store 16 bytes
  *             (scan_wchannels_kernel, scan_vlbs_kernel; scan_vec.cuh says why).
- *   channels-pair  16-bit arrays with C even, C alone filling the GPU but short of the
- *             vector channel route's 8 times that: the channel route with 2 channels a
- *             thread, every access 4 bytes (scan_wchannels_kernel, W = 2).
+ *   channels-pair  16-bit arrays with C even and C alone filling the GPU, where the vector
+ *             channel route does not apply: the channel route with 2 channels a thread,
+ *             every access 4 bytes (scan_wchannels_kernel, W = 2).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
  * experiments/scan-bandwidth/README.md, "Design notes", records how each did.

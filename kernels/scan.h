@@ -89,13 +89,12 @@ logt_status scan_cuda_serial_unrolled(logt_ctx *ctx, int reverse, int64_t T, int
 /* The route scan_cuda takes for this shape and dtype on the current device, for arrays 16-byte
  * aligned (cudaMalloc's): "channels", "lookback" (tiles in registers) or "lookback-staged"
  * (tiles longer, part in shared memory: when there are enough of them to fill the GPU); for
- * 16-bit arrays in vectors (C a multiple of 8, C >= 32) "channels-vec", "lookback-vec" or
- * "lookback-staged-vec" (their channel route needs 8 times the channels, since a thread takes
- * 8; below that, T < 128 takes "channels"); 16-bit arrays with C even from the channel
- * threshold up to that, "channels-pair" (2 channels a thread, 4-byte accesses). 16-bit arrays
- * not 16-byte aligned take the route without "-vec", and not 4-byte aligned "channels" for
- * "channels-pair". And the smallest C that goes channel-parallel a channel a thread (for tests
- * that cross it). */
+ * 16-bit arrays, the first that applies: "channels-vec" where C is a multiple of 8 and at least
+ * 8 times the channel threshold (a thread takes 8 channels, 16-byte aligned arrays);
+ * "channels-pair" where C is even and at least the threshold (2 channels a thread, 4-byte
+ * aligned arrays); "lookback-vec" or "lookback-staged-vec" where C is a multiple of 8 (C >= 32),
+ * the arrays 16-byte aligned and T >= 128; else the f32 routes' names. And the smallest C that
+ * goes channel-parallel a channel a thread (for tests that cross it). */
 const char *scan_cuda_route(int64_t T, int64_t C, logt_dtype dt);
 int64_t scan_cuda_channel_threshold(void);
 #endif

@@ -251,7 +251,7 @@ logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out)
                          "a whole number from 1 to %d", cfg->model, v, SCAN_MULTI_MAX);
     if (n > 1 && cfg->device != LOGT_CPU)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: the scans split in time run on the "
-                         "cpu only so far (the float64 pieces reference); use gpus = 1 there, or the "
+                         "cpu only (the float64 pieces reference); use gpus = 1 there, or the "
                          "cpu backend", cfg->model, n, logt_device_name(cfg->device));
     *out = (int)n;
     return LOGT_OK;

@@ -175,7 +175,7 @@ struct logt_model {
 logt_status logt_model_check(const logt_model_ops *ops, const logt_model_cfg *cfg);
 /* The knob gpus = N of the models whose scans split in time (gilr, gilr-lstm, sru with
  * v = zero): N from 1 to SCAN_MULTI_MAX (kernels/scan_multi.h), 1 when unset; above 1 on the
- * cpu only so far (the float64 pieces reference), refused by name on cuda. */
+ * cpu only (the float64 pieces reference), refused by name on cuda. */
 logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out);
 /* logt_model_check, then the model's own layout: the one way to ask for a layout. */
 logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *cfg, logt_layout *out);

@@ -318,9 +318,9 @@ static void f32_state_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, i
  * C off the vector rule (8 and 24, less than a tile; 36, not a multiple of 8); arrays 1, 2
  * and 8 elements into their allocation (8: 16 bytes, aligned again); T around a tile's 1024
  * steps and the channel route's 128; gates near 1 over staged tiles; the vector channel
- * route at 8·thr channels; pairs of channels from thr up to just below that, T shorter than
- * the pair route's 16-step loads, misaligned (2 bytes: a channel a thread) and 4- but not
- * 16-byte aligned; the vector look-back just below thr; h0 in f32 (scan_cuda_f32_state). */
+ * route at 8·thr channels; pairs of channels from thr up to just below that, T = 21 (16 steps
+ * of loads and 5 after) and 9 (fewer than 16), misaligned (2 bytes: a channel a thread) and 4-
+ * but not 16-byte aligned; the vector look-back just below thr; h0 in f32 (scan_cuda_f32_state). */
 Test(scan_cuda, vectors_16bit, .timeout = 120)
 {
     SKIP_WITHOUT_GPU("scan_cuda's 16-bit vectors");
@@ -333,6 +333,7 @@ Test(scan_cuda, vectors_16bit, .timeout = 120)
         {5000, 40, "lookback"},  {1023, 264, "lookback"}, {1025, 32, "lookback"}, {128, 48, "lookback"},
         {127, 48, "channels"},   {3001, 8, "lookback"},   {3001, 24, "lookback"}, {3001, 36, "lookback"},
         {37, 8 * thr, "channels-vec"}, {131, 8 * thr - 8, "channels-pair"}, {21, thr + 2, "channels-pair"},
+        {9, thr + 2, "channels-pair"},
         {300, thr - 8, "lookback-staged-vec"}};
     for (int i = 0; i < (int)(sizeof shapes / sizeof shapes[0]); i++) {
         const int64_t T = shapes[i].T, C = shapes[i].C;
@@ -631,6 +632,9 @@ Test(scan_cuda, backward_matches_cpu_f16, .timeout = 120)
     backward_case(ctx, staged_T(1000, LOGT_F16), 1000, LOGT_F16, 0, 1, 42, 0.5, 0);
     backward_case(ctx, 3001, 3, LOGT_F16, 0, 1, 43, 0.5, 1);
     backward_case(ctx, 1000, 40, LOGT_F16, 1, 0, 44, 0.5, 1);
+    /* the pair route's backward, its gates a step later, whatever the GPU's threshold */
+    backward_case(ctx, 19, scan_cuda_channel_threshold() + 2, LOGT_F16, 1, 1, 45, 0.5, 0);
+    backward_case(ctx, 19, scan_cuda_channel_threshold() + 2, LOGT_BF16, 0, 0, 46, 0.5, 0);
     logt_ctx_destroy(ctx);
 #endif
 }

@@ -46,7 +46,7 @@ typedef struct gilr_model {
     logt_tensor gates;  /* gilr-lstm: [4][T·B][D] activated i f z o                         */
     logt_tensor c;      /* gilr-lstm: [T][B][D] cell states                                 */
     int gpus;           /* gpus = N: the scans in N pieces of time (cpu: the float64 pieces
-                         * reference of kernels/scan_multi.h; cuda: 1 only, so far)       */
+                         * reference of kernels/scan_multi.h; cuda: 1 only)               */
     void *cuda;         /* the CUDA path's scratch buffers (gilr_cuda.cu)                   */
 } gilr_model;
 
