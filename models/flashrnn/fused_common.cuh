@@ -83,27 +83,21 @@ template <typename T> struct Frag16 {
     }
 };
 
-template <> struct Frag<bf16> : Frag16<bf16> {
-    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
-
-template <> struct Frag<f16> : Frag16<f16> {
-    static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
-                                               uint32_t b1)
-    {
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
-                     "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-    }
-};
+/* Frag<T> of a 16-bit T: Frag16's layout and the m16n8k16 mma on operands of PTX type TY. */
+#define FLASHRNN_FRAG16(T, TY)                                                                  \
+    template <> struct Frag<T> : Frag16<T> {                                                    \
+        static __device__ __forceinline__ void mma(float (&d)[4], const uint32_t (&a)[4],       \
+                                                   uint32_t b0, uint32_t b1)                    \
+        {                                                                                       \
+            asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." TY "." TY ".f32 "             \
+                         "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"                \
+                         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                       \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));       \
+        }                                                                                       \
+    };
+FLASHRNN_FRAG16(bf16, "bf16")
+FLASHRNN_FRAG16(f16, "f16")
+#undef FLASHRNN_FRAG16
 
 template <> struct Frag<float> {   /* fp32 data, tf32 tensor cores */
     static constexpr int KT = 8;
