@@ -77,6 +77,12 @@ int scan_pieces_split(int64_t T, int G, int64_t *Tp)
     return n;
 }
 
+void scan_pieces_of(const double *a, int n, const int64_t *Tp, int64_t W, double **out)
+{
+    int64_t t0 = 0;
+    for (int p = 0; p < n; t0 += Tp[p], p++) out[p] = a ? (double *)a + t0 * W : NULL;
+}
+
 logt_status scan_split_cpu(int G, int reverse, int64_t T, int64_t C, const double *a, const double *b,
                            const double *h0, double *h)
 {
@@ -85,12 +91,10 @@ logt_status scan_split_cpu(int G, int reverse, int64_t T, int64_t C, const doubl
     if (G == 1 || T < 2)
         return reverse ? scan_reverse_cpu(T, C, a, b, h0, h) : scan_cpu(T, C, a, b, h0, h);
     int64_t Tp[SCAN_MULTI_MAX];
-    const double *pa[SCAN_MULTI_MAX], *pb[SCAN_MULTI_MAX];
-    double *ph[SCAN_MULTI_MAX];
+    double *pa[SCAN_MULTI_MAX], *pb[SCAN_MULTI_MAX], *ph[SCAN_MULTI_MAX];
     const int n = scan_pieces_split(T, G, Tp);
-    int64_t t0 = 0;
-    for (int p = 0; p < n; t0 += Tp[p], p++) pa[p] = a + t0 * C, pb[p] = b + t0 * C, ph[p] = h + t0 * C;
-    return scan_pieces_cpu(reverse, n, Tp, C, pa, pb, h0, ph);
+    scan_pieces_of(a, n, Tp, C, pa), scan_pieces_of(b, n, Tp, C, pb), scan_pieces_of(h, n, Tp, C, ph);
+    return scan_pieces_cpu(reverse, n, Tp, C, (const double *const *)pa, (const double *const *)pb, h0, ph);
 }
 
 logt_status scan_backward_split_cpu(int G, int64_t T, int64_t C, const double *a, const double *h0,

@@ -50,6 +50,9 @@ logt_status scan_pieces_cpu(int reverse, int G, const int64_t *T, int64_t C,
 /* The pieces of a sequence of T steps split in time for G GPUs: n = min(G, T) pieces, the
  * first T mod n of them one step longer, into Tp[0 .. n-1]; returns n. */
 int scan_pieces_split(int64_t T, int G, int64_t *Tp);
+/* The n pieces of one [T][W] array a (NULL: n NULLs) by the split Tp: out[p] = row
+ * Tp[0] + … + Tp[p-1] of a. */
+void scan_pieces_of(const double *a, int n, const int64_t *Tp, int64_t W, double **out);
 
 /* scan_cpu (reverse = 0) or scan_reverse_cpu (1) of one [T][C] array of doubles through
  * scan_pieces_cpu, its steps split into G pieces by scan_pieces_split: the float64 reference of

@@ -28,13 +28,6 @@ logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int war
     return LOGT_OK;
 }
 
-/* The pieces of a [T][B][W] array of doubles, by the split Tp of n pieces. */
-static void pieces_of(double *a, int n, const int64_t *Tp, int64_t B, int64_t W, double **out)
-{
-    int64_t t0 = 0;
-    for (int p = 0; p < n; t0 += Tp[p], p++) out[p] = a ? a + t0 * B * W : NULL;
-}
-
 static deer_multi_cfg multi_cfg(const deer_model *m, const logt_tensor *x)
 {
     const deer_multi_cfg c = {m->cell, x->shape[1], x->shape[2], m->base.cfg.hidden_size, m->tol, m->max_iter};
@@ -49,7 +42,8 @@ logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_te
     int64_t Tp[SCAN_MULTI_MAX];
     const int n = scan_pieces_split(T, m->gpus, Tp);
     double *px[SCAN_MULTI_MAX], *pst[SCAN_MULTI_MAX], *ph[SCAN_MULTI_MAX];
-    pieces_of(x->data, n, Tp, B, I, px), pieces_of(m->st.data, n, Tp, B, S, pst), pieces_of(h->data, n, Tp, B, D, ph);
+    scan_pieces_of(x->data, n, Tp, B * I, px), scan_pieces_of(m->st.data, n, Tp, B * S, pst);
+    scan_pieces_of(h->data, n, Tp, B * D, ph);
     const deer_multi_cfg c = multi_cfg(m, x);
     deer_multi_report rep = {0};
     const logt_status s = deer_multi_forward_cpu(&c, n, Tp, m->base.w.data, (const double *const *)px, m->base.h0.data,
@@ -78,8 +72,8 @@ logt_status deer_backward_pieces_cpu(deer_model *m, const logt_tensor *dh, logt_
     int64_t Tp[SCAN_MULTI_MAX];
     const int n = scan_pieces_split(T, m->gpus, Tp);
     double *px[SCAN_MULTI_MAX], *pst[SCAN_MULTI_MAX], *pdh[SCAN_MULTI_MAX], *pdx[SCAN_MULTI_MAX];
-    pieces_of(x->data, n, Tp, B, I, px), pieces_of(m->st.data, n, Tp, B, S, pst);
-    pieces_of(dh->data, n, Tp, B, D, pdh), pieces_of(dx ? dx->data : NULL, n, Tp, B, I, pdx);
+    scan_pieces_of(x->data, n, Tp, B * I, px), scan_pieces_of(m->st.data, n, Tp, B * S, pst);
+    scan_pieces_of(dh->data, n, Tp, B * D, pdh), scan_pieces_of(dx ? dx->data : NULL, n, Tp, B * I, pdx);
     const deer_multi_cfg c = multi_cfg(m, x);
     deer_multi_report rep = {0};
     return deer_multi_backward_cpu(&c, n, Tp, m->base.w.data, (const double *const *)px, m->base.h0.data,
