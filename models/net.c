@@ -299,11 +299,17 @@ static void enter_segment(logt_net *net, int l, int64_t s)
     }
 }
 
+/* Segment s of T steps: its steps, from step s·K (the last segment may be shorter). */
+static int64_t segment_steps(const logt_net *net, int64_t T, int64_t s)
+{
+    const int64_t t0 = s * net->K;
+    return T - t0 < net->K ? T - t0 : net->K;
+}
+
 static logt_status forward_segment(logt_net *net, int l, int64_t s, const logt_tensor *in, logt_ctx *ctx)
 {
     logt_model *m = net->layer[l];
-    const int64_t T = in->shape[0], K = net->K, S = nsegments(net, T), t0 = s * K;
-    const int64_t n = T - t0 < K ? T - t0 : K;
+    const int64_t T = in->shape[0], S = nsegments(net, T), t0 = s * net->K, n = segment_steps(net, T, s);
     enter_segment(net, l, s);
     if (s + 1 < S) {   /* its final state starts the next */
         m->hT = state_of(&net->bh[l], s + 1);
@@ -320,8 +326,7 @@ static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_
                                     const logt_tensor *dout, logt_tensor *din, logt_ctx *ctx)
 {
     logt_model *m = net->layer[l];
-    const int64_t T = net->T, K = net->K, S = nsegments(net, T), t0 = s * K;
-    const int64_t n = T - t0 < K ? T - t0 : K;
+    const int64_t T = net->T, S = nsegments(net, T), t0 = s * net->K, n = segment_steps(net, T, s);
     const logt_tensor xs = rows_of(in, t0, n);
     logt_status st = LOGT_OK;
     enter_segment(net, l, s);
