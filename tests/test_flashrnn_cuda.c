@@ -712,6 +712,54 @@ Test(flashrnn_cuda, dense_head_768_f16_warp_gates)
     free_result(&r[0]), free_result(&r[1]);
 }
 
+/* The 16-bit copies of W and R are made once per change of the parameters: a bf16 net whose
+ * parameters are rewritten (and said to be, logt_net_params_written) between two forwards
+ * gives, the second time, the bits of a fresh net given those parameters before its first;
+ * and not the first forward's h. A forward that kept its first copies fails here. */
+Test(flashrnn_cuda, rewritten_parameters_reach_the_next_forward)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    const shape s = {6, 3, 8, 32, 16, 0};
+    logt_model_cfg cfg;
+    logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
+    cfg.head_dim = s.dh, cfg.dtype = LOGT_BF16, cfg.seed = 7;
+    set_knobs(&cfg, "kernel=fused");
+    double *x = random_array((int64_t)s.T * s.B * s.I, 91, 1, 1.0, cfg.dtype);
+    logt_tensor tx = cfg_tensor3(&cfg, s.T, s.B, s.I, x);
+    logt_ctx *ctx = NULL;
+    cr_assert_eq(logt_ctx_create(cfg.device, &ctx), LOGT_OK, "%s", logt_errmsg());
+    logt_net *net = NULL, *fresh = NULL;
+    cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_net_create(&cfg, &fresh), LOGT_OK, "%s", logt_errmsg());
+    const logt_tensor *h;
+    cr_assert_eq(logt_net_forward(net, &tx, &h, ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    double *h1 = host_copy(h), *w = host_copy(&net->w);
+    for (int64_t i = 0; i < net->w.numel; i++) w[i] = -1.5 * w[i];
+    cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_net_params_written(net);
+    cr_assert_eq(logt_net_forward(net, &tx, &h, ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    double *h2 = host_copy(h);
+    cr_assert_eq(logt_tensor_from_f64(&fresh->w, w), LOGT_OK, "%s", logt_errmsg());
+    logt_net_params_written(fresh);
+    cr_assert_eq(logt_net_forward(fresh, &tx, &h, ctx), LOGT_OK, "%s", logt_errmsg());
+    cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+    double *h3 = host_copy(h);
+    const int64_t n = (int64_t)s.T * s.B * s.D;
+    int64_t same_as_first = 0;
+    for (int64_t i = 0; i < n; i++) {
+        cr_assert_eq(h2[i], h3[i], "h[%lld]: %g after the rewrite, %g from a fresh net", (long long)i, h2[i], h3[i]);
+        same_as_first += h2[i] == h1[i];
+    }
+    cr_expect_lt(same_as_first, n / 2, "%lld of %lld values of h unchanged by new parameters",
+                 (long long)same_as_first, (long long)n);
+    free(x), free(w), free(h1), free(h2), free(h3);
+    logt_tensor_free(&tx);
+    logt_net_destroy(net), logt_net_destroy(fresh);
+    logt_ctx_destroy(ctx);
+}
+
 #ifdef LOGT_HAVE_CUDA
 /* The table: the k_slices the tuner is told of are the instantiated ones. */
 Test(flashrnn_cuda, instantiation_table)

@@ -49,6 +49,8 @@
 
 typedef struct flashrnn_cuda_scratch {
     logt_tensor wd, rd;       /* 16-bit copies of W and R (dtype bf16 or f16)               */
+    const void *w16_of;       /* wd, rd are of this w.data at w16_version (NULL: not made)   */
+    uint64_t w16_version;
     logt_tensor wx;           /* [N][G·D] W x, f32                                          */
     logt_tensor s, c;         /* [N][NS·D] saved gates, [N][NST·D] states (lstm: c), f32     */
     logt_tensor zeros;        /* [B][D] dtype zeros: h0, c0 when the model has none          */
@@ -398,6 +400,23 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
     return final_state(m, sc, ctx, h, x->shape[0], x->shape[1]);
 }
 
+/* The 16-bit copies of W (nw values) and R (nr) that the products take, made again only when
+ * the parameters have changed since the last copy (every writer of them moves wversion on,
+ * models/model.h): a recomputed segment, a forward-only sweep and the backward reuse them. */
+static logt_status weights16(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx, const float *W,
+                             const float *R, int64_t nw, int64_t nr)
+{
+    const logt_dtype dt = m->base.cfg.dtype;
+    if (sc->w16_of == m->base.w.data && sc->w16_version == m->base.wversion) return LOGT_OK;
+    sc->w16_of = NULL;   /* until both copies are made */
+    LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, dt, nw, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, dt, nr, NULL));
+    LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->wd.data, dt, W, LOGT_F32, nw));
+    LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->rd.data, dt, R, LOGT_F32, nr));
+    sc->w16_of = m->base.w.data, sc->w16_version = m->base.wversion;
+    return LOGT_OK;
+}
+
 /* The forward's input projection and recurrence. */
 static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, const logt_tensor *x,
                                 logt_tensor *h, logt_ctx *ctx)
@@ -407,12 +426,7 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
     const logt_dtype dt = m->base.cfg.dtype;
     LOGT_TRY(flashrnn_check_states(m, B));
     const float *W = param(m, &m->base.w, "W"), *R = param(m, &m->base.w, "R");
-    if (is16(dt)) {
-        LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, dt, G * D * I, NULL));
-        LOGT_TRY(logt_tensor_reserve(&sc->rd, LOGT_CUDA, dt, H * dh * G * dh, NULL));
-        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->wd.data, dt, W, LOGT_F32, G * D * I));
-        LOGT_TRY(logt_cuda_convert_on(ctx->stream, sc->rd.data, dt, R, LOGT_F32, H * dh * G * dh));
-    }
+    if (is16(dt)) LOGT_TRY(weights16(m, sc, ctx, W, R, G * D * I, H * dh * G * dh));
     LOGT_TRY(logt_tensor_reserve(&sc->wx, LOGT_CUDA, LOGT_F32, N * G * D, NULL));
     LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * NS * D, NULL));
     if (NST) LOGT_TRY(logt_tensor_reserve(&sc->c, LOGT_CUDA, LOGT_F32, N * NST * D, NULL));
