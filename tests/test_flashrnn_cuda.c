@@ -64,6 +64,8 @@ static int forward_twice;
  * (and W's 4 times larger) before the first run, whose parameters the reference takes. */
 static int slstm_nm;
 static double extreme_if;
+/* c0's scale: 0.5, or more where a test wants |h| > 1 (an slstm whose c0 is large beside n0) */
+static double c0_scale = 0.5;
 
 /* The cells with a cell state c0: lstm (also the default, cell empty) and slstm. */
 static int has_c0(const char *cell) { return !*cell || !strcmp(cell, "lstm") || !strcmp(cell, "slstm"); }
@@ -233,7 +235,7 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     double *x = random_array((int64_t)s.T * s.B * s.I, 91, 1, 1.0, dt);
     double *dh = random_array((int64_t)s.T * s.B * s.D, 91, 2, 1.0, dt);
     double *h0 = random_array((int64_t)s.B * s.D, 91, 3, 0.5, dt);
-    double *c0 = random_array((int64_t)s.B * s.D, 91, 4, 0.5, dt);
+    double *c0 = random_array((int64_t)s.B * s.D, 91, 4, c0_scale, dt);
     result got, ref;
     char label[160];
     snprintf(label, sizeof label, "flashrnn %s %s %s T=%d B=%d I=%d D=%d dh=%d %s%s%s", cell, kernel,
@@ -308,28 +310,50 @@ Test(flashrnn_cuda, elman_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda");
 Test(flashrnn_cuda, elman_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("elman", "alternating", LOGT_F32); }
 Test(flashrnn_cuda, slstm_alternating_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "alternating", LOGT_BF16); }
 Test(flashrnn_cuda, slstm_alternating_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "alternating", LOGT_F32); }
+Test(flashrnn_cuda, slstm_fused_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "fused", LOGT_BF16); }
+Test(flashrnn_cuda, slstm_fused_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("slstm", "fused", LOGT_F32); }
 
 /* The slstm from carried states (n0 and m0 beside h0 and c0; fresh units among them) and
  * with pre-activations |i|, |f| up to about 80, where exp would overflow without the
- * stabiliser; both dtypes. */
+ * stabiliser; both dtypes, both kernels, the fused one with whole heads and with a head
+ * split over blocks both ways they meet (the backward's dn0, dm0 come from the block that
+ * holds the unit). */
 Test(flashrnn_cuda, slstm_states_and_extreme_gates)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     slstm_nm = 1;
+    const char *kernels[] = {"alternating", "fused", "fused,head_sync=grid", "fused,head_sync=cluster"};
     for (int e = 0; e < 2; e++) {
         extreme_if = e ? 76 : 0;
         for (int d = 0; d < 2; d++) {
             const logt_dtype dt = d ? LOGT_BF16 : LOGT_F32;
-            expect_matches("slstm", "alternating", dt, (shape){9, 5, 7, 64, 16, 1});
-            expect_matches("slstm", "alternating", dt, (shape){4, 3, 5, 32, 32, 1});
+            for (int k = 0; k < 2; k++) {
+                expect_matches("slstm", kernels[k], dt, (shape){9, 5, 7, 64, 16, 1});
+                expect_matches("slstm", kernels[k], dt, (shape){4, 3, 5, 32, 32, 1});
+            }
+            for (int k = 2; k < 2 + variants(2); k++) expect_matches("slstm", kernels[k], dt, (shape){5, 9, 8, 256, 256, 1});
         }
     }
     extreme_if = 0, slstm_nm = 0;
 }
 
-/* The cells without a fused kernel run alternating when the kernel is unset, and kernel =
- * fused is refused for them by name. */
-Test(flashrnn_cuda, slstm_and_elman_run_alternating)
+/* An slstm's h is c / n scaled by σ(o): with c0 large beside n0 it exceeds 1 in the first steps,
+ * and a split head's exchange must carry it whole (the dtype's words, not the 16-bit words
+ * that hold |h| <= 1 only). c0 up to 6 with n0 in [1, 3]: |h| up to about 3. */
+Test(flashrnn_cuda, slstm_h_beyond_one_through_the_exchange)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    slstm_nm = 1, c0_scale = 6.0;
+    const char *kernels[] = {"fused,head_sync=grid", "fused,head_sync=cluster"};
+    for (int k = 0; k < variants(2); k++)
+        for (int d = 0; d < 2; d++)
+            expect_matches("slstm", kernels[k], d ? LOGT_F16 : LOGT_BF16, (shape){4, 5, 8, 256, 256, 1});
+    slstm_nm = 0, c0_scale = 0.5;
+}
+
+/* With the kernel unset the slstm runs fused and the elman alternating; kernel = fused is
+ * refused for the elman by name. */
+Test(flashrnn_cuda, each_cell_takes_its_kernel)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *cells[] = {"slstm", "elman"};
@@ -341,8 +365,9 @@ Test(flashrnn_cuda, slstm_and_elman_run_alternating)
         result r;
         cr_assert_eq(run(&cfg, (shape){3, 2, 8, 32, 16, 0}, NULL, NULL, NULL, NULL, NULL, &r), LOGT_OK,
                      "%s", logt_errmsg());
-        cr_expect(strstr(r.impl, "alternating"), "%s: %s", cells[i], r.impl);
+        cr_expect(strstr(r.impl, i ? "alternating" : "fused"), "%s: %s", cells[i], r.impl);
         free_result(&r);
+        if (i == 0) continue;
         set_knobs(&cfg, "kernel=fused");
         logt_net *net = NULL;
         cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "%s", cells[i]);
@@ -679,6 +704,14 @@ Test(flashrnn_cuda, gru_fused_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); fused_f1
 Test(flashrnn_cuda, lstm_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("lstm"); }
 Test(flashrnn_cuda, gru_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("gru"); }
 Test(flashrnn_cuda, elman_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("elman"); }
+Test(flashrnn_cuda, slstm_fused_f16)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    fused_f16("slstm");
+    slstm_nm = 1;
+    expect_matches("slstm", "fused", LOGT_F16, (shape){9, 5, 7, 64, 16, 1});
+    slstm_nm = 0;
+}
 Test(flashrnn_cuda, slstm_alternating_f16)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
@@ -767,16 +800,25 @@ Test(flashrnn_cuda, instantiation_table)
     int n = 0;
     const flashrnn_instance *t = flashrnn_fused_table(&n);
     cr_assert_geq(n, 4);
+    int slstm = 0;
     for (int i = 0; i < n; i++) {
         cr_assert(t[i].G == 3 || t[i].G == 4);
+        cr_assert(!t[i].slstm || t[i].G == 4);
+        slstm += t[i].slstm;
         cr_assert(t[i].k_slice % 16 == 0 && t[i].k_slice <= FLASHRNN_MAX_KSLICE);
         cr_assert(t[i].dtype == LOGT_F32 || t[i].dtype == LOGT_BF16 || t[i].dtype == LOGT_F16);
         cr_assert_eq(t[i].dtype_bytes, (int)logt_dtype_size(t[i].dtype));
-        cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].dtype) >> (t[i].k_slice / 16) & 1);
+        cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].slstm, t[i].dtype) >> (t[i].k_slice / 16) & 1);
+    }
+    cr_assert_gt(slstm, 0);
+    /* the slstm has the lstm's k_slices: the tuner offers it the same head sizes */
+    for (int d = 0; d < 3; d++) {
+        const logt_dtype dt = d == 0 ? LOGT_BF16 : d == 1 ? LOGT_F16 : LOGT_F32;
+        cr_assert_eq(flashrnn_fused_k_slices(4, 1, dt), flashrnn_fused_k_slices(4, 0, dt));
     }
     for (int G = 3; G <= 4; G++) {   /* f16 has bf16's kernels: the same tilings fit */
-        cr_assert_eq(flashrnn_fused_k_slices(G, LOGT_F16), flashrnn_fused_k_slices(G, LOGT_BF16));
-        cr_assert_neq(flashrnn_fused_k_slices(G, LOGT_F16), 0u);
+        cr_assert_eq(flashrnn_fused_k_slices(G, 0, LOGT_F16), flashrnn_fused_k_slices(G, 0, LOGT_BF16));
+        cr_assert_neq(flashrnn_fused_k_slices(G, 0, LOGT_F16), 0u);
     }
 }
 #endif

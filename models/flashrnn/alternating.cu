@@ -229,10 +229,8 @@ static logt_status gather_state_grad(flashrnn_alt_scratch *sc, logt_ctx *ctx, in
     return LOGT_OK;
 }
 
-/* The slstm's dn0, dm0 (planes 1 and 2 of the carried gradients) into the model's host
- * float64 tensors, where n0, m0 were given. */
-static logt_status slstm_state_grads(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
-                                     int64_t B, int64_t D)
+extern "C" logt_status flashrnn_alt_slstm_state_grads(flashrnn_model *m, flashrnn_alt_scratch *sc,
+                                                      logt_ctx *ctx, int64_t B, int64_t D)
 {
     logt_tensor *out[2] = {&m->dn0, &m->dm0};
     for (int k = 0; k < 2; k++) {
@@ -291,7 +289,7 @@ static logt_status alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, log
         LOGT_TRY(gather_state_grad(sc, ctx, B, D, NST, 0));
         LOGT_TRY(logt_cuda_convert_on(ctx->stream, a->dc0, a->dtype, sc->dtmp.data, LOGT_F32, (int64_t)B * D));
     }
-    if (NST == 3) LOGT_TRY(slstm_state_grads(m, sc, ctx, B, D));
+    if (NST == 3) LOGT_TRY(flashrnn_alt_slstm_state_grads(m, sc, ctx, B, D));
     return LOGT_OK;
 }
 
@@ -330,6 +328,14 @@ extern "C" logt_status flashrnn_alt_backward(flashrnn_model *m, flashrnn_alt_scr
     return with_cell(m, a->dtype, [&](auto cell, auto dt) {
         return alt_backward<typename decltype(cell)::type, typename decltype(dt)::type>(m, sc, ctx, a);
     });
+}
+
+extern "C" logt_status flashrnn_alt_slstm_initial(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
+                                                  const flashrnn_fused_args *a)
+{
+    return a->dtype == LOGT_BF16  ? alt_initial<bf16>(m, sc, ctx, a, 3)
+           : a->dtype == LOGT_F16 ? alt_initial<f16>(m, sc, ctx, a, 3)
+                                  : alt_initial<float>(m, sc, ctx, a, 3);
 }
 
 extern "C" void flashrnn_alt_free(flashrnn_alt_scratch *sc)

@@ -1,5 +1,5 @@
 /* alternating.h — flashrnn's alternating path on CUDA (alternating.cu): per step a GEMM over
- * the heads and a pointwise kernel; the only path of the slstm and elman cells. The fused
+ * the heads and a pointwise kernel; the only path of the elman cell. The fused
  * kernels' arguments (fused.h) carry what both paths share: W x, h, the saved gates and
  * states, the gradients' buffers. */
 #ifndef LOGT_FLASHRNN_ALTERNATING_H
@@ -31,6 +31,15 @@ logt_status flashrnn_alt_forward(flashrnn_model *m, flashrnn_alt_scratch *sc, lo
 logt_status flashrnn_alt_backward(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
                                   const flashrnn_fused_args *a);
 void flashrnn_alt_free(flashrnn_alt_scratch *sc);
+
+/* The slstm's states before step 0 into sc->st0 [B][3·D] fp32 (c from a->c0, n0 and m0 from
+ * the model, zeros where not given), for either path's forward and backward. */
+logt_status flashrnn_alt_slstm_initial(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
+                                       const flashrnn_fused_args *a);
+/* The slstm's dn0, dm0 (planes 1 and 2 of sc->dcr, [B][3·D] fp32) into the model's host
+ * float64 tensors, where n0, m0 were given: after either path's backward. */
+logt_status flashrnn_alt_slstm_state_grads(flashrnn_model *m, flashrnn_alt_scratch *sc, logt_ctx *ctx,
+                                           int64_t B, int64_t D);
 
 #ifdef __cplusplus
 }

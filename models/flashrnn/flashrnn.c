@@ -98,8 +98,8 @@ static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
 
 /* ---- configuration ------------------------------------------------------------------- */
 
-/* The cells of the fused cuda kernels; the others run alternating there. */
-static int fused_cell(flashrnn_cell cell) { return cell == FLASHRNN_LSTM || cell == FLASHRNN_GRU; }
+/* The cells of the fused cuda kernels; the elman runs alternating there. */
+static int fused_cell(flashrnn_cell cell) { return cell != FLASHRNN_ELMAN; }
 
 /* The cuda kernel that runs: the knob's, else fused where the cell has it. */
 static const char *kernel_of(const logt_model_cfg *cfg, flashrnn_cell cell)
@@ -124,8 +124,8 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
     if (cfg->device == LOGT_CUDA && !fused_cell(*cell) && !strcmp(logt_cfg_knob(cfg, "kernel", ""), "fused"))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru; cell = "
-                         "%s runs with kernel = alternating (or unset)", cfg->model, cells[c]);
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru and "
+                         "slstm; cell = %s runs with kernel = alternating (or unset)", cfg->model, cells[c]);
     int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
     LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
@@ -579,7 +579,7 @@ static void flashrnn_destroy(logt_model *base)
 const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
     .summary = "head-wise LSTM, GRU, sLSTM or Elman RNN (block-diagonal R); cpu f64 reference; "
-               "cuda fused persistent kernels (lstm, gru) or alternating GEMM + pointwise (all)",
+               "cuda fused persistent kernels (lstm, gru, slstm) or alternating GEMM + pointwise (all)",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64),
                [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},

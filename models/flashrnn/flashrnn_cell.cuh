@@ -8,7 +8,7 @@
  * `r[q]` the recurrent side (R h_{t-1}); the saved gates `s[4]` are what backward reads:
  *   lstm  s = [i f g o] activated                      state c (fp32)
  *   gru   s = [r z n rn], rn = R_n h_{t-1} + bn        state h_{t-1} (read back from h)
- * The sLSTM and Elman cells (run by the alternating path only) carry their states as arrays:
+ * The sLSTM (fused and alternating) and Elman (alternating) cells carry their states as arrays:
  *   slstm s = [i' f' tanh z σ(o) σ(−f)]                states c, n, m (fp32)
  *   elman s = [h]                                      no state
  */
@@ -102,6 +102,9 @@ struct SlstmCell {
     static constexpr int G = 4;      /* gates [i f z o]                                    */
     static constexpr int NS = 5;     /* saved: i' f' tanh z σ(o) σ(−f)                      */
     static constexpr int NST = 3;    /* states c, n, m                                     */
+    /* h_t = σ(o) c_t / n_t is bounded by the states, not by 1: with initial states of any size
+     * (c0 large beside n0) |h| exceeds 1, so the exchange keeps h in the dtype's own words */
+    static constexpr bool H_UNIT = false;
 
     static __device__ __forceinline__ float logsigmoid(float a)
     {

@@ -1,7 +1,7 @@
 /* flashrnn_cuda.cu — the flashrnn model on CUDA (equations and layout in flashrnn.h; the CPU
  * reference is flashrnn.c). Activations x, h of dtype bf16, f16 or f32; parameters fp32, with
- * copies of W and R in the dtype made at every forward when it is bf16 or f16 (16 bits);
- * arithmetic fp32.
+ * copies of W and R in the dtype when it is bf16 or f16 (16 bits), made again only after the
+ * parameters change; arithmetic fp32.
  *
  * Shapes: T steps, B batch, I input, D = H·dh, G gates, N = T·B rows.
  *
@@ -15,10 +15,11 @@
  *   kernel = alternating                       per step: one strided-batched GEMM over the H
  *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
  *                                              FlashRNN's "alternating" baseline, and the only
- *                                              path of the slstm and elman cells
+ *                                              path of the elman cell
  *   Both save, per step, the gates S [N][NS·D] and the states [N][NST·D] in fp32 for backward
  *   (NS, NST: the cell's, Alt below; lstm 4 and 1 (c), gru 4 and 0, slstm 5 and 3 (c, n, m),
- *   elman 1 and 0).
+ *   elman 1 and 0). The slstm's states before step 0 (c0, and n0, m0 from the model) are one
+ *   fp32 array made by the forward (alternating.h), which both paths read.
  * Backward: the recurrence (fused: one launch; alternating: per step a pointwise kernel and
  * the GEMM dL/dh_{t-1} += dRA_t,k · R_k^T) gives dXA = dL/d(W x + b) and, for the gru,
  * dRA = dL/d(R h) [N][G·D], in the activations' dtype (16 bits: rounded before the products
@@ -83,13 +84,13 @@ static int ngates(const flashrnn_model *m)
 static int nsaved(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 5 : m->cell == FLASHRNN_ELMAN ? 1 : 4; }
 static int nstates(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 3 : m->cell == FLASHRNN_LSTM; }
 
-/* The fused kernels have the lstm and gru cells; flashrnn.c runs the others alternating (and
- * refuses kernel = fused for them), and so does each pass, for a model made some other way. */
+/* The fused kernels have the lstm, gru and slstm cells; flashrnn.c runs the elman alternating
+ * (and refuses kernel = fused for it), and so does each pass, for a model made some other way. */
 static logt_status check_cell(const flashrnn_model *m)
 {
-    if (m->cell == FLASHRNN_LSTM || m->cell == FLASHRNN_GRU || m->alternating) return LOGT_OK;
-    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru; slstm "
-                     "and elman run with kernel = alternating", m->base.cfg.model);
+    if (m->cell != FLASHRNN_ELMAN || m->alternating) return LOGT_OK;
+    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru and "
+                     "slstm; elman runs with kernel = alternating", m->base.cfg.model);
 }
 
 static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
@@ -132,6 +133,7 @@ static logt_status prepare(flashrnn_model *m, flashrnn_cuda_scratch *sc, int64_t
     if (fresh) LOGT_TRY(logt_cuda_memset0(sc->zeros.data, (size_t)(B * D) * logt_dtype_size(dt)));
     memset(a, 0, sizeof *a);
     a->T = (int)T, a->B = (int)B, a->H = (int)m->H, a->dh = (int)m->dh, a->G = G, a->dtype = dt;
+    a->slstm = m->cell == FLASHRNN_SLSTM;
     a->bias = param(m, &m->base.w, "b");
     a->bn = m->cell == FLASHRNN_GRU ? param(m, &m->base.w, "bn") : NULL;
     a->R = is16(dt) ? sc->rd.data : (const void *)param(m, &m->base.w, "R");
@@ -436,6 +438,10 @@ static logt_status forward_pass(flashrnn_model *m, flashrnn_cuda_scratch *sc, co
     a.c = NST ? (float *)sc->c.data : NULL;
     const void *Wop = is16(dt) ? sc->wd.data : (const void *)W;
     if (!m->alternating) {   /* fused: the projection may run beside the kernel (proj_overlap) */
+        if (a.slstm) {   /* c0, n0, m0 as one fp32 array, which the backward reads too */
+            LOGT_TRY(flashrnn_alt_slstm_initial(m, &sc->alt, ctx, &a));
+            a.st0 = (const float *)sc->alt.st0.data;
+        }
         LOGT_TRY(plan(m, sc, &a, FLASHRNN_FORWARD));
         a.xchg = sc->xchg.data, a.sync = (unsigned *)sc->sync.data;
         int nch = 1, free_sms = 0;
@@ -589,6 +595,10 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
     a.dH = dh->data, a.dxa = sc->dxa.data, a.dra = gru ? sc->dra.data : NULL;
     a.dh0 = m->base.dh0.data, a.dc0 = m->base.dc0.data;
     a.dhT = m->base.dhT.data, a.dcT = m->cell == FLASHRNN_LSTM ? m->base.dcT.data : NULL;
+    if (a.slstm && !m->alternating) {   /* from the forward's st0; dL/d(c0, n0, m0) into dcr */
+        LOGT_TRY(logt_tensor_reserve(&sc->alt.dcr, LOGT_CUDA, LOGT_F32, B * 3 * D, NULL));
+        a.st0 = (const float *)sc->alt.st0.data, a.dst0 = (float *)sc->alt.dcr.data;
+    }
 
     /* 2. (below) the weights' gradients and dx, every step at once, or beside the fused
      * kernel in chunks of steps (backward_overlapped) */
@@ -618,9 +628,11 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
         if (nch > 1) {
             LOGT_TRY(backward_overlapped(m, sc, ctx, &a, dxf, nch));
             if (dx && is16(dt)) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));
+            if (a.slstm) LOGT_TRY(flashrnn_alt_slstm_state_grads(m, &sc->alt, ctx, B, D));
             return LOGT_OK;
         }
         LOGT_TRY(flashrnn_fused_backward(ctx, &a, &sc->tile[1]));
+        if (a.slstm) LOGT_TRY(flashrnn_alt_slstm_state_grads(m, &sc->alt, ctx, B, D));
     }
     LOGT_TRY(grad_gemms(m, sc, ctx, a.h0, dxf, 0, T, 1));
     if (dx && is16(dt)) LOGT_TRY(logt_cuda_convert_on(ctx->stream, dx->data, dt, dxf, LOGT_F32, N * I));

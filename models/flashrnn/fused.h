@@ -1,4 +1,4 @@
-/* fused.h — the persistent fused kernels of the head-wise LSTM / GRU (one launch per pass runs
+/* fused.h — the persistent fused kernels of the head-wise LSTM / GRU / sLSTM (one launch per pass runs
  * all T steps), for C callers. The model around them is flashrnn_cuda.cu; the tiling comes from
  * tune.h; the kernels are fused_forward.cu and fused_backward.cu (their design and bounds:
  * fused_common.cuh, exchange.cuh), launched by fused_launch.cu.
@@ -10,11 +10,14 @@
  *   h      [T][B][D]    dtype out
  *   s      [T][B][4·D]  fp32 out: the saved gates (lstm i f g o; gru r z n rn)
  *   c      [T][B][D]    fp32 out (lstm)
- * (the alternating path, alternating.h, takes the same arguments; its slstm and elman keep
- * s [T][B][NS·D] and the states c [T][B][NST·D]: NS = 5, NST = 3 (c, n, m); NS = 1, NST = 0)
+ * The slstm (G = 4, flashrnn_cell.cuh's SlstmCell) keeps s [T][B][5·D] and its states c, n, m
+ * in c [T][B][3·D], starting from st0 [B][3·D] fp32 (not h0's dtype: n0 and m0 are the
+ * model's own, flashrnn_set_slstm_state). The alternating path (alternating.h) takes the same
+ * arguments, and has the elman cell too: s [T][B][D], no states.
  * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
- * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm dra is dxa; the weight-gradient GEMMs
- * read them), and dh0, dc0 (dtype, may be NULL); it starts from dhT, dcT where given.
+ * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm and slstm dra is dxa; the
+ * weight-gradient GEMMs read them), and dh0, dc0 (dtype, may be NULL), and for the slstm
+ * dst0 [B][3·D] fp32, dL/d(c, n, m before step 0); it starts from dhT, dcT where given.
  */
 #ifndef LOGT_FLASHRNN_FUSED_H
 #define LOGT_FLASHRNN_FUSED_H
@@ -56,7 +59,7 @@ typedef enum { FLASHRNN_WARP_GATES_AUTO = 0, FLASHRNN_WARP_GATES_ALL = 1, FLASHR
                FLASHRNN_WARP_GATES_1 = 3 } flashrnn_warp_gates;
 
 typedef struct flashrnn_fused_args {
-    int T, B, H, dh, G;        /* G: 4 lstm, 3 gru                                        */
+    int T, B, H, dh, G;        /* G: 4 lstm and slstm, 3 gru                              */
     logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16, LOGT_F16, LOGT_F32 */
     const float *wx, *bias, *bn;
     const void *R, *h0, *c0;
@@ -90,6 +93,9 @@ typedef struct flashrnn_fused_args {
                                /* (a second stream counts them); block 0 sets wx_sync[1] to   */
                                /* k + 1 as it asks for chunk k (1 once the kernel runs)       */
                                /* (flashrnn_cuda.cu, proj_overlap)                            */
+    int slstm;                 /* 1: the sLSTM cell (G = 4), 0: lstm or gru                */
+    const float *st0;          /* slstm: the states c, n, m before step 0, [B][3·D] fp32      */
+    float *dst0;               /* slstm backward: their gradients out, [B][3·D] fp32          */
 } flashrnn_fused_args;
 
 /* The forward's wait before its first poll of a split head's h through global memory, in
@@ -109,12 +115,12 @@ size_t flashrnn_fused_xchg_bytes(const flashrnn_fused_args *a);
 /* The instantiated kernels: one per (cell, dtype, k_slice), where k_slice is the part of the
  * contraction one warp does (dh / warps_k forward, the same rows of R backward). A dh is
  * served when some warps_k makes dh / warps_k an instantiated k_slice. */
-typedef struct flashrnn_instance { int G, dtype_bytes, k_slice; logt_dtype dtype; } flashrnn_instance;
+typedef struct flashrnn_instance { int G, slstm, dtype_bytes, k_slice; logt_dtype dtype; } flashrnn_instance;
 const flashrnn_instance *flashrnn_fused_table(int *n);
 
-/* Bitmask of the instantiated k_slices for (G, dtype): bit k set when k_slice = 16·k exists
- * (the tuner's problem.k_slices). */
-unsigned flashrnn_fused_k_slices(int G, logt_dtype dtype);
+/* Bitmask of the instantiated k_slices for the cell (G, slstm) in dtype: bit k set when
+ * k_slice = 16·k exists (the tuner's problem.k_slices). */
+unsigned flashrnn_fused_k_slices(int G, int slstm, logt_dtype dtype);
 
 /* 1 when tiling t spreads the partial sums and the cell over 4 warps of a group (a's
  * cell_spread, or when AUTO the kernel's rule); 0 when it cannot (wk = 1, fewer than 4 warps

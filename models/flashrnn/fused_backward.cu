@@ -1,4 +1,4 @@
-/* fused_backward.cu — the backward of the head-wise LSTM / GRU in one persistent launch: all
+/* fused_backward.cu — the backward of the head-wise LSTM / GRU / sLSTM in one persistent launch: all
  * T steps from the last down, each head's R in registers for the whole pass (the tiling:
  * fused_common.cuh). Reads h, the saved gates and c of the forward and dH (and dhT, dcT into
  * the last step, where given); writes dL/d(W x) (= dL/d(R h) for the lstm), for the gru
@@ -45,7 +45,8 @@ __device__ __forceinline__ void bwd_mcast_init(uint64_t *mbar, T *op, int wk, in
 }
 
 /* Step t's inputs into prefetch stage t % FLASHRNN_STAGES (nothing for t < 0), one commit
- * group each: fp32 planes (pff) 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}; dtype planes
+ * group each: fp32 planes (pff) 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}, or (slstm) 0-4
+ * its saved values, 5, 6 c_t, n_t, 7, 8 c_{t-1}, n_{t-1} (at t = 0 from st0); dtype planes
  * (pfd) 0 dH_t, (gru) 1 h_{t-1}; this thread's chunks by the walks wf, wd. Plane bases are
  * arithmetic in (plane, t), rows are ld apart. */
 template <class Cell, typename T>
@@ -59,14 +60,24 @@ __device__ __forceinline__ void bwd_fetch(const flashrnn_fused_args &a, const Ge
         const int k = t % FLASHRNN_STAGES;
         float *ff = pff + k * g.nf * bt * P;
         T *fd = pfd + k * g.nd * bt * Pd;
+        if constexpr (IsSlstm<Cell>::value)
+            wf.each(g.nf, [&](int q, int n, int j) {
+                const bool valid = b0 + n < B;
+                const int64_t r = o + b0 + n;   /* the row of step t; of t - 1 for planes 7, 8 */
+                const float *src = q < 5 ? a.s + r * 5 * D + q * D
+                                   : q < 7 ? a.c + (r * 3 + q - 5) * D
+                                   : t ? a.c + ((r - B) * 3 + q - 7) * D
+                                       : a.st0 + ((int64_t)(b0 + n) * 3 + q - 7) * D;
+                cp16(ff + (q * bt + n) * P + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
+            });
         /* at t = 0, c_{-1} (plane 5) is c0, of the activations' dtype: filled below */
-        wf.each(G == 4 && t == 0 ? 5 : g.nf, [&](int q, int n, int j) {
+        else wf.each(G == 4 && t == 0 ? 5 : g.nf, [&](int q, int n, int j) {
             const bool valid = b0 + n < B;
             const float *src = q < 4 ? a.s + (o + b0 + n) * 4 * D + q * D
                                      : a.c + (o - (q == 5 ? B : 0) + b0 + n) * D;
             cp16(ff + (q * bt + n) * P + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
         });
-        if (G == 4 && t == 0)
+        if (G == 4 && !IsSlstm<Cell>::value && t == 0)
             for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
                 int n = i / U, u = i % U;
                 ff[(5 * bt + n) * P + u] =
@@ -85,8 +96,10 @@ __device__ __forceinline__ void bwd_fetch(const flashrnn_fused_args &a, const Ge
 
 /* The cell's backward at unit row `row` of the group and batch row n of the tile, step t: its
  * inputs from the prefetch stages ff, fd and the state (dhs: what reaches h_t from step t + 1;
- * dcs: dL/dc_t), the state made dL/dh_{t-1} (the part not through R) and dL/dc_{t-1}; dL/d(R h)
- * to the next products (dop, or the cluster's buffers) and with dL/d(W x) to global memory. */
+ * dcs: dL/dc_t; slstm, dcs + bt·P: dL/dn_t), the state made dL/dh_{t-1} (the part not through
+ * R) and dL/dc_{t-1} (dL/dn_{t-1}); dL/d(R h) to the next products (dop, or the cluster's
+ * buffers) and with dL/d(W x) to global memory. The slstm's dL/dm_{t-1} is not carried (m is
+ * held constant within a step, SlstmCell): at t = 0 it is dL/dm0, stored to dst0 here. */
 template <class Cell, typename T, bool SPLIT>
 __device__ __forceinline__ void bwd_cell(const flashrnn_fused_args &a, const Geo &g, int t, int row, int n,
                                          const float *ff, const T *fd, float *dhs, float *dcs, T *dop, bool cl, int gu,
@@ -94,15 +107,30 @@ __device__ __forceinline__ void bwd_cell(const flashrnn_fused_args &a, const Geo
 {
     constexpr int G = Cell::G;
     const int ul = gu + row, b = b0 + n, i = n * P + ul, id = n * Pd + ul;
-    float sv[4], dxa[G], dra[G];
+    float dxa[G], dra[G];
+    if constexpr (IsSlstm<Cell>::value) {
+        float sv[5], st_t[2], st_p[2], ds[3] = {dcs[i], dcs[bt * P + i], 0.0f};
 #pragma unroll
-    for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * P + i];
-    float c = G == 4 ? ff[4 * bt * P + i] : 0.0f, cp = G == 4 ? ff[5 * bt * P + i] : 0.0f;
-    float hp = G == 3 ? ld(fd + bt * Pd + id) : 0.0f;
-    float dc = G == 4 ? dcs[i] : 0.0f;
-    float dh_ = ld(fd + id) + dhs[i];
-    dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
-    if (G == 4) dcs[i] = dc;
+        for (int q = 0; q < 5; q++) sv[q] = ff[q * bt * P + i];
+#pragma unroll
+        for (int k = 0; k < 2; k++) st_t[k] = ff[(5 + k) * bt * P + i], st_p[k] = ff[(7 + k) * bt * P + i];
+        Cell::backward(sv, st_p, st_t, ld(fd + id) + dhs[i], ds, dxa);
+        dhs[i] = 0.0f;   /* all of dL/dh_{t-1} goes through R */
+        dcs[i] = ds[0], dcs[bt * P + i] = ds[1];
+#pragma unroll
+        for (int q = 0; q < G; q++) dra[q] = dxa[q];
+        if (t == 0 && b < B && a.dst0) a.dst0[((int64_t)b * 3 + 2) * D + ub + ul] = ds[2];
+    } else {
+        float sv[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) sv[q] = ff[q * bt * P + i];
+        float c = G == 4 ? ff[4 * bt * P + i] : 0.0f, cp = G == 4 ? ff[5 * bt * P + i] : 0.0f;
+        float hp = G == 3 ? ld(fd + bt * Pd + id) : 0.0f;
+        float dc = G == 4 ? dcs[i] : 0.0f;
+        float dh_ = ld(fd + id) + dhs[i];
+        dhs[i] = Cell::backward(sv, c, cp, hp, dh_, dc, dxa, dra);
+        if (G == 4) dcs[i] = dc;
+    }
     if (!SPLIT || cl)
 #pragma unroll
         for (int q = 0; q < G; q++) st_operand(g, cl, dop, n * L + q * dh + u0 + row, dra[q]);
@@ -199,8 +227,9 @@ __device__ __forceinline__ void bwd_add_fragment(const Geo &g, const float (&acc
             dhs[(nt * 8 + c0 + (e & 1)) * P + gu + r0 + 8 * (e >> 1)] += acc[e];
 }
 
-/* The final dL/dh_{-1}, dL/dc_{-1} of warp kw = 0's fragment positions (a twin: its half). */
-template <int G, typename T>
+/* The final dL/dh_{-1}, dL/dc_{-1} of warp kw = 0's fragment positions (a twin: its half);
+ * slstm, dL/dc_{-1} and dL/dn_{-1} to dst0 too. */
+template <int G, bool SL, typename T>
 __device__ __forceinline__ void bwd_store_initial(const flashrnn_fused_args &a, const Geo &g, const float *dhs,
                                                   const float *dcs, int bt, int P, int b0, int B, int D, int ub,
                                                   int gu, int half, int c0, int r0)
@@ -212,6 +241,10 @@ __device__ __forceinline__ void bwd_store_initial(const flashrnn_fused_args &a, 
             const int64_t o = (int64_t)b * D + ub + gu + row;
             if (a.dh0) st(static_cast<T *>(a.dh0) + o, dhs[n * P + gu + row]);
             if (G == 4 && a.dc0) st(static_cast<T *>(a.dc0) + o, dcs[n * P + gu + row]);
+            if (SL && a.dst0)
+#pragma unroll
+                for (int k = 0; k < 2; k++)
+                    a.dst0[((int64_t)b * 3 + k) * D + ub + gu + row] = dcs[(k * bt + n) * P + gu + row];
         }
 }
 
@@ -270,7 +303,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
 
     /* the state from zeros, or a segment's from its final state's gradients; before R's
      * registers are loaded (the split kernels spill least so) */
-    for (int i = threadIdx.x; i < 2 * bt * P; i += blockDim.x) dhs[i] = 0.0f;
+    for (int i = threadIdx.x; i < (IsSlstm<Cell>::value ? 3 : 2) * bt * P; i += blockDim.x) dhs[i] = 0.0f;
     if (a.dhT || a.dcT) bwd_final_grads<T>(a, dhs, bt, P, U, b0, B, D, ub);
     uint32_t ra[NK][4];
     bwd_load_r<Cell, T, KS>(ra, lane, R, head, dh, u0, kw);
@@ -388,7 +421,8 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     PROBE_END(1);
     if (mcast) cluster_barrier();   /* no copy into a block of the cluster is left when it exits */
     if (g.spread) __syncthreads();   /* the spread threads' last sums, to warp kw = 0 */
-    if (kw == 0) bwd_store_initial<G, T>(a, g, dhs, dcs, bt, P, b0, B, D, ub, gu, half, c0, r0);
+    if (kw == 0)
+        bwd_store_initial<G, IsSlstm<Cell>::value, T>(a, g, dhs, dcs, bt, P, b0, B, D, ub, gu, half, c0, r0);
 }
 
 /* The kernels: whole heads, and split heads capped at FLASHRNN_MAX_REGS (as the forward's). */

@@ -1,4 +1,4 @@
-/* fused_forward.cu — the forward of the head-wise LSTM / GRU in one persistent launch: all T
+/* fused_forward.cu — the forward of the head-wise LSTM / GRU / sLSTM in one persistent launch: all T
  * steps, each head's R^T in registers for the whole pass (the tiling: fused_common.cuh), only
  * the step's inputs and outputs in device memory. Layouts: fused.h.
  *
@@ -10,7 +10,8 @@
  * exchange (exchange.cuh: the cell's stores to the cluster, or tagged words polled).
  *
  * Bounds per step: 2·B·D·G·dh flops of recurrent products, and B·D·(4·G + 16 + 4 + dtype
- * bytes) bytes moved (W x, saved gates, c, h). Neither binds at FlashRNN's sizes: a pass is a
+ * bytes) bytes moved (W x, saved gates, c, h; the slstm's 5 saved values and 3 states make it
+ * 4·G + 20 + 12 + dtype bytes). Neither binds at FlashRNN's sizes: a pass is a
  * chain of T dependent steps, each the chain of one warp's dependent instructions (mma
  * latencies, the cell, a barrier); a split head adds the exchange's L2 round trips to it
  * (experiments/flashrnn-headdim has the numbers).
@@ -61,7 +62,8 @@ __device__ __forceinline__ void fwd_load_r(uint32_t (&ra)[Cell::G][KS / Frag<T>:
 
 /* The block's biases, b[G][U] then (gru) bn[U], into shared memory (read by the cell, not held
  * in registers: the split kernels are at their register cap); h_{-1} into operand buffer 0,
- * c_{-1} into the state cst. */
+ * c_{-1} into the state cst (slstm: c, n, m into its three planes; rows past the batch zeros,
+ * a fresh state). */
 template <class Cell, typename T>
 __device__ __forceinline__ void fwd_load_state(const flashrnn_fused_args &a, const Geo &g, float *bias, T *op,
                                                float *cst, int U, int D, int ub, int bt, int L, int dh, int hg,
@@ -75,7 +77,12 @@ __device__ __forceinline__ void fwd_load_state(const flashrnn_fused_args &a, con
     for (int hh = 0; hh < g.hpb; hh++)
         rows_to_smem(op + hh * bt * L, L, static_cast<const T *>(a.h0), D, (hg * g.hpb + hh) * dh,
                      dh, b0, bt, B);
-    if (G == 4)
+    if constexpr (IsSlstm<Cell>::value) {
+        for (int i = threadIdx.x; i < 3 * bt * U; i += blockDim.x) {
+            const int k = i / (bt * U), n = i / U % bt, u = i % U;
+            cst[(k * bt + n) * P + u] = b0 + n < B ? a.st0[((int64_t)(b0 + n) * 3 + k) * D + ub + u] : 0.0f;
+        }
+    } else if (G == 4)
         for (int i = threadIdx.x; i < bt * U; i += blockDim.x) {
             int n = i / U, u = i % U;
             cst[n * P + u] = b0 + n < B ? ld(static_cast<const T *>(a.c0) + (int64_t)(b0 + n) * D + ub + u) : 0.0f;
@@ -146,7 +153,7 @@ __device__ __forceinline__ void fwd_wait_chunk(const flashrnn_fused_args &a, int
 }
 
 /* Step t's outputs at batch row b, unit ul of the block (from ub): h, the saved gates s and
- * (lstm) c. */
+ * (lstm) c; slstm: its 5 saved values and the states c, n, m (fused.h). */
 template <int G, typename T>
 __device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *hout, int B, int D, int ub, int t,
                                               int b, int ul, float h, const float (&s)[4], float c)
@@ -156,6 +163,17 @@ __device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *h
 #pragma unroll
     for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
     if (G == 4) a.c[o * D + ub + ul] = c;
+}
+template <int G, typename T>
+__device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *hout, int B, int D, int ub, int t,
+                                              int b, int ul, float h, const float (&s)[5], const float (&sv)[3])
+{
+    const int64_t o = (int64_t)t * B + b;
+    st(hout + o * D + ub + ul, h);
+#pragma unroll
+    for (int q = 0; q < 5; q++) a.s[o * 5 * D + q * D + ub + ul] = s[q];
+#pragma unroll
+    for (int k = 0; k < 3; k++) a.c[(o * 3 + k) * D + ub + ul] = sv[k];
 }
 
 /* The products of 8-row tile nt on h_{t-1} (operand rows hop): acc[q] the C fragment of gate
@@ -339,7 +357,8 @@ template <class Cell, typename T, int KS, bool SPLIT, int WGATES = 0>
 __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
 {
     constexpr int G = Cell::G, NK = KS / Frag<T>::KT;
-    static_assert(!WGATES || (G == 4 && sizeof(T) == 2 && SPLIT && KS == 64 && (WGATES == 1 || WGATES == 2)),
+    constexpr bool SL = IsSlstm<Cell>::value;
+    static_assert(!WGATES || (G == 4 && !SL && sizeof(T) == 2 && SPLIT && KS == 64 && (WGATES == 1 || WGATES == 2)),
                   "warp_gates: the lstm's 16-bit split forward, k_slice 64");
     constexpr int NGG = WGATES ? 4 / WGATES : 1;   /* WGATES: warp = k slice ks, gate group gg of NGG */
     /* W x chunks a thread copies at most with offsets worked out once (fwd_plan_prefetch):
@@ -405,7 +424,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
      * threads that copy wait until the chunk is counted (between runs of steps: the step
      * itself tests nothing) */
     int wx_wait = a.wx_chunk > 0 ? a.wx_chunk - (FLASHRNN_STAGES - 1) : T_;
-    auto store_out = [&](int t, int b, int ul, float h, const float (&s)[4], float c) {
+    auto store_out = [&](int t, int b, int ul, float h, const auto &s, const auto &c) {
         fwd_store_out<G>(a, hout, B, D, ub, t, b, ul, h, s, c);
     };
     PROBE_START;
@@ -424,17 +443,29 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
              * products rv (pav, pc: its W x + b and c where read already) */
             auto cell = [&](int row, int n, const float (&rv)[G], const float *pav = NULL, float pc = 0.0f) {
                 const int ul = gu + row, b = b0 + n;
-                float av[G], s[4];
+                float av[G], s[SL ? 5 : 4];
 #pragma unroll
                 for (int q = 0; q < G; q++) av[q] = pav ? pav[q] : wxs[(q * bt + n) * P + ul] + bias[q * U + ul];
-                float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
-                float c = G == 4 ? (pav ? pc : cst[n * P + ul]) : 0.0f;
-                float h = Cell::forward(av, rv, bias[G * U + ul], hp, c, s);
-                if (G == 4) cst[n * P + ul] = c;
+                float h, c = 0.0f, sv[3];   /* sv: the slstm's states c, n, m */
+                if constexpr (SL) {
+                    float sp[3];
+#pragma unroll
+                    for (int k = 0; k < 3; k++) sp[k] = cst[(k * bt + n) * P + ul];
+                    h = Cell::forward(av, rv, sp, sv, s);
+#pragma unroll
+                    for (int k = 0; k < 3; k++) cst[(k * bt + n) * P + ul] = sv[k];
+                } else {
+                    float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
+                    c = G == 4 ? (pav ? pc : cst[n * P + ul]) : 0.0f;
+                    h = Cell::forward(av, rv, bias[G * U + ul], hp, c, s);
+                    if (G == 4) cst[n * P + ul] = c;
+                }
                 if (!SPLIT || cl) st_operand(g, cl, op, ((nxt * g.hpb + hl) * bt + n) * L + u0 + row, h);
                 if (b < B) {
                     if (SPLIT && !cl) X::put(xw + ((int64_t)((t + 1) & 1) * B + b) * D + ub + ul, h, t + 1);
-                    if constexpr (!DEFER) {
+                    if constexpr (SL) {
+                        store_out(t, b, ul, h, s, sv);
+                    } else if constexpr (!DEFER) {
                         store_out(t, b, ul, h, s, c);
                     } else {
                         kept_h = h, kept_c = c;
@@ -499,7 +530,7 @@ __global__ void __maxnreg__(FLASHRNN_MAX_REGS) flashrnn_fwd_gates_kernel(const f
 template <class Cell, typename T, int KS> PassKernels forward_kernels()
 {
     PassKernels k = {{flashrnn_fwd_kernel<Cell, T, KS>, flashrnn_fwd_split_kernel<Cell, T, KS>}, {NULL, NULL}};
-    if constexpr (Cell::G == 4 && sizeof(T) == 2 && KS == 64)
+    if constexpr (Cell::G == 4 && !IsSlstm<Cell>::value && sizeof(T) == 2 && KS == 64)
         k.gates[0] = flashrnn_fwd_gates_kernel<Cell, T, KS, 1>, k.gates[1] = flashrnn_fwd_gates_kernel<Cell, T, KS, 2>;
     return k;
 }

@@ -15,7 +15,15 @@
     X(GruCell, bf16, 16) X(GruCell, bf16, 32) X(GruCell, bf16, 64)                             \
     X(GruCell, float, 16) X(GruCell, float, 32)                                                \
     X(LstmCell, f16, 16) X(LstmCell, f16, 32) X(LstmCell, f16, 64)                             \
-    X(GruCell, f16, 16) X(GruCell, f16, 32) X(GruCell, f16, 64)
+    X(GruCell, f16, 16) X(GruCell, f16, 32) X(GruCell, f16, 64)                                \
+    X(SlstmCell, bf16, 16) X(SlstmCell, bf16, 32) X(SlstmCell, bf16, 64)                       \
+    X(SlstmCell, float, 16) X(SlstmCell, float, 32)                                            \
+    X(SlstmCell, f16, 16) X(SlstmCell, f16, 32) X(SlstmCell, f16, 64)
+
+/* The sLSTM's differences in the kernels (more saved values and states) are compiled in only
+ * where Cell is SlstmCell: the lstm and gru kernels are the same code as without them. */
+template <class Cell> struct IsSlstm { static constexpr bool value = false; };
+template <> struct IsSlstm<SlstmCell> { static constexpr bool value = true; };
 
 /* the logt_dtype of a kernel's element type */
 template <typename T> struct DtypeOf;

@@ -14,7 +14,8 @@
 struct Instance { flashrnn_instance id; PassKernels fwd, bwd; };
 
 #define FLASHRNN_ROW(C, T, K) \
-    {{C::G, (int)sizeof(T), K, DtypeOf<T>::value}, forward_kernels<C, T, K>(), backward_kernels<C, T, K>()},
+    {{C::G, IsSlstm<C>::value, (int)sizeof(T), K, DtypeOf<T>::value}, forward_kernels<C, T, K>(), \
+     backward_kernels<C, T, K>()},
 static const Instance INSTANCES[] = {FLASHRNN_INSTANCES(FLASHRNN_ROW)};
 enum { N_INSTANCES = sizeof INSTANCES / sizeof INSTANCES[0] };
 
@@ -26,23 +27,30 @@ extern "C" const flashrnn_instance *flashrnn_fused_table(int *n)
     return ids;
 }
 
-extern "C" unsigned flashrnn_fused_k_slices(int G, logt_dtype dtype)
+/* Whether row id is of a's cell and dtype. */
+static bool row_of(const flashrnn_instance &id, int G, int slstm, logt_dtype dtype)
+{
+    return id.G == G && id.slstm == (slstm != 0) && id.dtype == dtype;
+}
+
+extern "C" unsigned flashrnn_fused_k_slices(int G, int slstm, logt_dtype dtype)
 {
     unsigned m = 0;
     for (int i = 0; i < N_INSTANCES; i++)
-        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype == dtype)
-            m |= 1u << (INSTANCES[i].id.k_slice / 16);
+        if (row_of(INSTANCES[i].id, G, slstm, dtype)) m |= 1u << (INSTANCES[i].id.k_slice / 16);
     return m;
 }
 
-static const Instance *find(int G, logt_dtype dtype, int k_slice)
+static const Instance *find(const flashrnn_fused_args *a, int k_slice)
 {
     for (int i = 0; i < N_INSTANCES; i++)
-        if (INSTANCES[i].id.G == G && INSTANCES[i].id.dtype == dtype
-            && INSTANCES[i].id.k_slice == k_slice)
+        if (row_of(INSTANCES[i].id, a->G, a->slstm, a->dtype) && INSTANCES[i].id.k_slice == k_slice)
             return &INSTANCES[i];
     return NULL;
 }
+
+/* The cell's name, for messages. */
+static const char *cell_name(const flashrnn_fused_args *a) { return a->slstm ? "slstm" : a->G == 4 ? "lstm" : "gru"; }
 
 /* wgates: 0 or 4 every gate a warp, 1 or 2 the split forward's gates kernels */
 static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head, int wgates = 0)
@@ -55,10 +63,12 @@ static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_pe
 static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 || dt == LOGT_F16 ? 2 : 4; }
 
 /* Whether the forward's exchange is in TaggedUnit's 16-bit words: TagOf's choice, on the host,
- * from the same cell trait (the instantiated cells: LstmCell for G = 4, GruCell for G = 3). */
+ * from the same cell trait (the instantiated cells: SlstmCell, LstmCell for G = 4, GruCell for
+ * G = 3). */
 static bool unit_words(const flashrnn_fused_args *a)
 {
-    return dtype_bytes(a->dtype) == 2 && (a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
+    return dtype_bytes(a->dtype) == 2
+           && (a->slstm ? SlstmCell::H_UNIT : a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
 }
 
 extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)
@@ -104,7 +114,7 @@ extern "C" int flashrnn_fused_cell_spread(const flashrnn_fused_args *a, const fl
  * 12; the kernel's sums are unrolled for at most 12). */
 static int warp_gates_fit(const flashrnn_fused_args *a, const flashrnn_tiling *t, flashrnn_pass pass)
 {
-    return pass == FLASHRNN_FORWARD && dtype_bytes(a->dtype) == 2 && a->G == 4 && t->blocks_per_head > 1
+    return pass == FLASHRNN_FORWARD && dtype_bytes(a->dtype) == 2 && a->G == 4 && !a->slstm && t->blocks_per_head > 1
            && !t->cluster && t->batch_tile == 8 && t->heads_per_block * a->dh == 16 * t->blocks_per_head
            && t->cell_split == 1 && t->warps_k % 4 == 0 && t->warps_k <= 12 && a->dh == 64 * t->warps_k
            && flashrnn_fused_cell_spread(a, t);
@@ -126,9 +136,9 @@ extern "C" int flashrnn_fused_warp_gates(const flashrnn_fused_args *a, const fla
 static void problem_of(const flashrnn_fused_args *a, flashrnn_pass pass, flashrnn_problem *p)
 {
     memset(p, 0, sizeof *p);
-    p->B = a->B, p->H = a->H, p->dh = a->dh, p->G = a->G;
+    p->B = a->B, p->H = a->H, p->dh = a->dh, p->G = a->G, p->slstm = a->slstm;
     p->dtype_bytes = dtype_bytes(a->dtype), p->pass = pass;
-    p->k_slices = flashrnn_fused_k_slices(a->G, a->dtype);
+    p->k_slices = flashrnn_fused_k_slices(a->G, a->slstm, a->dtype);
     p->head_sync = a->head_sync;
 }
 
@@ -149,7 +159,7 @@ static const Instance *geometry(const flashrnn_fused_args *a, const flashrnn_til
     g->op = s->op, g->pff = s->pff, g->pfd = s->pfd, g->state = s->state, g->red = s->red, g->bias = s->bias;
     g->mbar = s->mbar, g->mc = t->share;
     g->wgates = flashrnn_fused_warp_gates(a, t, pass);
-    return a->dh % t->warps_k ? NULL : find(a->G, a->dtype, a->dh / t->warps_k);
+    return a->dh % t->warps_k ? NULL : find(a, a->dh / t->warps_k);
 }
 
 /* The launch configuration of a cluster tiling (clusters of blocks_per_head blocks), its
@@ -234,12 +244,12 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
                              "flashrnn: warps_k = %d with dh = %d gives a k_slice of %d/%d, for "
                              "which no %s %s kernel is compiled: choose warps_k so that dh / "
                              "warps_k is one of the compiled k_slices (multiples of 16 up to %d)",
-                             a->warps_k, a->dh, a->dh, a->warps_k, a->G == 4 ? "lstm" : "gru",
+                             a->warps_k, a->dh, a->dh, a->warps_k, cell_name(a),
                              logt_dtype_name(a->dtype), p.dtype_bytes == 2 ? 64 : 32);
     }
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
-        if (in->id.G != p.G || in->id.dtype != a->dtype) continue;
+        if (!row_of(in->id, a->G, a->slstm, a->dtype)) continue;
         for (int k = 0; k < 4; k++) {   /* the largest of the whole-head, split-head and gates kernels' */
             const kernel_fn f = kernel_of(in, pass, k ? 2 : 1, k - 1);
             if (!f) continue;
@@ -312,6 +322,9 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
                           flashrnn_pass pass)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn fused kernel"));
+    if (a->slstm && !a->st0)
+        return LOGT_FAIL(LOGT_EINVAL, "flashrnn: the slstm's fused kernels start from args.st0, the "
+                         "states c, n, m before step 0 ([B][3·D] fp32; zeros for a fresh state)");
     Geo g;
     flashrnn_smem s;
     const Instance *in = geometry(a, t, pass, &g, &s);
@@ -319,7 +332,7 @@ static logt_status launch(logt_ctx *ctx, const flashrnn_fused_args *a, const fla
         return LOGT_FAIL(LOGT_EUNSUPPORTED,
                          "flashrnn: no fused kernel for %s %s with k_slice dh/warps_k = %d/%d; the "
                          "instantiated ones are in models/flashrnn/fused_kernels.cuh",
-                         a->G == 4 ? "lstm" : "gru", logt_dtype_name(a->dtype), a->dh, t->warps_k);
+                         cell_name(a), logt_dtype_name(a->dtype), a->dh, t->warps_k);
     if (t->cluster && t->cluster != t->blocks_per_head)
         return LOGT_FAIL(LOGT_EINVAL, "flashrnn: a cluster of %d blocks for a head split over %d: "
                          "plan the tiling with flashrnn_fused_plan", t->cluster, t->blocks_per_head);

@@ -30,7 +30,7 @@
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int clamp_int(int64_t x) { return x > INT_MAX ? INT_MAX : (int)x; }
-static const char *cell_name(int G) { return G == 4 ? "lstm" : "gru"; }
+static const char *cell_name(const flashrnn_problem *p) { return p->slstm ? "slstm" : p->G == 4 ? "lstm" : "gru"; }
 static const char *dtype_name(int bytes) { return bytes == 2 ? "bf16/f16" : "fp32"; }
 static const char *pass_name(flashrnn_pass pass) { return pass == FLASHRNN_FORWARD ? "forward" : "backward"; }
 
@@ -402,16 +402,17 @@ static logt_status check_inputs(const flashrnn_device *dev, const flashrnn_probl
                          dev->name, dev->sm_count, dev->regs_per_sm, dev->max_regs_per_thread,
                          dev->max_threads_per_block, dev->warp_size);
     if (p->B < 1 || p->B > (1 << 20) || p->H < 1 || p->H > (1 << 16) || p->dh < 1
-        || p->dh > (1 << 16) || (int64_t)p->H * p->dh > (1 << 24) || (p->G != 3 && p->G != 4)
+        || p->dh > (1 << 16) || (int64_t)p->H * p->dh > (1 << 24) || (p->G != 3 && p->G != 4) || (p->slstm && p->G != 4)
         || (p->dtype_bytes != 2 && p->dtype_bytes != 4)
         || (p->pass != FLASHRNN_FORWARD && p->pass != FLASHRNN_BACKWARD)
         || (unsigned)p->head_sync > FLASHRNN_SYNC_CLUSTER)
         return LOGT_FAIL(LOGT_EINVAL,
-                         "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d dtype_bytes=%d pass=%d "
-                         "head_sync=%d: need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, G 3 "
-                         "(gru) or 4 (lstm), dtype_bytes 2 (bf16, f16) or 4 (fp32), pass forward or "
-                         "backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
-                         p->B, p->H, p->dh, p->G, p->dtype_bytes, (int)p->pass, (int)p->head_sync);
+                         "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d slstm=%d dtype_bytes=%d "
+                         "pass=%d head_sync=%d: need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, "
+                         "G 3 (gru) or 4 (lstm, or slstm = 1), dtype_bytes 2 (bf16, f16) or 4 (fp32), "
+                         "pass forward or backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
+                         p->B, p->H, p->dh, p->G, p->slstm, p->dtype_bytes, (int)p->pass,
+                         (int)p->head_sync);
     return LOGT_OK;
 }
 
@@ -489,7 +490,7 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      "warps=%dx%d reg_strips=%d) breaks %s: needs %lld, limit %lld (%s); %d "
                      "constraint(s) fail. For this B, H, cell, dtype and pass on this device %s.\n"
                      "HINT: use more heads of a smaller dh, or bf16 or f16 instead of fp32%s",
-                     cell_name(p->G), dtype_name(p->dtype_bytes), pass_name(p->pass), p->B, p->H,
+                     cell_name(p), dtype_name(p->dtype_bytes), pass_name(p->pass), p->B, p->H,
                      p->dh, head_r, all_r, dev->name, chip, closest.heads_per_block, closest.blocks_per_head,
                      closest.batch_tile, closest.warps_n, closest.warps_k, closest.reg_strips,
                      c->name, (long long)a.need, (long long)a.limit, c->what, v.failures, fits,

@@ -68,7 +68,8 @@ typedef struct flashrnn_problem {
     int B;              /* batch                                   */
     int H;              /* heads                                   */
     int dh;             /* head dim; the hidden size is D = H·dh   */
-    int G;              /* gates: 4 lstm, 3 gru                    */
+    int G;              /* gates: 4 lstm and slstm, 3 gru          */
+    int slstm;          /* 1: the sLSTM cell (G = 4)               */
     int dtype_bytes;    /* of R and the mma operands: 2 bf16 or f16, 4 fp32 */
     flashrnn_pass pass;
     /* What the compiled kernels offer (0: anything, the model's estimates):
@@ -91,10 +92,12 @@ typedef struct flashrnn_problem {
  * The [bt][U] arrays below have rows of U + 16 bytes (U + 4 fp32, U + pad dtype), so that the
  * lanes of an mma fragment, which sit 2 rows apart, fall in distinct banks.
  *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
- *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1}
+ *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1};
+ *          slstm: its 5 saved values, c_t, n_t, c_{t-1}, n_{t-1}
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
- *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru);
- *          backward [2][bt][U] (what reaches h_{t-1} from step t, and dL/dc)
+ *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru), slstm
+ *          c, n, m [3][bt][U]; backward [2][bt][U] (what reaches h_{t-1} from step t, and
+ *          dL/dc), slstm [3][bt][U] (and dL/dn)
  *   red    fp32 partial sums of the warps_k warps of a group, [2][gpb][wk][outs][160]
  *          (outs 4 forward, 1 backward; the layout within: RED_SLOT in fused_common.cuh),
  *          when wk > 1
@@ -111,9 +114,9 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
                                         flashrnn_smem *s)
 {
     const int64_t U = (int64_t)hpb * p->dh / bph, gpb = U / 16, by = p->dtype_bytes;
-    const int fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4;
+    const int fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4, sl = p->slstm;
     s->pad = 16 / p->dtype_bytes;
-    s->nf = fwd ? p->G : 4 + (lstm ? 2 : 0);
+    s->nf = fwd ? p->G : sl ? 5 + 4 : 4 + (lstm ? 2 : 0);
     s->nd = fwd ? 0 : 1 + (lstm ? 0 : 1);
     const int64_t oprow = (fwd ? p->dh : (int64_t)p->G * p->dh) + s->pad;
     int64_t at = 0;
@@ -121,7 +124,7 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     FLASHRNN_SMEM_PART(op, 2 * hpb * bt * oprow * by);
     FLASHRNN_SMEM_PART(pff, FLASHRNN_STAGES * s->nf * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(pfd, FLASHRNN_STAGES * s->nd * bt * (U + s->pad) * by);
-    FLASHRNN_SMEM_PART(state, (fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
+    FLASHRNN_SMEM_PART(state, (sl ? 3 : fwd ? (lstm ? 1 : 0) : 2) * bt * (U + 4) * 4);
     FLASHRNN_SMEM_PART(red, wk > 1 ? 2 * gpb * wk * (fwd ? 4 : 1) * 8 * 20 * 4 : 0);   /* RED_SLOT */
     FLASHRNN_SMEM_PART(bias, fwd ? (p->G + 1) * U * 4 : 0);   /* forward: b, bn */
     FLASHRNN_SMEM_PART(mbar, !fwd && wk > 1 ? 8 * wk : 0);
