@@ -463,21 +463,22 @@ Test(flashrnn_cells, two_layers_are_two_chained_nets)
     logt_net_destroy(two);
 }
 
-/* On cuda the slstm has both kernels and the elman the alternating only: their layouts are
- * made with the kernel unset or alternating, the slstm's with kernel = fused too, and the
- * elman's kernel = fused is refused by name (the runs: test_flashrnn_cuda.c). */
+/* On cuda the slstm and the elman have both kernels: their layouts are made with the kernel
+ * unset, alternating or fused, and any other kernel is refused by name (the runs:
+ * test_flashrnn_cuda.c). */
 Test(flashrnn_cells, cuda_kernels_of_each_cell)
 {
     const logt_model_ops *ops = logt_model_find("flashrnn");
     const char *cell[] = {"slstm", "elman"};
     for (int c = 0; c < 2; c++)
-        for (int k = 0; k < 3; k++) {
-            const int refused = c == 1 && k == 2;   /* elman, kernel = fused */
+        for (int k = 0; k < 4; k++) {
+            const int refused = k == 3;
             logt_model_cfg cfg;
             logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 3, 32);
             cfg.head_dim = 16;
             snprintf(cfg.cell, sizeof cfg.cell, "%s", cell[c]);
-            if (k) cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", k == 1 ? "alternating" : "fused"), LOGT_OK);
+            const char *kernel[] = {"", "alternating", "fused", "persistent"};
+            if (k) cr_assert_eq(logt_cfg_set_knob(&cfg, "kernel", kernel[k]), LOGT_OK);
             logt_layout l;
             memset(&l, 0, sizeof l);
             const logt_status s = logt_model_layout(ops, &cfg, &l);
@@ -485,9 +486,9 @@ Test(flashrnn_cells, cuda_kernels_of_each_cell)
                 cr_assert_eq(s, LOGT_OK, "%s: %s", cell[c], logt_errmsg());
                 continue;
             }
-            cr_assert_eq(s, LOGT_EUNSUPPORTED);
-            cr_assert(strstr(logt_errmsg(), "the fused kernels have cells lstm, gru and slstm")
-                          && strstr(logt_errmsg(), cell[c]) && strstr(logt_errmsg(), "kernel = alternating"),
+            cr_assert_eq(s, LOGT_EINVAL);
+            cr_assert(strstr(logt_errmsg(), "no kernel 'persistent'") && strstr(logt_errmsg(), "kernel = fused")
+                          && strstr(logt_errmsg(), "alternating"),
                       "%s", logt_errmsg());
         }
 }

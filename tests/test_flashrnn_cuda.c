@@ -66,6 +66,8 @@ static int slstm_nm;
 static double extreme_if;
 /* c0's scale: 0.5, or more where a test wants |h| > 1 (an slstm whose c0 is large beside n0) */
 static double c0_scale = 0.5;
+/* h0's scale, likewise (an elman's h0 beyond 1: its h_t is within 1 from the first step) */
+static double h0_scale = 0.5;
 
 /* The cells with a cell state c0: lstm (also the default, cell empty) and slstm. */
 static int has_c0(const char *cell) { return !*cell || !strcmp(cell, "lstm") || !strcmp(cell, "slstm"); }
@@ -234,7 +236,7 @@ static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, 
     const int lstm = has_c0(cell), nm = slstm_nm && s.state && !strcmp(cell, "slstm");
     double *x = random_array((int64_t)s.T * s.B * s.I, 91, 1, 1.0, dt);
     double *dh = random_array((int64_t)s.T * s.B * s.D, 91, 2, 1.0, dt);
-    double *h0 = random_array((int64_t)s.B * s.D, 91, 3, 0.5, dt);
+    double *h0 = random_array((int64_t)s.B * s.D, 91, 3, h0_scale, dt);
     double *c0 = random_array((int64_t)s.B * s.D, 91, 4, c0_scale, dt);
     result got, ref;
     char label[160];
@@ -351,29 +353,39 @@ Test(flashrnn_cuda, slstm_h_beyond_one_through_the_exchange)
     slstm_nm = 0, c0_scale = 0.5;
 }
 
-/* With the kernel unset the slstm runs fused and the elman alternating; kernel = fused is
- * refused for the elman by name. */
+/* With the kernel unset every cell runs fused, and with kernel = alternating alternating. */
 Test(flashrnn_cuda, each_cell_takes_its_kernel)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
-    const char *cells[] = {"slstm", "elman"};
-    for (int i = 0; i < 2; i++) {
+    const char *cells[] = {"lstm", "gru", "slstm", "elman"};
+    for (int i = 0; i < 8; i++) {
         logt_model_cfg cfg;
         logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, 8, 32);
-        snprintf(cfg.cell, sizeof cfg.cell, "%s", cells[i]);
+        snprintf(cfg.cell, sizeof cfg.cell, "%s", cells[i % 4]);
         cfg.head_dim = 16;
+        if (i >= 4) set_knobs(&cfg, "kernel=alternating");
         result r;
         cr_assert_eq(run(&cfg, (shape){3, 2, 8, 32, 16, 0}, NULL, NULL, NULL, NULL, NULL, &r), LOGT_OK,
                      "%s", logt_errmsg());
-        cr_expect(strstr(r.impl, i ? "alternating" : "fused"), "%s: %s", cells[i], r.impl);
+        cr_expect(strstr(r.impl, i >= 4 ? "alternating" : "fused persistent"), "%s: %s", cells[i % 4], r.impl);
         free_result(&r);
-        if (i == 0) continue;
-        set_knobs(&cfg, "kernel=fused");
-        logt_net *net = NULL;
-        cr_assert_eq(logt_net_create(&cfg, &net), LOGT_EUNSUPPORTED, "%s", cells[i]);
-        cr_expect(strstr(logt_errmsg(), "kernel = alternating") && strstr(logt_errmsg(), cells[i]),
-                  "%s", logt_errmsg());
     }
+}
+Test(flashrnn_cuda, elman_fused_bf16) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("elman", "fused", LOGT_BF16); }
+Test(flashrnn_cuda, elman_fused_f32) { SKIP_WITHOUT_GPU("flashrnn cuda"); all_shapes("elman", "fused", LOGT_F32); }
+
+/* The elman's h is a tanh, within 1 whatever h0 is: a split head exchanges it in the 16-bit
+ * words that hold |h| <= 1 (as the lstm's), here from an h0 of up to 4, through both ways a
+ * split head's blocks meet. */
+Test(flashrnn_cuda, elman_large_h0_through_the_exchange)
+{
+    SKIP_WITHOUT_GPU("flashrnn cuda");
+    h0_scale = 4.0;
+    const char *kernels[] = {"fused,head_sync=grid", "fused,head_sync=cluster"};
+    for (int k = 0; k < variants(2); k++)
+        for (int d = 0; d < 2; d++)
+            expect_matches("elman", kernels[k], d ? LOGT_F16 : LOGT_BF16, (shape){4, 5, 8, 256, 256, 1});
+    h0_scale = 0.5;
 }
 
 /* One dense head of 768 in bf16: 48 blocks of one unit group each, 12 warps per group. */
@@ -704,6 +716,7 @@ Test(flashrnn_cuda, gru_fused_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); fused_f1
 Test(flashrnn_cuda, lstm_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("lstm"); }
 Test(flashrnn_cuda, gru_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("gru"); }
 Test(flashrnn_cuda, elman_alternating_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); alternating_f16("elman"); }
+Test(flashrnn_cuda, elman_fused_f16) { SKIP_WITHOUT_GPU("flashrnn cuda"); fused_f16("elman"); }
 Test(flashrnn_cuda, slstm_fused_f16)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
@@ -802,7 +815,7 @@ Test(flashrnn_cuda, instantiation_table)
     cr_assert_geq(n, 4);
     int slstm = 0;
     for (int i = 0; i < n; i++) {
-        cr_assert(t[i].G == 3 || t[i].G == 4);
+        cr_assert(t[i].G == 1 || t[i].G == 3 || t[i].G == 4);
         cr_assert(!t[i].slstm || t[i].G == 4);
         slstm += t[i].slstm;
         cr_assert(t[i].k_slice % 16 == 0 && t[i].k_slice <= FLASHRNN_MAX_KSLICE);
@@ -811,10 +824,13 @@ Test(flashrnn_cuda, instantiation_table)
         cr_assert(flashrnn_fused_k_slices(t[i].G, t[i].slstm, t[i].dtype) >> (t[i].k_slice / 16) & 1);
     }
     cr_assert_gt(slstm, 0);
-    /* the slstm has the lstm's k_slices: the tuner offers it the same head sizes */
+    /* the slstm, gru and elman have the lstm's k_slices: the tuner offers them the same heads */
     for (int d = 0; d < 3; d++) {
         const logt_dtype dt = d == 0 ? LOGT_BF16 : d == 1 ? LOGT_F16 : LOGT_F32;
-        cr_assert_eq(flashrnn_fused_k_slices(4, 1, dt), flashrnn_fused_k_slices(4, 0, dt));
+        const unsigned lstm = flashrnn_fused_k_slices(4, 0, dt);
+        cr_assert_eq(flashrnn_fused_k_slices(4, 1, dt), lstm);
+        cr_assert_eq(flashrnn_fused_k_slices(3, 0, dt), lstm);
+        cr_assert_eq(flashrnn_fused_k_slices(1, 0, dt), lstm);
     }
     for (int G = 3; G <= 4; G++) {   /* f16 has bf16's kernels: the same tilings fit */
         cr_assert_eq(flashrnn_fused_k_slices(G, 0, LOGT_F16), flashrnn_fused_k_slices(G, 0, LOGT_BF16));

@@ -98,14 +98,8 @@ static int choice_of(const logt_model_cfg *cfg, const choice_knob *c)
 
 /* ---- configuration ------------------------------------------------------------------- */
 
-/* The cells of the fused cuda kernels; the elman runs alternating there. */
-static int fused_cell(flashrnn_cell cell) { return cell != FLASHRNN_ELMAN; }
-
-/* The cuda kernel that runs: the knob's, else fused where the cell has it. */
-static const char *kernel_of(const logt_model_cfg *cfg, flashrnn_cell cell)
-{
-    return logt_cfg_knob(cfg, "kernel", fused_cell(cell) ? "fused" : "alternating");
-}
+/* The cuda kernel that runs: the knob's, else fused (every cell has both). */
+static const char *kernel_of(const logt_model_cfg *cfg) { return logt_cfg_knob(cfg, "kernel", "fused"); }
 
 /* Check what is flashrnn's own in cfg (its knobs, the cuda tile; logt_model_check did the
  * rest); give its cell, heads H and head dim dh. */
@@ -115,7 +109,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     const int c = logt_model_cell(&logt_flashrnn_ops, cfg);   /* cells: the enum's order */
     if (c < 0) return logt_model_check(&logt_flashrnn_ops, cfg);   /* names the valid cells */
     *cell = (flashrnn_cell)c;
-    const char *k = logt_cfg_knob(cfg, "kernel", "fused");
+    const char *k = kernel_of(cfg);
     if (strcmp(k, "fused") && strcmp(k, "alternating"))
         return LOGT_FAIL(LOGT_EINVAL, "%s has no kernel '%s': use kernel = fused (one persistent "
                          "kernel per pass) or alternating (a GEMM and a pointwise kernel per "
@@ -123,9 +117,6 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
     if (cfg->device != LOGT_CUDA && strcmp(k, "fused"))
         return LOGT_FAIL(LOGT_EINVAL, "%s: kernel = %s chooses between the cuda kernels; the "
                          "cpu reference has one loop: leave kernel unset", cfg->model, k);
-    if (cfg->device == LOGT_CUDA && !fused_cell(*cell) && !strcmp(logt_cfg_knob(cfg, "kernel", ""), "fused"))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru and "
-                         "slstm; cell = %s runs with kernel = alternating (or unset)", cfg->model, cells[c]);
     int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
     LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
@@ -135,7 +126,6 @@ static logt_status check_cfg(const logt_model_cfg *cfg, flashrnn_cell *cell, int
                          "leave %s = off, or use cell lstm, gru or elman", cfg->model,
                          K ? "recompute" : "run as a layers_wavefront",
                          K ? "recompute" : "layers_wavefront");
-    if (cfg->device == LOGT_CUDA) k = kernel_of(cfg, *cell);   /* the fused kernel's knobs need it */
     const char *wk = logt_cfg_knob(cfg, "warps_k", "0");
     char *end;
     long w = strtol(wk, &end, 10);
@@ -196,7 +186,7 @@ static logt_status flashrnn_create(const logt_model_cfg *cfg, logt_model **out)
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->cell = cell, m->H = H, m->dh = dh;
     m->base.nslots = cell == FLASHRNN_LSTM || cell == FLASHRNN_SLSTM ? 2 : 1;   /* h, c / h */
-    m->alternating = !strcmp(kernel_of(cfg, cell), "alternating");
+    m->alternating = !strcmp(kernel_of(cfg), "alternating");
     m->warps_k = atoi(logt_cfg_knob(cfg, "warps_k", "0"));
     m->cell_split = choice_of(cfg, &CHOICES[CHOICE_CELL_SPLIT]);
     m->head_sync = choice_of(cfg, &CHOICES[CHOICE_HEAD_SYNC]);
@@ -579,7 +569,7 @@ static void flashrnn_destroy(logt_model *base)
 const logt_model_ops logt_flashrnn_ops = {
     .name = "flashrnn",
     .summary = "head-wise LSTM, GRU, sLSTM or Elman RNN (block-diagonal R); cpu f64 reference; "
-               "cuda fused persistent kernels (lstm, gru, slstm) or alternating GEMM + pointwise (all)",
+               "cuda fused persistent kernels or alternating GEMM + pointwise per step",
     .devices = LOGT_BIT(LOGT_CPU) | LOGT_BIT(LOGT_CUDA),
     .dtypes = {[LOGT_CPU] = LOGT_BIT(LOGT_F64),
                [LOGT_CUDA] = LOGT_BIT(LOGT_F32) | LOGT_BIT(LOGT_BF16) | LOGT_BIT(LOGT_F16)},

@@ -8,7 +8,7 @@
  * `r[q]` the recurrent side (R h_{t-1}); the saved gates `s[4]` are what backward reads:
  *   lstm  s = [i f g o] activated                      state c (fp32)
  *   gru   s = [r z n rn], rn = R_n h_{t-1} + bn        state h_{t-1} (read back from h)
- * The sLSTM (fused and alternating) and Elman (alternating) cells carry their states as arrays:
+ * The sLSTM and Elman cells carry their states as arrays:
  *   slstm s = [i' f' tanh z σ(o) σ(−f)]                states c, n, m (fp32)
  *   elman s = [h]                                      no state
  */
@@ -153,6 +153,7 @@ struct ElmanCell {
     static constexpr int G = 1;
     static constexpr int NS = 1;
     static constexpr int NST = 0;
+    static constexpr bool H_UNIT = true;   /* |tanh| <= 1 whatever the initial state */
 
     static __device__ __forceinline__ float forward(const float *a, const float *r, const float *sp,
                                                     float *st, float *s)

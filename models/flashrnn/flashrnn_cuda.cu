@@ -14,8 +14,7 @@
  *                                              (tune.h), recorded in the model's `detail`
  *   kernel = alternating                       per step: one strided-batched GEMM over the H
  *                                              heads (h_{t-1} · R_k) and one pointwise kernel:
- *                                              FlashRNN's "alternating" baseline, and the only
- *                                              path of the elman cell
+ *                                              FlashRNN's "alternating" baseline
  *   Both save, per step, the gates S [N][NS·D] and the states [N][NST·D] in fp32 for backward
  *   (NS, NST: the cell's, Alt below; lstm 4 and 1 (c), gru 4 and 0, slstm 5 and 3 (c, n, m),
  *   elman 1 and 0). The slstm's states before step 0 (c0, and n0, m0 from the model) are one
@@ -83,15 +82,6 @@ static int ngates(const flashrnn_model *m)
 }
 static int nsaved(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 5 : m->cell == FLASHRNN_ELMAN ? 1 : 4; }
 static int nstates(const flashrnn_model *m) { return m->cell == FLASHRNN_SLSTM ? 3 : m->cell == FLASHRNN_LSTM; }
-
-/* The fused kernels have the lstm, gru and slstm cells; flashrnn.c runs the elman alternating
- * (and refuses kernel = fused for it), and so does each pass, for a model made some other way. */
-static logt_status check_cell(const flashrnn_model *m)
-{
-    if (m->cell != FLASHRNN_ELMAN || m->alternating) return LOGT_OK;
-    return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s on cuda: the fused kernels have cells lstm, gru and "
-                     "slstm; elman runs with kernel = alternating", m->base.cfg.model);
-}
 
 static float *param(flashrnn_model *m, const logt_tensor *flat, const char *name)
 {
@@ -393,7 +383,6 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
                                              logt_tensor *h, logt_ctx *ctx)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
-    LOGT_TRY(check_cell(m));
     LOGT_TRY(check_act(m, x, "x"));
     LOGT_TRY(check_act(m, h, "h"));
     flashrnn_cuda_scratch *sc = NULL;
@@ -571,7 +560,6 @@ extern "C" logt_status flashrnn_backward_cuda(flashrnn_model *m, const logt_tens
                                               logt_tensor *dx, logt_ctx *ctx)
 {
     LOGT_TRY(logt_ctx_require_cuda(ctx, "flashrnn"));
-    LOGT_TRY(check_cell(m));
     LOGT_TRY(check_act(m, dh, "dh"));
     if (dx) LOGT_TRY(check_act(m, dx, "dx"));
     flashrnn_cuda_scratch *sc = NULL;

@@ -12,10 +12,10 @@
  *   c      [T][B][D]    fp32 out (lstm)
  * The slstm (G = 4, flashrnn_cell.cuh's SlstmCell) keeps s [T][B][5·D] and its states c, n, m
  * in c [T][B][3·D], starting from st0 [B][3·D] fp32 (not h0's dtype: n0 and m0 are the
- * model's own, flashrnn_set_slstm_state). The alternating path (alternating.h) takes the same
- * arguments, and has the elman cell too: s [T][B][D], no states.
+ * model's own, flashrnn_set_slstm_state). The elman (G = 1) keeps s [T][B][D] (h in fp32) and
+ * no states. The alternating path (alternating.h) takes the same arguments.
  * Backward reads those and dH [T][B][D] (dtype), writes dxa = dL/d(W x + b) and, for the gru,
- * dra = dL/d(R h) [T][B][G·D] in the dtype (for the lstm and slstm dra is dxa; the
+ * dra = dL/d(R h) [T][B][G·D] in the dtype (for the other cells dra is dxa; the
  * weight-gradient GEMMs read them), and dh0, dc0 (dtype, may be NULL), and for the slstm
  * dst0 [B][3·D] fp32, dL/d(c, n, m before step 0); it starts from dhT, dcT where given.
  */
@@ -59,7 +59,7 @@ typedef enum { FLASHRNN_WARP_GATES_AUTO = 0, FLASHRNN_WARP_GATES_ALL = 1, FLASHR
                FLASHRNN_WARP_GATES_1 = 3 } flashrnn_warp_gates;
 
 typedef struct flashrnn_fused_args {
-    int T, B, H, dh, G;        /* G: 4 lstm and slstm, 3 gru                              */
+    int T, B, H, dh, G;        /* G: 4 lstm and slstm, 3 gru, 1 elman                     */
     logt_dtype dtype;          /* of R, h, h0, c0, dH, dh0, dc0: LOGT_BF16, LOGT_F16, LOGT_F32 */
     const float *wx, *bias, *bn;
     const void *R, *h0, *c0;

@@ -45,7 +45,7 @@ __device__ __forceinline__ void bwd_mcast_init(uint64_t *mbar, T *op, int wk, in
 }
 
 /* Step t's inputs into prefetch stage t % FLASHRNN_STAGES (nothing for t < 0), one commit
- * group each: fp32 planes (pff) 0-3 the saved gates, (lstm) 4 c_t, 5 c_{t-1}, or (slstm) 0-4
+ * group each: fp32 planes (pff) 0-3 the saved gates (elman: 0, h_t), (lstm) 4 c_t, 5 c_{t-1}, or (slstm) 0-4
  * its saved values, 5, 6 c_t, n_t, 7, 8 c_{t-1}, n_{t-1} (at t = 0 from st0); dtype planes
  * (pfd) 0 dH_t, (gru) 1 h_{t-1}; this thread's chunks by the walks wf, wd. Plane bases are
  * arithmetic in (plane, t), rows are ld apart. */
@@ -54,7 +54,7 @@ __device__ __forceinline__ void bwd_fetch(const flashrnn_fused_args &a, const Ge
                                           int bt, int P, int Pd, int B, int D, int U, int ub, int b0, const Walk &wf,
                                           const Walk &wd, const T *dH, const T *hin, const T *h0)
 {
-    constexpr int G = Cell::G;
+    constexpr int G = Cell::G, NSV = IsElman<Cell>::value ? 1 : 4;   /* saved values a unit */
     if (t >= 0) {
         const int64_t o = (int64_t)t * B;
         const int k = t % FLASHRNN_STAGES;
@@ -73,7 +73,7 @@ __device__ __forceinline__ void bwd_fetch(const flashrnn_fused_args &a, const Ge
         /* at t = 0, c_{-1} (plane 5) is c0, of the activations' dtype: filled below */
         else wf.each(G == 4 && t == 0 ? 5 : g.nf, [&](int q, int n, int j) {
             const bool valid = b0 + n < B;
-            const float *src = q < 4 ? a.s + (o + b0 + n) * 4 * D + q * D
+            const float *src = q < 4 ? a.s + (o + b0 + n) * NSV * D + q * D
                                      : a.c + (o - (q == 5 ? B : 0) + b0 + n) * D;
             cp16(ff + (q * bt + n) * P + 4 * j, valid ? src + ub + 4 * j : a.s, valid);
         });
@@ -120,6 +120,11 @@ __device__ __forceinline__ void bwd_cell(const flashrnn_fused_args &a, const Geo
 #pragma unroll
         for (int q = 0; q < G; q++) dra[q] = dxa[q];
         if (t == 0 && b < B && a.dst0) a.dst0[((int64_t)b * 3 + 2) * D + ub + ul] = ds[2];
+    } else if constexpr (IsElman<Cell>::value) {
+        const float sv[1] = {ff[i]};
+        Cell::backward(sv, nullptr, nullptr, ld(fd + id) + dhs[i], nullptr, dxa);
+        dra[0] = dxa[0];
+        dhs[i] = 0.0f;   /* all of dL/dh_{t-1} goes through R */
     } else {
         float sv[4];
 #pragma unroll
@@ -299,7 +304,7 @@ __device__ __forceinline__ void backward_pass(const flashrnn_fused_args &a, cons
     float *red = reinterpret_cast<float *>(smem + g.red);
     const T *R = static_cast<const T *>(a.R), *hin = static_cast<const T *>(a.h);
     /* dL/d(R h) of the head, as the next blocks read it back (bph > 1) */
-    const T *drx = static_cast<const T *>(G == 4 ? a.dxa : a.dra);
+    const T *drx = static_cast<const T *>(G == 3 ? a.dra : a.dxa);
 
     /* the state from zeros, or a segment's from its final state's gradients; before R's
      * registers are loaded (the split kernels spill least so) */

@@ -153,7 +153,7 @@ __device__ __forceinline__ void fwd_wait_chunk(const flashrnn_fused_args &a, int
 }
 
 /* Step t's outputs at batch row b, unit ul of the block (from ub): h, the saved gates s and
- * (lstm) c; slstm: its 5 saved values and the states c, n, m (fused.h). */
+ * (lstm) c; slstm: its 5 saved values and the states c, n, m; elman: h in fp32 (fused.h). */
 template <int G, typename T>
 __device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *hout, int B, int D, int ub, int t,
                                               int b, int ul, float h, const float (&s)[4], float c)
@@ -163,6 +163,14 @@ __device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *h
 #pragma unroll
     for (int q = 0; q < 4; q++) a.s[o * 4 * D + q * D + ub + ul] = s[q];
     if (G == 4) a.c[o * D + ub + ul] = c;
+}
+template <int G, typename T>   /* elman: its saved value h_t */
+__device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *hout, int B, int D, int ub, int t,
+                                              int b, int ul, float h, const float (&s)[1], float)
+{
+    const int64_t o = (int64_t)t * B + b;
+    st(hout + o * D + ub + ul, h);
+    a.s[o * D + ub + ul] = s[0];
 }
 template <int G, typename T>
 __device__ __forceinline__ void fwd_store_out(const flashrnn_fused_args &a, T *hout, int B, int D, int ub, int t,
@@ -266,7 +274,7 @@ __device__ __forceinline__ void fwd_store_partials(const Geo &g, const float (&a
 #pragma unroll
         for (int e = 0; e < 4; e++)
             *reinterpret_cast<float4 *>(rd + kw * RED_FWD_KW + ((c0 + (e & 1)) * RED_P4 + r0 + 8 * (e >> 1)) * 4) =
-                make_float4(acc[0][e], acc[1][e], acc[2][e], G == 4 ? acc[3 % G][e] : 0.0f);
+                make_float4(acc[0][e], acc[1 % G][e], acc[2 % G][e], G == 4 ? acc[3 % G][e] : 0.0f);
     else if (half == 0)
 #pragma unroll
         for (int q = 0; q < G; q++)
@@ -357,7 +365,7 @@ template <class Cell, typename T, int KS, bool SPLIT, int WGATES = 0>
 __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const Geo &g)
 {
     constexpr int G = Cell::G, NK = KS / Frag<T>::KT;
-    constexpr bool SL = IsSlstm<Cell>::value;
+    constexpr bool SL = IsSlstm<Cell>::value, EL = IsElman<Cell>::value;
     static_assert(!WGATES || (G == 4 && !SL && sizeof(T) == 2 && SPLIT && KS == 64 && (WGATES == 1 || WGATES == 2)),
                   "warp_gates: the lstm's 16-bit split forward, k_slice 64");
     constexpr int NGG = WGATES ? 4 / WGATES : 1;   /* WGATES: warp = k slice ks, gate group gg of NGG */
@@ -443,7 +451,7 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
              * products rv (pav, pc: its W x + b and c where read already) */
             auto cell = [&](int row, int n, const float (&rv)[G], const float *pav = NULL, float pc = 0.0f) {
                 const int ul = gu + row, b = b0 + n;
-                float av[G], s[SL ? 5 : 4];
+                float av[G], s[SL ? 5 : EL ? 1 : 4];
 #pragma unroll
                 for (int q = 0; q < G; q++) av[q] = pav ? pav[q] : wxs[(q * bt + n) * P + ul] + bias[q * U + ul];
                 float h, c = 0.0f, sv[3];   /* sv: the slstm's states c, n, m */
@@ -454,6 +462,8 @@ __device__ __forceinline__ void forward_pass(const flashrnn_fused_args &a, const
                     h = Cell::forward(av, rv, sp, sv, s);
 #pragma unroll
                     for (int k = 0; k < 3; k++) cst[(k * bt + n) * P + ul] = sv[k];
+                } else if constexpr (EL) {
+                    h = Cell::forward(av, rv, nullptr, nullptr, s);
                 } else {
                     float hp = G == 3 ? ld(hop + n * L + u0 + row) : 0.0f;
                     c = G == 4 ? (pav ? pc : cst[n * P + ul]) : 0.0f;

@@ -8,7 +8,7 @@
 
 /* The only compile-time specialisation: (cell, dtype, k_slice). The registers R takes per
  * thread are G·k_slice/4 (bf16, f16) or G·k_slice/2 (tf32): 64 at most here. f16 has bf16's
- * k_slices (the same registers, the same tilings). */
+ * k_slices (the same registers, the same tilings), and every cell the same k_slices. */
 #define FLASHRNN_INSTANCES(X)                                                                   \
     X(LstmCell, bf16, 16) X(LstmCell, bf16, 32) X(LstmCell, bf16, 64)                          \
     X(LstmCell, float, 16) X(LstmCell, float, 32)                                              \
@@ -18,12 +18,18 @@
     X(GruCell, f16, 16) X(GruCell, f16, 32) X(GruCell, f16, 64)                                \
     X(SlstmCell, bf16, 16) X(SlstmCell, bf16, 32) X(SlstmCell, bf16, 64)                       \
     X(SlstmCell, float, 16) X(SlstmCell, float, 32)                                            \
-    X(SlstmCell, f16, 16) X(SlstmCell, f16, 32) X(SlstmCell, f16, 64)
+    X(SlstmCell, f16, 16) X(SlstmCell, f16, 32) X(SlstmCell, f16, 64)                          \
+    X(ElmanCell, bf16, 16) X(ElmanCell, bf16, 32) X(ElmanCell, bf16, 64)                       \
+    X(ElmanCell, float, 16) X(ElmanCell, float, 32)                                            \
+    X(ElmanCell, f16, 16) X(ElmanCell, f16, 32) X(ElmanCell, f16, 64)
 
-/* The sLSTM's differences in the kernels (more saved values and states) are compiled in only
- * where Cell is SlstmCell: the lstm and gru kernels are the same code as without them. */
+/* The sLSTM's and the Elman cell's differences in the kernels (the sLSTM's more saved values
+ * and states, the Elman's one gate and one saved value) are compiled in only where Cell is
+ * theirs: the lstm and gru kernels are the same code as without them. */
 template <class Cell> struct IsSlstm { static constexpr bool value = false; };
 template <> struct IsSlstm<SlstmCell> { static constexpr bool value = true; };
+template <class Cell> struct IsElman { static constexpr bool value = false; };
+template <> struct IsElman<ElmanCell> { static constexpr bool value = true; };
 
 /* the logt_dtype of a kernel's element type */
 template <typename T> struct DtypeOf;

@@ -50,7 +50,10 @@ static const Instance *find(const flashrnn_fused_args *a, int k_slice)
 }
 
 /* The cell's name, for messages. */
-static const char *cell_name(const flashrnn_fused_args *a) { return a->slstm ? "slstm" : a->G == 4 ? "lstm" : "gru"; }
+static const char *cell_name(const flashrnn_fused_args *a)
+{
+    return a->slstm ? "slstm" : a->G == 4 ? "lstm" : a->G == 3 ? "gru" : "elman";
+}
 
 /* wgates: 0 or 4 every gate a warp, 1 or 2 the split forward's gates kernels */
 static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head, int wgates = 0)
@@ -64,11 +67,14 @@ static int dtype_bytes(logt_dtype dt) { return dt == LOGT_BF16 || dt == LOGT_F16
 
 /* Whether the forward's exchange is in TaggedUnit's 16-bit words: TagOf's choice, on the host,
  * from the same cell trait (the instantiated cells: SlstmCell, LstmCell for G = 4, GruCell for
- * G = 3). */
+ * G = 3, ElmanCell for G = 1). */
 static bool unit_words(const flashrnn_fused_args *a)
 {
     return dtype_bytes(a->dtype) == 2
-           && (a->slstm ? SlstmCell::H_UNIT : a->G == LstmCell::G ? LstmCell::H_UNIT : GruCell::H_UNIT);
+           && (a->slstm                 ? SlstmCell::H_UNIT
+               : a->G == LstmCell::G    ? LstmCell::H_UNIT
+               : a->G == GruCell::G     ? GruCell::H_UNIT
+                                        : ElmanCell::H_UNIT);
 }
 
 extern "C" int flashrnn_fused_poll_delay(const flashrnn_fused_args *a)

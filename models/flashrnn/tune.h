@@ -68,7 +68,7 @@ typedef struct flashrnn_problem {
     int B;              /* batch                                   */
     int H;              /* heads                                   */
     int dh;             /* head dim; the hidden size is D = H·dh   */
-    int G;              /* gates: 4 lstm and slstm, 3 gru          */
+    int G;              /* gates: 4 lstm and slstm, 3 gru, 1 elman */
     int slstm;          /* 1: the sLSTM cell (G = 4)               */
     int dtype_bytes;    /* of R and the mma operands: 2 bf16 or f16, 4 fp32 */
     flashrnn_pass pass;
@@ -93,7 +93,7 @@ typedef struct flashrnn_problem {
  * lanes of an mma fragment, which sit 2 rows apart, fall in distinct banks.
  *   pff    fp32 inputs of the coming steps, prefetched (cp.async), [STAGES][nf][bt][U]:
  *          forward W x (nf = G); backward the saved gates (4) and, lstm, c_t and c_{t-1};
- *          slstm: its 5 saved values, c_t, n_t, c_{t-1}, n_{t-1}
+ *          slstm: its 5 saved values, c_t, n_t, c_{t-1}, n_{t-1}; elman: h_t
  *   pfd    dtype inputs of the coming steps, backward only, [STAGES][nd][bt][U]: dH and, gru, h_{t-1}
  *   state  fp32 per unit and batch row: forward lstm c [bt][U] (unused by the gru), slstm
  *          c, n, m [3][bt][U]; backward [2][bt][U] (what reaches h_{t-1} from step t, and
@@ -116,8 +116,8 @@ static inline void flashrnn_smem_layout(const flashrnn_problem *p, int hpb, int 
     const int64_t U = (int64_t)hpb * p->dh / bph, gpb = U / 16, by = p->dtype_bytes;
     const int fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4, sl = p->slstm;
     s->pad = 16 / p->dtype_bytes;
-    s->nf = fwd ? p->G : sl ? 5 + 4 : 4 + (lstm ? 2 : 0);
-    s->nd = fwd ? 0 : 1 + (lstm ? 0 : 1);
+    s->nf = fwd ? p->G : sl ? 5 + 4 : p->G == 1 ? 1 : 4 + (lstm ? 2 : 0);
+    s->nd = fwd ? 0 : 1 + (p->G == 3);
     const int64_t oprow = (fwd ? p->dh : (int64_t)p->G * p->dh) + s->pad;
     int64_t at = 0;
 #define FLASHRNN_SMEM_PART(field, bytes) s->field = at, at += ((bytes) + 15) / 16 * 16
