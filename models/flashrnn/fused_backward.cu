@@ -115,6 +115,11 @@ __device__ __forceinline__ void bwd_cell(const flashrnn_fused_args &a, const Geo
 #pragma unroll
         for (int k = 0; k < 2; k++) st_t[k] = ff[(5 + k) * bt * P + i], st_p[k] = ff[(7 + k) * bt * P + i];
         Cell::backward(sv, st_p, st_t, ld(fd + id) + dhs[i], ds, dxa);
+        if (b >= B) {   /* a padding row's zero n makes NaN: keep it out of the operand and state */
+#pragma unroll
+            for (int q = 0; q < G; q++) dxa[q] = 0.0f;
+            ds[0] = ds[1] = ds[2] = 0.0f;
+        }
         dhs[i] = 0.0f;   /* all of dL/dh_{t-1} goes through R */
         dcs[i] = ds[0], dcs[bt * P + i] = ds[1];
 #pragma unroll

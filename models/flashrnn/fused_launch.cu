@@ -55,11 +55,13 @@ static const char *cell_name(const flashrnn_fused_args *a)
     return a->slstm ? "slstm" : a->G == 4 ? "lstm" : a->G == 3 ? "gru" : "elman";
 }
 
-/* wgates: 0 or 4 every gate a warp, 1 or 2 the split forward's gates kernels */
+/* wgates: 0 or the cell's G every gate a warp, 1 or 2 below G the split forward's gates
+ * kernels (the elman's one gate is every gate) */
 static kernel_fn kernel_of(const Instance *in, flashrnn_pass pass, int blocks_per_head, int wgates = 0)
 {
     const int split = blocks_per_head > 1;
-    if (pass == FLASHRNN_FORWARD && split && (wgates == 1 || wgates == 2)) return in->fwd.gates[wgates - 1];
+    if (pass == FLASHRNN_FORWARD && split && (wgates == 1 || wgates == 2) && wgates < in->id.G)
+        return in->fwd.gates[wgates - 1];
     return pass == FLASHRNN_FORWARD ? in->fwd.head[split] : in->bwd.head[split];
 }
 
