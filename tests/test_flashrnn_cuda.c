@@ -115,11 +115,6 @@ static int small_run(void)
 }
 static int variants(int n) { return small_run() ? 1 : n; }
 
-/* A dense head's sequence length: T, or with LOGT_TEST_SMALL=1 the shortest that still takes
- * the path under test (small), for the sanitizer, under which one step of the dense head's
- * 48 blocks takes seconds. */
-static int dense_T(int T, int small) { return small_run() ? small : T; }
-
 /* Build cfg's net (parameters w unless NULL), run forward and backward, copy back in f64. */
 static logt_status run(const logt_model_cfg *cfg, shape s, const double *x, const double *dh,
                        const double *h0, const double *c0, const double *w, result *r)
@@ -601,18 +596,34 @@ Test(flashrnn_cuda, grid_share_matches_the_reference)
     }
 }
 
+/* An overlap test's dense head (one head of 768, 48 blocks of 12 warps), or with
+ * LOGT_TEST_SMALL=1 one head of 256 split through global memory with warps_k = 4 and no twins
+ * (as the dense head's backward, which shares its reload), at T_small steps: the same chunks
+ * beside the kernel and the same exchange, where racecheck's run of the dense head's steps
+ * outlasts any time a sanitizer run gets (scripts/gpu-sanitize.sh). */
+static void expect_dense_overlap(const char *cell, const char *knobs, shape dense, int T_small)
+{
+    if (!small_run()) {
+        expect_matches(cell, knobs, LOGT_BF16, dense);
+        return;
+    }
+    char kn[160];
+    snprintf(kn, sizeof kn, "%s%s,warps_k=4,cell_split=1", knobs, strstr(knobs, "head_sync=") ? "" : ",head_sync=grid");
+    expect_matches(cell, kn, LOGT_BF16, (shape){T_small, dense.B, dense.I, 256, 256, dense.state});
+}
+
 /* The weights' gradients beside the fused backward, in chunks of steps, each waited for by a
  * second stream on the blocks' step counters (grad_overlap = auto where the backward shares
  * its reload, T >= 64), or after it (off): the dense head of 768 at T = 70 (2 chunks of 35;
- * T = 64, 2 of 32, under LOGT_TEST_SMALL), dh = 256 gru with warps_k = 4 at T = 100 (3 chunks
- * of 33 and 34), f32 dh = 128. The timeout is for compute-sanitizer, under which one
- * dense-head case takes minutes. */
+ * under LOGT_TEST_SMALL a split head of 256 at T = 64, expect_dense_overlap), dh = 256 gru
+ * with warps_k = 4 at T = 100 (3 chunks of 33 and 34), f32 dh = 128. The timeout is for
+ * compute-sanitizer. */
 Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 900)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     const char *knobs[] = {"fused,head_sync=grid,grad_overlap=auto", "fused,head_sync=grid,grad_overlap=off"};
     for (int k = 0; k < variants(2); k++) {
-        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){dense_T(70, 64), 5, 8, 768, 768, 1});
+        expect_dense_overlap("lstm", knobs[k], (shape){70, 5, 8, 768, 768, 1}, 64);
         char kn[96];
         snprintf(kn, sizeof kn, "%s,warps_k=4,cell_split=1", knobs[k]);
         expect_matches("gru", kn, LOGT_BF16, (shape){100, 3, 8, 512, 256, 1});
@@ -623,20 +634,21 @@ Test(flashrnn_cuda, grad_overlap_matches_the_reference, .timeout = 900)
 /* The forward's input projection in chunks of steps, all but the first beside the kernel on
  * a second stream that counts them for the kernel's prefetch (proj_overlap = auto where T
  * splits into chunks of 16 steps or more), or whole before it (off): the dense head at T = 64
- * (4 chunks of 16) and T = 70 (2 of 35; both T = 32, 2 chunks of 16, under LOGT_TEST_SMALL),
+ * (4 chunks of 16) and T = 70 (2 of 35; under LOGT_TEST_SMALL split heads of 256 at T = 32,
+ * 2 chunks of 16, expect_dense_overlap),
  * whole heads of 64 at T = 48 (3 of 16), an f32 gru split over 2 blocks at T = 32 (2 of 16);
  * each net runs its forward twice, the second time on the second stream as the first (on -x)
  * left it. late makes each chunk only once the kernel asks for it, so that the kernel's wait
  * is what stands between it and W x not yet made (a build without the wait fails this test).
- * The timeout is for compute-sanitizer, under which one dense-head case takes minutes. */
+ * The timeout is for compute-sanitizer. */
 Test(flashrnn_cuda, proj_overlap_matches_the_reference, .timeout = 900)
 {
     SKIP_WITHOUT_GPU("flashrnn cuda");
     forward_twice = 1;
     const char *knobs[] = {"fused,proj_overlap=auto", "fused,proj_overlap=off", "fused,proj_overlap=late"};
     for (int k = 0; k < variants(3); k++) {
-        expect_matches("lstm", knobs[k], LOGT_BF16, (shape){dense_T(64, 32), 5, 8, 768, 768, 1});
-        expect_matches("gru", knobs[k], LOGT_BF16, (shape){dense_T(70, 32), 16, 8, 768, 768, 0});
+        expect_dense_overlap("lstm", knobs[k], (shape){64, 5, 8, 768, 768, 1}, 32);
+        expect_dense_overlap("gru", knobs[k], (shape){70, 16, 8, 768, 768, 0}, 32);
         expect_matches("lstm", knobs[k], LOGT_BF16, (shape){48, 3, 8, 128, 64, 1});
         expect_matches("gru", knobs[k], LOGT_F32, (shape){32, 7, 8, 256, 128, 1});
     }
