@@ -71,7 +71,7 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->r_bytes_smem, 0, "%s: %s", what, line);
 
     /* the header's model of registers per thread and shared memory per block */
-    const long long known = p->regs[ks / 16];
+    const long long known = bph > 1 && p->regs_split[ks / 16] ? p->regs_split[ks / 16] : p->regs[ks / 16];
     const long long rpt = known ? known
                                 : 40 + p->G * 16 * ks * bytes / 128
                                       + (p->pass == FLASHRNN_FORWARD ? 4 * p->G : 4) + 2 * p->G + 2;
@@ -80,12 +80,14 @@ static void recheck(const flashrnn_device *d, const flashrnn_problem *p, const f
     cr_assert_eq(t->regs_per_block, ceil_div(rpt, 8) * 8 * t->threads, "%s: %s", what, line);
     /* shared memory, summed here part by part (flashrnn_smem_layout rounds each to 16 bytes) */
     const long long U = hpb * p->dh / bph, fwd = p->pass == FLASHRNN_FORWARD, lstm = p->G == 4;
-    const long long pad = 16 / bytes, row = (fwd ? p->dh : p->G * p->dh) + pad;
+    const long long pad = 16 / bytes, row = (fwd ? p->dh : p->G * p->dh) + pad, sl = p->slstm;
+    /* backward fp32 planes: saved values and the states of t and t - 1 (lstm c; slstm c, n) */
+    const long long nf = sl ? 5 + 4 : p->G == 1 ? 1 : 4 + 2 * lstm;
     const long long parts[] = {
         2 * hpb * bt * row * bytes,                                  /* mma operand     */
-        4 * (fwd ? p->G : 4 + 2 * lstm) * bt * (U + 4) * 4,          /* fp32 prefetch   */
-        fwd ? 0 : 4 * (1 + !lstm) * bt * (U + pad) * bytes,          /* dtype prefetch  */
-        (fwd ? lstm : 2) * bt * (U + 4) * 4,                         /* state           */
+        4 * (fwd ? p->G : nf) * bt * (U + 4) * 4,                    /* fp32 prefetch   */
+        fwd ? 0 : 4 * (1 + (p->G == 3)) * bt * (U + pad) * bytes,    /* dtype prefetch  */
+        (sl ? 3 : fwd ? lstm : 2) * bt * (U + 4) * 4,                /* state           */
         wk > 1 ? 2 * (U / 16) * wk * (fwd ? 4 : 1) * 640 : 0,        /* partial sums    */
         fwd ? (p->G + 1) * U * 4 : 0,                                /* biases          */
         !fwd && wk > 1 ? 8 * wk : 0,                                 /* mbarriers       */
@@ -355,6 +357,33 @@ Test(flashrnn_tune, only_instantiated_k_slices)
     p.regs[4] = 200;
     t = tune_ok(&d, &p);
     cr_assert_eq(t.regs_per_thread, 200);
+}
+
+/* A split tiling takes the split-head kernels' register count where it is given: the slstm's
+ * dense head of 768 (k_slice 64, 12 warps of 32 lanes a block) fits no block at its
+ * whole-head kernel's 212 registers (82,944 a block), and does at the split kernels' 168. */
+Test(flashrnn_tune, split_tilings_take_the_split_kernels_registers)
+{
+    flashrnn_device d;
+    flashrnn_device_h200(&d);
+    flashrnn_problem p = problem(9, 1, 768, 4, 2, FLASHRNN_FORWARD);
+    p.slstm = 1;
+    p.k_slices = 1u << 4;
+    p.regs[4] = 212;
+    flashrnn_tiling t;
+    cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EUNSUPPORTED);
+    cr_assert_str_eq(t.failed, "regs_per_block", "%s", logt_errmsg());
+    cr_assert(strstr(logt_errmsg(), "slstm"), "%s", logt_errmsg());
+    p.regs_split[4] = 168;
+    t = tune_ok(&d, &p);
+    cr_assert_gt(t.blocks_per_head, 1);
+    cr_assert_eq(t.regs_per_thread, 168);
+    /* a whole head keeps regs: dh = 64 at k_slice 64 is one warp a group, whole */
+    p = problem(16, 12, 64, 4, 2, FLASHRNN_FORWARD);
+    p.slstm = 1, p.k_slices = 1u << 4, p.regs[4] = 212, p.regs_split[4] = 168;
+    t = tune_ok(&d, &p);
+    cr_assert_eq(t.blocks_per_head, 1);
+    cr_assert_eq(t.regs_per_thread, 212);
 }
 
 Test(flashrnn_tune, bad_requests_are_einval)

@@ -258,13 +258,14 @@ extern "C" logt_status flashrnn_fused_plan(const flashrnn_fused_args *a, flashrn
     for (int i = 0; i < N_INSTANCES; i++) {   /* the real register counts (the model caches the plan per B) */
         const Instance *in = &INSTANCES[i];
         if (!row_of(in->id, a->G, a->slstm, a->dtype)) continue;
-        for (int k = 0; k < 4; k++) {   /* the largest of the whole-head, split-head and gates kernels' */
-            const kernel_fn f = kernel_of(in, pass, k ? 2 : 1, k - 1);
+        for (int k = 0; k < 4; k++) {   /* the largest of the whole-head, split-head and gates kernels', */
+            const kernel_fn f = kernel_of(in, pass, k ? 2 : 1, k - 1);   /* and of the split ones */
             if (!f) continue;
             cudaFuncAttributes fa;
             CUDA_TRY(cudaFuncGetAttributes(&fa, (const void *)f));
-            int *r = &p.regs[in->id.k_slice / 16];
+            int *r = &p.regs[in->id.k_slice / 16], *rs = &p.regs_split[in->id.k_slice / 16];
             if (fa.numRegs > *r) *r = fa.numRegs;
+            if (k && fa.numRegs > *rs) *rs = fa.numRegs;
         }
     }
     flashrnn_device dev;

@@ -82,7 +82,9 @@ static void derive(const flashrnn_device *dev, const flashrnn_problem *p, flashr
      * (G strips x k_slice rows, 16 columns each) + fp32 accumulators of one 8-row batch tile
      * (forward G strips, backward one) + the gates' biases */
     const int64_t ks = k_slice(p, t);
-    const int known = ks % DH_QUANTUM == 0 && ks <= FLASHRNN_MAX_KSLICE ? p->regs[ks / DH_QUANTUM] : 0;
+    const int in_table = ks % DH_QUANTUM == 0 && ks <= FLASHRNN_MAX_KSLICE;
+    const int split_regs = in_table && t->blocks_per_head > 1 ? p->regs_split[ks / DH_QUANTUM] : 0;
+    const int known = split_regs > 0 ? split_regs : in_table ? p->regs[ks / DH_QUANTUM] : 0;
     const int64_t r_regs = ceil_div(p->G * MMA_M * ks * bytes, 4 * warp);
     const int64_t acc_regs = 4 * (p->pass == FLASHRNN_FORWARD ? p->G : 1);
     const int64_t rpt = known > 0 ? known : FLASHRNN_BASE_REGS + r_regs + acc_regs + 2 * p->G + 2;

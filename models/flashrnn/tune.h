@@ -76,9 +76,14 @@ typedef struct flashrnn_problem {
      * k_slices  bit k set: a kernel with k_slice = dh / warps_k = 16·k is instantiated
      *           (flashrnn_fused_k_slices); warps_k is restricted to those;
      * regs[k]   that kernel's real registers per thread (cudaFuncGetAttributes), used
-     *           instead of the model's estimate.                                      */
+     *           instead of the model's estimate: the most of its whole-head and
+     *           split-head kernels;
+     * regs_split[k]  for tilings that split a head, the split-head kernels' own (0: regs[k]):
+     *           a whole-head kernel is not register-capped and may take more (the
+     *           slstm's cell at k_slice 64), which a split tiling does not pay.      */
     unsigned k_slices;
     int regs[FLASHRNN_MAX_KSLICE / 16 + 1];
+    int regs_split[FLASHRNN_MAX_KSLICE / 16 + 1];
     int cell_split;     /* 0: the solver chooses; 1 or 2: only that cell_split */
     flashrnn_head_sync head_sync;   /* ANY: the solver chooses; GRID or CLUSTER: split heads
                                      * only that way (heads that fit one block are not split) */
