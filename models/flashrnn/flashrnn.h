@@ -49,12 +49,11 @@
  * Devices: cpu (flashrnn.c, float64, a reference written to be read; every cell) and cuda
  * (flashrnn_cuda.cu: bf16, f16 or f32 activations, fp32 parameters and arithmetic, tensor
  * cores; a 16-bit dtype multiplies 16-bit copies of W and R, accumulating in fp32; every cell
- * alternating, lstm and gru also fused).
- * Knobs on cuda: kernel = fused (the default of lstm and gru: one persistent kernel per pass,
- * fused_*.cu, tiled by tune.h) | alternating (per step a cuBLAS GEMM over the heads and a
- * pointwise kernel; the default of slstm and elman, which have no fused kernel); the
- * fused kernel's other knobs fix a part of its tiling or exchange, for ablations and tests
- * (flashrnn.c checks them; its messages say what each does).
+ * fused and alternating).
+ * Knobs on cuda: kernel = fused (the default: one persistent kernel per pass, fused_*.cu,
+ * tiled by tune.h) | alternating (per step a cuBLAS GEMM over the heads and a pointwise
+ * kernel); the fused kernel's other knobs fix a part of its tiling or exchange, for ablations
+ * and tests (flashrnn.c checks them; its messages say what each does).
  */
 #ifndef LOGT_FLASHRNN_H
 #define LOGT_FLASHRNN_H

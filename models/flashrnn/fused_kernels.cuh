@@ -25,7 +25,7 @@
 
 /* The sLSTM's and the Elman cell's differences in the kernels (the sLSTM's more saved values
  * and states, the Elman's one gate and one saved value) are compiled in only where Cell is
- * theirs: the lstm and gru kernels are the same code as without them. */
+ * theirs, so that the lstm's and gru's kernels do not carry them. */
 template <class Cell> struct IsSlstm { static constexpr bool value = false; };
 template <> struct IsSlstm<SlstmCell> { static constexpr bool value = true; };
 template <class Cell> struct IsElman { static constexpr bool value = false; };
