@@ -45,8 +45,8 @@ __device__ __forceinline__ void bwd_mcast_init(uint64_t *mbar, T *op, int wk, in
 }
 
 /* Step t's inputs into prefetch stage t % FLASHRNN_STAGES (nothing for t < 0), one commit
- * group each: fp32 planes (pff) 0-3 the saved gates (elman: 0, h_t), (lstm) 4 c_t, 5 c_{t-1}, or (slstm) 0-4
- * its saved values, 5, 6 c_t, n_t, 7, 8 c_{t-1}, n_{t-1} (at t = 0 from st0); dtype planes
+ * group each: fp32 planes (pff) 0-3 the saved gates (elman: 0, h_t), (lstm) 4 c_t, 5 c_{t-1},
+ * or (slstm) 0-4 its saved values, 5, 6 c_t, n_t, 7, 8 c_{t-1}, n_{t-1} (at t = 0 from st0); dtype planes
  * (pfd) 0 dH_t, (gru) 1 h_{t-1}; this thread's chunks by the walks wf, wd. Plane bases are
  * arithmetic in (plane, t), rows are ld apart. */
 template <class Cell, typename T>
