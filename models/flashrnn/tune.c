@@ -407,15 +407,16 @@ static logt_status check_inputs(const flashrnn_device *dev, const flashrnn_probl
                          dev->name, dev->sm_count, dev->regs_per_sm, dev->max_regs_per_thread,
                          dev->max_threads_per_block, dev->warp_size);
     if (p->B < 1 || p->B > (1 << 20) || p->H < 1 || p->H > (1 << 16) || p->dh < 1
-        || p->dh > (1 << 16) || (int64_t)p->H * p->dh > (1 << 24) || (p->G != 1 && p->G != 3 && p->G != 4) || (p->slstm && p->G != 4)
+        || p->dh > (1 << 16) || (int64_t)p->H * p->dh > (1 << 24)
+        || (p->G != 1 && p->G != 3 && p->G != 4) || (p->slstm && p->G != 4)
         || (p->dtype_bytes != 2 && p->dtype_bytes != 4)
         || (p->pass != FLASHRNN_FORWARD && p->pass != FLASHRNN_BACKWARD)
         || (unsigned)p->head_sync > FLASHRNN_SYNC_CLUSTER)
         return LOGT_FAIL(LOGT_EINVAL,
                          "flashrnn_tune: bad problem B=%d H=%d dh=%d G=%d slstm=%d dtype_bytes=%d "
                          "pass=%d head_sync=%d: need 1 <= B <= 2^20, 1 <= H, dh <= 2^16, H*dh <= 2^24, "
-                         "G 1 (elman), 3 (gru) or 4 (lstm, or slstm = 1), dtype_bytes 2 (bf16, f16) or 4 (fp32), "
-                         "pass forward or backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
+                         "G 1 (elman), 3 (gru) or 4 (lstm, or slstm = 1), dtype_bytes 2 (bf16, f16) or "
+                         "4 (fp32), pass forward or backward, head_sync 0 (any), 1 (grid) or 2 (cluster)",
                          p->B, p->H, p->dh, p->G, p->slstm, p->dtype_bytes, (int)p->pass,
                          (int)p->head_sync);
     return LOGT_OK;
