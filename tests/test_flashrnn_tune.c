@@ -394,10 +394,19 @@ Test(flashrnn_tune, bad_requests_are_einval)
     const flashrnn_problem bad[] = {
         problem(0, 1, 64, 4, 2, 0), problem(16, 0, 64, 4, 2, 0), problem(16, 1, 0, 4, 2, 0),
         problem(16, 1, 64, 5, 2, 0), problem(16, 1, 64, 4, 3, 0), problem(16, 1, 64, 4, 2, 2),
+        problem(16, 1, 64, 2, 2, 0),
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_eq(flashrnn_tune(&d, &bad[i], &t), LOGT_EINVAL, "case %zu", i);
-    flashrnn_problem p = problem(16, 12, 64, 4, 2, FLASHRNN_FORWARD);
+    flashrnn_problem p = problem(16, 12, 64, 3, 2, FLASHRNN_FORWARD);   /* an slstm has 4 gates */
+    p.slstm = 1;
+    cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EINVAL);
+    cr_assert(strstr(logt_errmsg(), "slstm = 1"), "%s", logt_errmsg());
+    for (int G = 1; G <= 4; G += G == 1 ? 2 : 1) {   /* elman, gru, lstm */
+        p = problem(16, 12, 64, G, 2, FLASHRNN_FORWARD);
+        cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_OK, "G = %d: %s", G, logt_errmsg());
+    }
+    p = problem(16, 12, 64, 4, 2, FLASHRNN_FORWARD);
     d.sm_count = 0;
     cr_assert_eq(flashrnn_tune(&d, &p, &t), LOGT_EINVAL);
     cr_assert(strstr(logt_errmsg(), "HINT"), "%s", logt_errmsg());
