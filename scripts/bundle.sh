@@ -10,20 +10,46 @@
 #     LOGT_LIB=DIR/lib/liblogt.so DIR/run python3 python/tests/test_torch.py
 # Not bundled: the C runtime (glibc, libstdc++, libgcc_s: the target's are newer)
 # and the NVIDIA libraries (driver, CUDA runtime, cuBLAS, cuDNN, cuRAND, NCCL).
+# Where logt links Open MPI, its runtime comes too, in DIR/openmpi (a relocated Open MPI
+# prefix: mpirun, orted, the MCA plugins, help texts and settings), found by DIR/run through
+# OPAL_PREFIX, with mpirun on its PATH: `DIR/run mpirun -np 2 DIR/bin/logt run EXP --mpi`.
 set -eu
 dir=$1; shift
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libstdc\+\+|libgcc_s|libcuda\.so|libcudart|libcublas|libcudnn|libcurand|libnccl|libnvrtc|libnvJitLink)'
+# the libraries FILE loads that a bare machine may lack, into DIR/lib (once each)
+deps() {
+    ldd "$1" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
+        if echo "$name" | grep -Eq "$skip"; then continue; fi
+        [ -e "$dir/lib/$name" ] || { cp -L "$path" "$dir/lib/$name" && strip --strip-debug "$dir/lib/$name"; }
+    done
+}
 for bin in "$@"; do
     case $bin in *.so) dest=lib ;; *) dest=bin ;; esac
     cp "$bin" "$dir/$dest/"
     strip --strip-debug "$dir/$dest/$(basename "$bin")"   # symbols stay for backtraces; -g is for here
-    ldd "$bin" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
-        if echo "$name" | grep -Eq "$skip"; then continue; fi
-        [ -e "$dir/lib/$name" ] || { cp -L "$path" "$dir/lib/$name" && strip --strip-debug "$dir/lib/$name"; }
-    done
+    deps "$bin"
 done
+# Open MPI's runtime, where libmpi came in above: its install paths as ompi_info gives them,
+# rebased under DIR/openmpi (OPAL_PREFIX moves every path under the prefix; the settings'
+# folder, outside it, goes by OPAL_SYSCONFDIR)
+if ls "$dir/lib" | grep -q '^libmpi\.so' && command -v ompi_info >/dev/null 2>&1; then
+    path_of() { ompi_info --path "$1" --parsable | sed -n "s/^path:$1://p"; }
+    prefix=$(path_of prefix) bindir=$(path_of bindir) pkglib=$(path_of pkglibdir)
+    pkgdata=$(path_of pkgdatadir) sysconf=$(path_of sysconfdir)
+    mpi=$dir/openmpi
+    mkdir -p "$mpi/bin" "$mpi/${pkglib#"$prefix"/}" "$mpi/${pkgdata#"$prefix"/}" "$mpi/etc"
+    for b in orterun orted; do
+        [ -x "$bindir/$b" ] || continue
+        cp -L "$bindir/$b" "$mpi/bin/$b"
+        deps "$bindir/$b"
+    done
+    ln -sf orterun "$mpi/bin/mpirun"
+    for p in "$pkglib"/*.so; do cp -L "$p" "$mpi/${pkglib#"$prefix"/}/"; deps "$p"; done
+    cp -r "$pkgdata"/. "$mpi/${pkgdata#"$prefix"/}/"
+    [ -d "$sysconf" ] && cp -L "$sysconf"/*.conf "$mpi/etc/" 2>/dev/null || true
+fi
 cat > "$dir/run" <<'WRAP'
 #!/bin/sh
 # Run a bundled logt binary with the machine's CUDA libraries on the library path.
@@ -47,6 +73,15 @@ for pair in cudnn:libcudnn.so.9 cublas:libcublas.so.13 cuda_runtime:libcudart.so
     [ -n "$hit" ] && [ -e "$hit/$lib" ] && libs="$libs:$hit"
 done
 export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# the bundled Open MPI (bundle.sh): its prefix, its mpirun first on the path, the ranks of one
+# host meeting through shared memory (unless the caller chose), and, as root (the GPU
+# machines), mpirun told that is meant
+if [ -d "$here/openmpi" ]; then
+    export OPAL_PREFIX="$here/openmpi" OPAL_SYSCONFDIR="$here/openmpi/etc"
+    export PATH="$here/openmpi/bin:$PATH"
+    export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader}" OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
 prog=$1; shift
 [ -e "$here/bin/$prog" ] && exec "$here/bin/$prog" "$@"
 exec "$prog" "$@"
