@@ -95,9 +95,34 @@ struct GruCell {
     }
 };
 
-/* The sLSTM (slstm_cell.h, the float64 reference's equations) in fp32. The gates' exp and
- * log σ take the accurate functions: their arguments reach ±80 (the stabiliser keeps exp's
- * result at most 1, not its argument small). */
+/* exp and log on the MUFU unit: ex2.approx (relative error about 2^-22) and lg2.approx (absolute
+ * error about 2^-22 on [0.5, 2], where log1p takes it here), against the accurate expf and
+ * log1pf's chains of dependent instructions. The rounding of a·log2 e adds |a|·2^-24 of
+ * relative error to exp(a): at |a| = 160, the most the sLSTM's stabilised arguments reach,
+ * about 2^-16, far inside every dtype's tolerance (TF32 products alone cost 2^-11). */
+__device__ __forceinline__ float fast_exp(float a)
+{
+    float r;
+    asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(a * 1.4426950408889634f));
+    return r;
+}
+__device__ __forceinline__ float fast_log1p_unit(float e)   /* log(1 + e) for e in [0, 1] */
+{
+    float r;
+    asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+    return r * 0.6931471805599453f;
+}
+__device__ __forceinline__ float fast_rcp(float a)   /* 1 / a, relative error about 2^-23 */
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
+    return r;
+}
+
+/* The sLSTM (slstm_cell.h, the float64 reference's equations) in fp32, on the fast paths: the
+ * gates' exp and log σ by fast_exp and fast_log1p_unit, whose arguments reach ±80 and more
+ * (the stabiliser keeps exp's result at most 1, not its argument small); tanh and σ as the
+ * LSTM's; c / n by fast_rcp (n >= 1). All of it lies on the step's chain. */
 struct SlstmCell {
     static constexpr int G = 4;      /* gates [i f z o]                                    */
     static constexpr int NS = 5;     /* saved: i' f' tanh z σ(o) σ(−f)                      */
@@ -106,9 +131,10 @@ struct SlstmCell {
      * (c0 large beside n0) |h| exceeds 1, so the exchange keeps h in the dtype's own words */
     static constexpr bool H_UNIT = false;
 
+    /* log σ(a) = min(a, 0) − log(1 + e^{−|a|}): no overflow, and no loss for large |a| */
     static __device__ __forceinline__ float logsigmoid(float a)
     {
-        return a < 0.0f ? a - log1pf(expf(a)) : -log1pf(expf(-a));
+        return fminf(a, 0.0f) - fast_log1p_unit(fast_exp(-fabsf(a)));
     }
 
     /* sp: c, n, m of t-1; writes those of t to st, the saved values to s; returns h_t. */
@@ -118,14 +144,14 @@ struct SlstmCell {
         const float i = a[0] + r[0], f = a[1] + r[1];
         const float lf = logsigmoid(f) + sp[2];
         const float m = sp[1] == 0.0f ? i : fmaxf(i, lf);
-        const float ig = expf(i - m), fg = expf(lf - m);
-        const float z = tanhf(a[2] + r[2]), o = sigmoid(a[3] + r[3]);
-        s[0] = ig, s[1] = fg, s[2] = z, s[3] = o, s[4] = sigmoid(-f);
+        const float ig = fast_exp(i - m), fg = fast_exp(lf - m);
+        const float z = fast_tanh(a[2] + r[2]), o = fast_sigmoid(a[3] + r[3]);
+        s[0] = ig, s[1] = fg, s[2] = z, s[3] = o, s[4] = fast_sigmoid(-f);
         /* a fresh state's first step: f' multiplies zeros, which stay zeros (not inf · 0) */
         const float c = (sp[0] == 0.0f ? 0.0f : fg * sp[0]) + ig * z;
         const float n = fmaxf((sp[1] == 0.0f ? 0.0f : fg * sp[1]) + ig, 1.0f);
         st[0] = c, st[1] = n, st[2] = m;
-        return o * c / n;
+        return o * c * fast_rcp(n);
     }
 
     /* dh: all of dL/dh_t; ds: dL/dc_t, dL/dn_t in, dL/dc_{t-1}, dL/dn_{t-1} out, and ds[2]
@@ -135,13 +161,14 @@ struct SlstmCell {
                                                     float dh, float *ds, float *dxa)
     {
         const float ig = s[0], fg = s[1], z = s[2], o = s[3], sf = s[4], c = st[0], n = st[1];
-        const float dct = ds[0] + dh * o / n, dnt = ds[1] - dh * o * c / (n * n);
+        const float rn = fast_rcp(n), hn = c * rn;   /* 1 / n and c / n */
+        const float dct = ds[0] + dh * o * rn, dnt = ds[1] - dh * o * hn * rn;
         const float carried = (sp[0] == 0.0f ? 0.0f : dct * sp[0]) + (sp[1] == 0.0f ? 0.0f : dnt * sp[1]);
         const float dlf = carried == 0.0f ? 0.0f : fg * carried;
         dxa[0] = (dct * z + dnt) * ig;
         dxa[1] = dlf * sf;
         dxa[2] = dct * ig * (1.0f - z * z);
-        dxa[3] = dh * (c / n) * o * (1.0f - o);
+        dxa[3] = dh * hn * o * (1.0f - o);
         ds[0] = dct == 0.0f ? 0.0f : dct * fg;
         ds[1] = dnt == 0.0f ? 0.0f : dnt * fg;
         ds[2] = dlf;
