@@ -47,6 +47,7 @@ extern "C" {
 #define LOGT_MAX_KNOBS 16
 #define LOGT_MAX_SLICES 16
 #define LOGT_MAX_LAYERS 16
+#define LOGT_MAX_SEGMENTS (4 * LOGT_MAX_LAYERS)   /* a wavefront's own segments: 4 a layer */
 
 typedef struct logt_knob { char key[32]; char val[64]; } logt_knob;
 
@@ -218,6 +219,13 @@ typedef struct logt_net {
     logt_tensor carry[LOGT_MAX_LAYERS][4];
     logt_tensor dlayer[LOGT_MAX_LAYERS];
     logt_ctx *lane[LOGT_MAX_LAYERS];
+    /* a wavefront without recomputation: segment s >= 1 of layer l runs on a layer of its own,
+     * inst[l][s - 1] (the same parameters), which keeps that segment's activations for the
+     * backward; made at the first forward that needs them. keep: the last forward's segments
+     * were kept so. recomputed: the segments the last backward ran forward again. */
+    logt_model *inst[LOGT_MAX_LAYERS][LOGT_MAX_SEGMENTS - 1];
+    int keep;
+    int64_t recomputed;
 } logt_net;
 
 /* The knobs the net takes for every model, beside the model's own (checked by
@@ -233,8 +241,10 @@ typedef struct logt_net {
  *                                segment s - 1 are done, each layer on a stream of its own, so
  *                                that up to `layers` segments run at once. Segments of K steps
  *                                (recompute's K where it is shorter than T, else T / (4
- *                                layers)); the backward recomputes each segment as recompute
- *                                does. */
+ *                                layers)). With recompute, the backward recomputes each
+ *                                segment as recompute does; without, each segment runs on a
+ *                                layer instance of its own that keeps its activations (the
+ *                                plain pass's memory, no second forward). */
 extern const char *const logt_net_knobs[];
 /* recompute's value: 0 off, -1 auto, K > 0; layers_wavefront's: 0 off, 1 on; an error naming
  * the forms when it is none of them. */

@@ -123,6 +123,7 @@ void logt_net_destroy(logt_net *net)
     if (!net) return;
     for (int l = 0; l < net->L; l++) {
         if (net->layer[l]) net->ops->destroy(net->layer[l]);
+        for (int s = 0; s < LOGT_MAX_SEGMENTS - 1 && net->inst[l][s]; s++) net->ops->destroy(net->inst[l][s]);
         logt_tensor_free(&net->act[l]);
         logt_tensor_free(&net->bh[l]);
         logt_tensor_free(&net->bc[l]);
@@ -197,8 +198,10 @@ logt_status logt_net_init_params(logt_net *net)
 
 void logt_net_params_written(logt_net *net)
 {
-    for (int l = 0; l < net->L; l++)
+    for (int l = 0; l < net->L; l++) {
         if (net->layer[l]) net->layer[l]->wversion++;
+        for (int s = 0; s < LOGT_MAX_SEGMENTS - 1 && net->inst[l][s]; s++) net->inst[l][s]->wversion++;
+    }
 }
 
 static logt_status check_seq(const logt_net *net, const logt_tensor *x, int64_t width,
@@ -260,11 +263,19 @@ static int64_t auto_segment(const logt_net *net, int64_t T, int64_t B)
     return K;
 }
 
+/* recompute's own K for T steps (0: the sequence whole). */
+static int64_t recompute_length(const logt_net *net, int64_t T, int64_t B)
+{
+    const int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? auto_segment(net, T, B) : 0;
+    return K > 0 && K < T ? K : 0;
+}
+
 int64_t logt_net_segment_length(const logt_net *net, int64_t T, int64_t B)
 {
-    int64_t K = net->recompute > 0 ? net->recompute : net->recompute < 0 ? auto_segment(net, T, B) : 0;
-    /* the wavefront needs segments: its own where recompute leaves the sequence whole */
-    if ((!K || K >= T) && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
+    int64_t K = recompute_length(net, T, B);
+    /* the wavefront needs segments: its own where recompute leaves the sequence whole, at
+     * most LOGT_MAX_SEGMENTS of them (4 a layer) */
+    if (!K && net->wavefront && net->L > 1) K = (T + 4 * net->L - 1) / (4 * net->L);
     return K > 0 && K < T ? K : 0;
 }
 
@@ -277,10 +288,37 @@ static int slots(const logt_net *net)
 
 static int64_t nsegments(const logt_net *net, int64_t T) { return (T + net->K - 1) / net->K; }
 
-/* Layer l's own views of the net's state tensors (set_one), as they are between calls. */
-static void plain_views(logt_net *net, int l)
+/* The layer that runs segment s of layer l: the layer itself, or where the segments are kept
+ * (a wavefront without recomputation) segment s's own instance of it. */
+static logt_model *seg_layer(const logt_net *net, int l, int64_t s)
 {
-    logt_model *m = net->layer[l];
+    return net->keep && s > 0 ? net->inst[l][s - 1] : net->layer[l];
+}
+
+/* The kept segments' instances for S segments: each layer's 1 .. S - 1, made where missing,
+ * sharing the layer's parameters and their gradients (views of the net's buffers). */
+static logt_status ensure_instances(logt_net *net, int64_t S)
+{
+    if (S > LOGT_MAX_SEGMENTS)
+        return LOGT_FAIL(LOGT_EINVAL, "a wavefront of %lld kept segments: at most %d", (long long)S,
+                         LOGT_MAX_SEGMENTS);
+    for (int l = 0; l < net->L; l++)
+        for (int64_t s = 1; s < S; s++) {
+            if (net->inst[l][s - 1]) continue;
+            const logt_model *base = net->layer[l];
+            logt_model *m = NULL;
+            LOGT_TRY(net->ops->create(&base->cfg, &m));
+            m->ops = base->ops, m->cfg = base->cfg, m->layout = base->layout;
+            m->w = base->w, m->dw = base->dw, m->wversion = base->wversion;
+            net->inst[l][s - 1] = m;
+        }
+    return LOGT_OK;
+}
+
+/* Layer l's own views of the net's state tensors (set_one), as they are between calls, into
+ * m: the layer or an instance of it. */
+static void plain_views_of(logt_net *net, int l, logt_model *m)
+{
     m->h0 = state_of(&net->h0, l), m->c0 = state_of(&net->c0, l);
     m->dh0 = state_of(&net->dh0, l), m->dc0 = state_of(&net->dc0, l);
     memset(&m->hT, 0, sizeof m->hT), memset(&m->cT, 0, sizeof m->cT);
@@ -288,11 +326,12 @@ static void plain_views(logt_net *net, int l)
     m->dw_add = 0;
 }
 
-/* Segment s's initial state into layer l: the saved one, or for s = 0 the net's. */
+/* Segment s's initial state into the layer that runs it: the saved one, or for s = 0 the
+ * net's. */
 static void enter_segment(logt_net *net, int l, int64_t s)
 {
-    plain_views(net, l);
-    logt_model *m = net->layer[l];
+    logt_model *m = seg_layer(net, l, s);
+    plain_views_of(net, l, m);
     if (s) {
         m->h0 = state_of(&net->bh[l], s);
         if (slots(net) > 1) m->c0 = state_of(&net->bc[l], s);
@@ -308,7 +347,7 @@ static int64_t segment_steps(const logt_net *net, int64_t T, int64_t s)
 
 static logt_status forward_segment(logt_net *net, int l, int64_t s, const logt_tensor *in, logt_ctx *ctx)
 {
-    logt_model *m = net->layer[l];
+    logt_model *m = seg_layer(net, l, s);
     const int64_t T = in->shape[0], S = nsegments(net, T), t0 = s * net->K, n = segment_steps(net, T, s);
     enter_segment(net, l, s);
     if (s + 1 < S) {   /* its final state starts the next */
@@ -317,7 +356,7 @@ static logt_status forward_segment(logt_net *net, int l, int64_t s, const logt_t
     }
     logt_tensor xs = rows_of(in, t0, n), hs = rows_of(&net->act[l], t0, n);
     logt_status st = net->ops->forward(m, &xs, &hs, ctx);
-    plain_views(net, l);
+    plain_views_of(net, l, m);
     return st;
 }
 
@@ -325,14 +364,15 @@ static logt_status forward_segment(logt_net *net, int l, int64_t s, const logt_t
 static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_tensor *in,
                                     const logt_tensor *dout, logt_tensor *din, logt_ctx *ctx)
 {
-    logt_model *m = net->layer[l];
+    logt_model *m = seg_layer(net, l, s);
     const int64_t T = net->T, S = nsegments(net, T), t0 = s * net->K, n = segment_steps(net, T, s);
     const logt_tensor xs = rows_of(in, t0, n);
     logt_status st = LOGT_OK;
     enter_segment(net, l, s);
-    if (s + 1 < S) {   /* the last segment's activations are the forward's own */
+    if (s + 1 < S && !net->keep) {   /* the last segment's activations are the forward's own */
         logt_tensor hs = rows_of(&net->seg_out[l], 0, n);
         st = net->ops->forward(m, &xs, &hs, ctx);
+        net->recomputed++;
     }
     if (st == LOGT_OK) {
         /* segment s writes dL/d(its initial state) to carry[w] (and [2 + w]), which segment
@@ -352,7 +392,7 @@ static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_
         logt_tensor dxs = din ? rows_of(din, t0, n) : (logt_tensor){0};
         st = net->ops->backward(m, &dhs, din ? &dxs : NULL, ctx);
     }
-    plain_views(net, l);
+    plain_views_of(net, l, m);
     return st;
 }
 
@@ -368,7 +408,7 @@ static logt_status segment_buffers(logt_net *net, int backward)
             if (slots(net) > 1) LOGT_TRY(logt_tensor_ensure3(&net->bc[l], dev, dt, S, B, D));
             continue;
         }
-        LOGT_TRY(logt_tensor_ensure3(&net->seg_out[l], dev, dt, net->K, B, D));
+        if (!net->keep) LOGT_TRY(logt_tensor_ensure3(&net->seg_out[l], dev, dt, net->K, B, D));
         for (int k = 0; k < 2 * slots(net); k++)
             LOGT_TRY(logt_tensor_ensure3(&net->carry[l][k], dev, dt, 1, B, D));
         if (net->wavefront && l > 0) LOGT_TRY(logt_tensor_ensure3(&net->dlayer[l], dev, dt, net->T, B, D));
@@ -486,6 +526,8 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
                              k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
     net->T = 0;   /* the layers' saved state changes from here: a failure leaves no backward */
     net->K = logt_net_segment_length(net, T, B);
+    net->keep = net->K && !recompute_length(net, T, B);   /* the wavefront's own segments */
+    if (net->keep) LOGT_TRY(ensure_instances(net, nsegments(net, T)));
     net->x = *x;   /* a view: the backward's recomputation reads it again */
     net->x.owns = 0;
     for (int l = 0; l < net->L; l++)
@@ -529,6 +571,7 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
         LOGT_TRY(logt_tensor_ensure3(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
         LOGT_TRY(logt_tensor_ensure3(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
     }
+    net->recomputed = 0;
     if (net->K) return backward_segmented(net, dh, dx, ctx);
     const logt_tensor *dout = dh;
     for (int l = net->L - 1; l >= 0; l--) {

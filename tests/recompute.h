@@ -16,6 +16,8 @@
 typedef struct pass {
     double *h, *dw, *dx, *dh0, *dc0;
     int64_t nh, nw, nx, ns;
+    int keep;              /* the net's last pass kept its segments (net.c)       */
+    int64_t S, recomputed; /* its segments, and those its backward ran again     */
 } pass;
 
 static inline double *host(const logt_tensor *t)
@@ -59,8 +61,9 @@ static inline void set_knobs(logt_model_cfg *cfg, const char *knobs)
     }
 }
 
-/* One forward and backward of s's net with recompute = `rc` (NULL: off). */
-static inline pass run(const setup *s, const char *rc)
+/* One forward and backward of s's net with recompute = `rc` (NULL: off); with `rewrite`, a
+ * first pass, then the parameters rewritten, then the pass returned. */
+static inline pass run_pass(const setup *s, const char *rc, int rewrite)
 {
     logt_model_cfg cfg;
     logt_model_cfg_init(&cfg, s->model, s->dev, s->I, s->D);
@@ -87,10 +90,20 @@ static inline pass run(const setup *s, const char *rc)
     logt_ctx *ctx = NULL;
     cr_assert_eq(logt_ctx_create(s->dev, &ctx), LOGT_OK, "%s", logt_errmsg());
     const logt_tensor *h;
-    cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s %s forward: %s", s->model, rc ? rc : "off", logt_errmsg());
-    cr_assert_eq(logt_net_backward(net, &dh, &dx, ctx), LOGT_OK, "%s %s backward: %s", s->model, rc ? rc : "off", logt_errmsg());
+    for (int k = 0; k <= rewrite; k++) {
+        if (k) {   /* every layer (and whatever keeps a copy of it) must see the new values */
+            double *w = host(&net->w);
+            for (int64_t i = 0; i < net->w.numel; i++) w[i] = 0.75 * w[i] + 0.01;
+            cr_assert_eq(logt_tensor_from_f64(&net->w, w), LOGT_OK, "%s", logt_errmsg());
+            logt_net_params_written(net);
+            free(w);
+        }
+        cr_assert_eq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "%s %s forward: %s", s->model, rc ? rc : "off", logt_errmsg());
+        cr_assert_eq(logt_net_backward(net, &dh, &dx, ctx), LOGT_OK, "%s %s backward: %s", s->model, rc ? rc : "off", logt_errmsg());
+    }
     cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
-    pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0};
+    pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0,
+              net->keep, net->K ? (s->T + net->K - 1) / net->K : 1, net->recomputed};
     if (s->state) {
         p.dh0 = host(&net->dh0), p.ns = net->dh0.numel;
         if (two) p.dc0 = host(&net->dc0);
@@ -101,6 +114,8 @@ static inline pass run(const setup *s, const char *rc)
     logt_net_destroy(net);
     return p;
 }
+
+static inline pass run(const setup *s, const char *rc) { return run_pass(s, rc, 0); }
 
 static inline void free_pass(pass *p) { free(p->h), free(p->dw), free(p->dx), free(p->dh0), free(p->dc0); }
 
@@ -140,18 +155,29 @@ static inline void expect_same(const setup *s, const char *const *rcs, double to
 }
 
 /* The layers as a wavefront (layers_wavefront = on, beside s's knobs) with its own segments
- * and with each recompute value in rcs, against the plain pass of s (its knobs, no wavefront). */
+ * and with each recompute value in rcs, against the plain pass of s (its knobs, no wavefront),
+ * each the second pass after the parameters are rewritten. The wavefront's own segments are
+ * kept (no segment run again); recompute's run every segment but the last again, a layer. */
 static inline void expect_wavefront(const setup *s, const char *const *rcs, double tol)
 {
-    pass ref = run(s, NULL);
+    pass ref = run_pass(s, NULL, 1);
     setup w = *s;
     char knobs[256];
     snprintf(knobs, sizeof knobs, "%s%slayers_wavefront=on", s->knobs ? s->knobs : "", s->knobs ? "," : "");
     w.knobs = knobs;
     for (int i = -1; i < 0 || rcs[i]; i++) {
         const char *rc = i < 0 ? NULL : rcs[i];
-        pass p = run(&w, rc);
+        pass p = run_pass(&w, rc, 1);
         const char *what = rc ? rc : "off, wavefront on";
+        /* the wavefront's own segments: 1 yes, 0 no, -1 either (auto's K may reach T) */
+        const int own = !rc ? 1 : !strcmp(rc, "auto") ? -1 : atoi(rc) >= s->T;
+        if (own == 1 || (own == -1 && p.keep))
+            cr_assert(p.keep && p.S > 1 && p.recomputed == 0, "recompute = %s, wavefront: %lld segments, "
+                      "kept %d, %lld run again (want kept, none)", what, (long long)p.S, p.keep, (long long)p.recomputed);
+        else
+            cr_assert(!p.keep && p.recomputed == (p.S - 1) * s->L, "recompute = %s, wavefront: %lld segments, "
+                      "kept %d, %lld run again (want %lld)", what, (long long)p.S, p.keep, (long long)p.recomputed,
+                      (long long)((p.S - 1) * s->L));
         same("h", what, p.h, ref.h, ref.nh, tol);
         same("dw", what, p.dw, ref.dw, ref.nw, tol);
         same("dx", what, p.dx, ref.dx, ref.nx, tol);
