@@ -241,7 +241,7 @@ logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *c
     return ops->layout(cfg, out);
 }
 
-logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out)
+logt_status logt_model_gpus(const logt_model_cfg *cfg, int cuda, int *out)
 {
     const char *v = logt_cfg_knob(cfg, "gpus", "1");
     char *end;
@@ -249,10 +249,10 @@ logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out)
     if (!*v || *end || n < 1 || n > SCAN_MULTI_MAX)
         return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = '%s': the GPUs the sequence is split over in time, "
                          "a whole number from 1 to %d", cfg->model, v, SCAN_MULTI_MAX);
-    if (n > 1 && cfg->device != LOGT_CPU)
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: the scans split in time run on the "
-                         "cpu only (the float64 pieces reference); use gpus = 1 there, or the "
-                         "cpu backend", cfg->model, n, logt_device_name(cfg->device));
+    if (n > 1 && cfg->device != LOGT_CPU && !cuda)
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %ld on %s: its sequence splits in time on the "
+                         "cpu only (the float64 pieces reference; on cuda, deer's does); use gpus = 1 "
+                         "there, or the cpu backend", cfg->model, n, logt_device_name(cfg->device));
     *out = (int)n;
     return LOGT_OK;
 }

@@ -174,10 +174,11 @@ struct logt_model {
 /* Check cfg against what ops declares (backend, dtype, sizes, heads, cell, knobs): one
  * message for each thing that is wrong, naming what would be right. */
 logt_status logt_model_check(const logt_model_ops *ops, const logt_model_cfg *cfg);
-/* The knob gpus = N of the models whose scans split in time (gilr, gilr-lstm, sru with
- * v = zero): N from 1 to SCAN_MULTI_MAX (kernels/scan_multi.h), 1 when unset; above 1 on the
- * cpu only (the float64 pieces reference), refused by name on cuda. */
-logt_status logt_model_gpus(const logt_model_cfg *cfg, int *out);
+/* The knob gpus = N of the models whose sequences split in time (deer, gilr, gilr-lstm, sru
+ * with v = zero): N from 1 to SCAN_MULTI_MAX (kernels/scan_multi.h), 1 when unset. Above 1 on
+ * the cpu (the float64 pieces reference), and on cuda where the model has its GPUs' path
+ * (`cuda` 1: deer), else refused by name. */
+logt_status logt_model_gpus(const logt_model_cfg *cfg, int cuda, int *out);
 /* logt_model_check, then the model's own layout: the one way to ask for a layout. */
 logt_status logt_model_layout(const logt_model_ops *ops, const logt_model_cfg *cfg, logt_layout *out);
 /* The index of cfg->cell in ops->cells (0, the default, when cell is empty); -1 if absent. */

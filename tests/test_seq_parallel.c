@@ -165,7 +165,8 @@ static void refused_with_two(const char *model, const char *knobs, logt_status w
     cr_assert_eq(logt_net_create(&cfg, &net), want, "%s %s, gpus = 2", model, knobs);
 }
 
-/* Bad values are named at configuration time; more than one piece on cuda is refused there. */
+/* Bad values are named at configuration time; more than one piece on cuda is refused there,
+ * but for deer's. */
 Test(seq_parallel, bad_values_are_named)
 {
     const char *bad[] = {"0", "17", "two", "2.5", ""};
@@ -186,6 +187,11 @@ Test(seq_parallel, bad_values_are_named)
     cr_assert_eq(logt_model_layout(logt_model_find("gilr-lstm"), &cfg, &lay), LOGT_EUNSUPPORTED);
     cr_assert(strstr(logt_errmsg(), "gpus = 2 on cuda") && strstr(logt_errmsg(), "gpus = 1"), "%s",
               logt_errmsg());
+    /* deer's pieces have their GPUs' path */
+    logt_model_cfg_init(&cfg, "deer", LOGT_CUDA, 3, 4);
+    cfg.dtype = LOGT_F32;
+    set_knobs(&cfg, "mode=quasi,gpus=2");
+    cr_assert_eq(logt_model_layout(logt_model_find("deer"), &cfg, &lay), LOGT_OK, "%s", logt_errmsg());
     /* the sru's loop and Newton routes are not scans */
     const char *routes[] = {"v=on", "v=zero,route=loop"};
     for (int i = 0; i < 2; i++) {
@@ -209,3 +215,52 @@ Test(seq_parallel, bad_values_are_named)
     cr_assert_neq(logt_net_create(&cfg, &net), LOGT_OK, "lstm has no gpus knob");
     cr_assert(strstr(logt_errmsg(), "gpus"), "%s", logt_errmsg());
 }
+
+/* deer's pieces on CUDA (deer_pieces_cuda.cu), the model's tensors on GPU 0: with two GPUs, h
+ * and every gradient of gpus = 2 (two layers, from given states, pieces of uneven length)
+ * against the one-GPU deer on CUDA, twice (the second pass reuses the handle and the copies);
+ * with fewer, the forward's error says how many GPUs it asked for and how many are visible. */
+#ifdef LOGT_HAVE_CUDA
+#include <cuda_runtime.h>
+
+Test(seq_parallel, deer_gpus_on_cuda, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("deer gpus = 2 on cuda");
+    int have = 0;
+    if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+    const char *cells[] = {"gru", "lstm"};
+    for (int c = 0; c < 2; c++) {
+        setup one = {"deer", cells[c], "mode=quasi,tol=1e-6", LOGT_CUDA, LOGT_F32, 2001, 3, 5, 4, 0, 2, 1};
+        setup two = one;
+        two.knobs = "mode=quasi,tol=1e-6,gpus=2";
+        if (have < 2) {
+            logt_model_cfg cfg;
+            logt_model_cfg_init(&cfg, "deer", LOGT_CUDA, 5, 4);
+            snprintf(cfg.cell, sizeof cfg.cell, "%s", cells[c]);
+            set_knobs(&cfg, two.knobs);
+            logt_net *net = NULL;
+            cr_assert_eq(logt_net_create(&cfg, &net), LOGT_OK, "%s", logt_errmsg());
+            logt_tensor x = filled(LOGT_CUDA, LOGT_F32, 9, 3, 5, 1, 1.0);
+            logt_ctx *ctx = NULL;
+            cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+            const logt_tensor *h = NULL;
+            cr_assert_neq(logt_net_forward(net, &x, &h, ctx), LOGT_OK, "gpus = 2 with %d GPU visible", have);
+            cr_assert(strstr(logt_errmsg(), "deer gpus = 2") && strstr(logt_errmsg(), "2 GPUs asked for, 1 visible"),
+                      "%s", logt_errmsg());
+            logt_ctx_destroy(ctx);
+            logt_tensor_free(&x);
+            logt_net_destroy(net);
+            continue;
+        }
+        pass ref = run_pass(&one, NULL, 1), p = run_pass(&two, NULL, 1);
+        char what[64];
+        snprintf(what, sizeof what, "off, deer %s gpus = 2 on cuda", cells[c]);
+        same("h", what, p.h, ref.h, ref.nh, 1e-4);
+        same("dw", what, p.dw, ref.dw, ref.nw, 1e-3);
+        same("dx", what, p.dx, ref.dx, ref.nx, 1e-3);
+        same("dh0", what, p.dh0, ref.dh0, ref.ns, 1e-3);
+        same("dc0", what, p.dc0, ref.dc0, ref.ns, 1e-3);
+        free_pass(&p), free_pass(&ref);
+    }
+}
+#endif

@@ -748,7 +748,8 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
     m->x = *x, m->h = *h;
     m->x.owns = m->h.owns = 0;
 #ifdef LOGT_HAVE_CUDA
-    if (base->cfg.device == LOGT_CUDA) return deer_forward_cuda(m, x, h, ctx);
+    if (base->cfg.device == LOGT_CUDA)
+        return m->gpus > 1 ? deer_forward_pieces_cuda(m, x, h, ctx) : deer_forward_cuda(m, x, h, ctx);
 #endif
     return deer_forward_cpu(m, x, h);
 }
@@ -756,7 +757,9 @@ static logt_status deer_forward(logt_model *base, const logt_tensor *x, logt_ten
 static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx)
 {
 #ifdef LOGT_HAVE_CUDA
-    if (base->cfg.device == LOGT_CUDA) return deer_backward_cuda((deer_model *)base, dh, dx, ctx);
+    deer_model *m = (deer_model *)base;
+    if (base->cfg.device == LOGT_CUDA)
+        return m->gpus > 1 ? deer_backward_pieces_cuda(m, dh, dx, ctx) : deer_backward_cuda(m, dh, dx, ctx);
 #endif
     (void)ctx;
     return deer_backward_cpu((deer_model *)base, dh, dx);
@@ -770,6 +773,7 @@ static void deer_destroy(logt_model *base)
     logt_tensor_free(&m->st);
 #ifdef LOGT_HAVE_CUDA
     deer_free_cuda(m);
+    deer_pieces_free_cuda(m);
 #endif
     free(m);
 }

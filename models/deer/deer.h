@@ -88,7 +88,8 @@ typedef struct deer_model {
     int nonfinite;           /* iterates with a NaN or Inf                               */
     int nres;
     double residual[DEER_MAX_REPORT];   /* residual_k, k = 0 .. nres-1                  */
-    int gpus;                /* gpus = N: the sequence in N pieces of time (cpu, deer_pieces.c) */
+    int gpus;                /* gpus = N: the sequence in N pieces of time (deer_pieces.c,   */
+    void *pieces;            /* deer_pieces_cuda.cu: on GPUs 0 .. N-1, its handle and copies) */
 } deer_model;
 
 /* gpus = N (deer_pieces.c): N into *gpus, and above 1 an error unless the other settings are
@@ -164,6 +165,11 @@ logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor
 logt_status deer_damped_step_cuda(logt_ctx *ctx, int64_t T, int64_t C, double lambda, const float *a,
                                   const float *b, const float *g, const float *s0, float *out);
 void deer_free_cuda(deer_model *m);
+/* gpus = N on CUDA (deer_pieces_cuda.cu): the model's tensors on GPU 0, piece p solved on
+ * GPU p by deer_multi. */
+logt_status deer_forward_pieces_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
+logt_status deer_backward_pieces_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+void deer_pieces_free_cuda(deer_model *m);
 #endif
 
 #ifdef __cplusplus

@@ -64,6 +64,11 @@ static cudaStream_t stream_of(deer_multi *m, int p) { return (cudaStream_t)ctx_o
 
 extern "C" int deer_multi_gpus(const deer_multi *m) { return m->G; }
 
+extern "C" void deer_multi_set_solver(deer_multi *m, double tol, int max_iter)
+{
+    m->cfg.tol = tol, m->cfg.max_iter = max_iter;
+}
+
 extern "C" void deer_multi_destroy(deer_multi *m)
 {
     if (!m) return;

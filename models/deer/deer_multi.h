@@ -98,6 +98,9 @@ typedef struct deer_multi deer_multi;
  * clear error when built without NCCL, when fewer than G GPUs are visible, or on a bad cfg. */
 logt_status deer_multi_create(int G, const deer_multi_cfg *cfg, deer_multi **out);
 int deer_multi_gpus(const deer_multi *m);
+/* The Newton tolerance and iteration cap of the next forward and backward (cfg's until set):
+ * a schedule or a relaxation changes them between calls (deer_settings). */
+void deer_multi_set_solver(deer_multi *m, double tol, int max_iter);
 /* The forward over pieces T[p] (fp32): w[p] the parameters, x[p] [T_p][B][I] on GPU p; h0, c0
  * [B][D] on GPU 0 (NULL: zeros; c0 only for the lstm); writes h[p] [T_p][B][D] on GPU p.
  * Backward reads w and x again: keep them unchanged until it has run. rep, times may be NULL. */

@@ -11,7 +11,7 @@
 logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int warm, int fallback, double clamp,
                               int *gpus)
 {
-    LOGT_TRY(logt_model_gpus(cfg, gpus));
+    LOGT_TRY(logt_model_gpus(cfg, 1, gpus));
     if (*gpus == 1) return LOGT_OK;
     int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));

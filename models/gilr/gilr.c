@@ -73,7 +73,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg)
                          "default) and serial (one thread per channel walks T: Martin & Cundy's "
                          "baseline)", cfg->model, scan);
     int gpus;
-    return logt_model_gpus(cfg, &gpus);
+    return logt_model_gpus(cfg, 0, &gpus);
 }
 
 logt_status logt_gilr_layout(const logt_model_cfg *cfg, logt_layout *out)
@@ -317,7 +317,7 @@ done:
 static logt_status gilr_create(const logt_model_cfg *cfg, logt_model **out)
 {
     int gpus;
-    LOGT_TRY(logt_model_gpus(cfg, &gpus));
+    LOGT_TRY(logt_model_gpus(cfg, 0, &gpus));
     gilr_model *m = calloc(1, sizeof *m);
     if (!m) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
     m->gpus = gpus;

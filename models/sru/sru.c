@@ -84,7 +84,7 @@ logt_status sru_parse_knobs(const logt_model_cfg *cfg, sru_opts *out)
                          "%s: math = %s sets the cuda GEMMs; on %s the reference computes in "
                          "f64: leave math unset (fp32) or use the cuda backend",
                          cfg->model, mt, logt_device_name(cfg->device));
-    LOGT_TRY(logt_model_gpus(cfg, &out->gpus));
+    LOGT_TRY(logt_model_gpus(cfg, 0, &out->gpus));
     if (out->gpus > 1 && !out->use_scan)
         return LOGT_FAIL(LOGT_EINVAL, "%s: gpus = %d splits the scan route in time, and this sru takes "
                          "route %s: set v = zero (route auto or scan), or gpus = 1", cfg->model, out->gpus,
