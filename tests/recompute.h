@@ -138,17 +138,23 @@ static inline void same(const char *what, const char *rc, const double *a, const
                   "at %lld (tolerance %.1g)", rc, what, worst / fmax(scale, 1e-30), scale, (long long)at, tol);
 }
 
+/* h within tol_h and every gradient within tol_g of ref's (same, above). */
+static inline void same_pass(const char *what, const pass *p, const pass *ref, double tol_h, double tol_g)
+{
+    same("h", what, p->h, ref->h, ref->nh, tol_h);
+    same("dw", what, p->dw, ref->dw, ref->nw, tol_g);
+    same("dx", what, p->dx, ref->dx, ref->nx, tol_g);
+    same("dh0", what, p->dh0, ref->dh0, ref->ns, tol_g);
+    same("dc0", what, p->dc0, ref->dc0, ref->ns, tol_g);
+}
+
 /* Every recompute value in rcs against the plain pass. */
 static inline void expect_same(const setup *s, const char *const *rcs, double tol)
 {
     pass ref = run(s, NULL);
     for (int i = 0; rcs[i]; i++) {
         pass p = run(s, rcs[i]);
-        same("h", rcs[i], p.h, ref.h, ref.nh, tol);
-        same("dw", rcs[i], p.dw, ref.dw, ref.nw, tol);
-        same("dx", rcs[i], p.dx, ref.dx, ref.nx, tol);
-        same("dh0", rcs[i], p.dh0, ref.dh0, ref.ns, tol);
-        same("dc0", rcs[i], p.dc0, ref.dc0, ref.ns, tol);
+        same_pass(rcs[i], &p, &ref, tol, tol);
         free_pass(&p);
     }
     free_pass(&ref);
@@ -178,11 +184,7 @@ static inline void expect_wavefront(const setup *s, const char *const *rcs, doub
             cr_assert(!p.keep && p.recomputed == (p.S - 1) * s->L, "recompute = %s, wavefront: %lld segments, "
                       "kept %d, %lld run again (want %lld)", what, (long long)p.S, p.keep, (long long)p.recomputed,
                       (long long)((p.S - 1) * s->L));
-        same("h", what, p.h, ref.h, ref.nh, tol);
-        same("dw", what, p.dw, ref.dw, ref.nw, tol);
-        same("dx", what, p.dx, ref.dx, ref.nx, tol);
-        same("dh0", what, p.dh0, ref.dh0, ref.ns, tol);
-        same("dc0", what, p.dc0, ref.dc0, ref.ns, tol);
+        same_pass(what, &p, &ref, tol, tol);
         free_pass(&p);
     }
     free_pass(&ref);

@@ -24,11 +24,7 @@ static void expect_like_plain(const char *model, const char *base, const char *k
     pass ref = run(&plain, NULL), p = run(&split, NULL);
     char what[96];
     snprintf(what, sizeof what, "off, %s at T = %d%s", knobs, T, state ? " with h0, c0" : "");
-    same("h", what, p.h, ref.h, ref.nh, tol);
-    same("dw", what, p.dw, ref.dw, ref.nw, tol);
-    same("dx", what, p.dx, ref.dx, ref.nx, tol);
-    same("dh0", what, p.dh0, ref.dh0, ref.ns, tol);
-    same("dc0", what, p.dc0, ref.dc0, ref.ns, tol);
+    same_pass(what, &p, &ref, tol, tol);
     free_pass(&p), free_pass(&ref);
 }
 
@@ -121,11 +117,7 @@ Test(seq_parallel, deer_quasi_pieces_equal_the_whole)
                 char what[96];
                 snprintf(what, sizeof what, "off, deer %s %s at T = %d%s", cells[c], knobs, cases[i].T,
                          state ? " with h0, c0" : "");
-                same("h", what, p.h, ref.h, ref.nh, 1e-10);
-                same("dw", what, p.dw, ref.dw, ref.nw, 1e-10);
-                same("dx", what, p.dx, ref.dx, ref.nx, 1e-10);
-                same("dh0", what, p.dh0, ref.dh0, ref.ns, 1e-10);
-                same("dc0", what, p.dc0, ref.dc0, ref.ns, 1e-10);
+                same_pass(what, &p, &ref, 1e-10, 1e-10);
                 free_pass(&p), free_pass(&ref);
             }
 }
@@ -255,11 +247,7 @@ Test(seq_parallel, deer_gpus_on_cuda, .timeout = 120)
         pass ref = run_pass(&one, NULL, 1), p = run_pass(&two, NULL, 1);
         char what[64];
         snprintf(what, sizeof what, "off, deer %s gpus = 2 on cuda", cells[c]);
-        same("h", what, p.h, ref.h, ref.nh, 1e-4);
-        same("dw", what, p.dw, ref.dw, ref.nw, 1e-3);
-        same("dx", what, p.dx, ref.dx, ref.nx, 1e-3);
-        same("dh0", what, p.dh0, ref.dh0, ref.ns, 1e-3);
-        same("dc0", what, p.dc0, ref.dc0, ref.ns, 1e-3);
+        same_pass(what, &p, &ref, 1e-4, 1e-3);
         free_pass(&p), free_pass(&ref);
     }
 }
