@@ -96,7 +96,8 @@ static logt_status piece_out(int p, int64_t t0, int64_t Tp, int64_t W, const log
     return LOGT_OK;
 }
 
-/* What the pieces made, in the model's report; memory in use on each GPU after the call. */
+/* What the pieces made, in the model's report and detail: the forward's solve, its times and
+ * the memory in use on each GPU after it; a backward appends its own times and memory. */
 static void report(deer_model *m, int n, const deer_multi_report *rep, const deer_multi_times *tm, int forward)
 {
     if (forward) {
@@ -105,21 +106,22 @@ static void report(deer_model *m, int n, const deer_multi_report *rep, const dee
         memcpy(m->residual, rep->residual, (size_t)rep->nres * sizeof *m->residual);
         m->base.trace = m->residual, m->base.ntrace = m->nres;
         snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+        snprintf(m->base.detail, sizeof m->base.detail,
+                 "mode=quasi gpus=%d iterations=%d converged=%d residual first=%.3g last=%.3g", n, m->iterations,
+                 m->converged, m->nres ? m->residual[0] : 0.0, m->nres ? m->residual[m->nres - 1] : 0.0);
+        deer_detail_settings(m);
     }
-    char used[160] = "";
-    for (int p = 0, k = 0; p < n && k < (int)sizeof used - 16; p++) {
+    size_t k = strlen(m->base.detail);
+    k += (size_t)snprintf(m->base.detail + k, sizeof m->base.detail - k,
+                          "; %s ms: wall %.3f boundary %.3f scan %.3f scan-exchange %.3f reduce %.3f; GB in use "
+                          "per GPU after it:", forward ? "forward" : "backward", tm->wall_ms, tm->boundary_ms,
+                          tm->scan_ms, tm->scan_exchange_ms, tm->reduce_ms);
+    for (int p = 0; p < n && k < sizeof m->base.detail; p++) {
         size_t fr = 0, total = 0;
         if (cudaSetDevice(p) == cudaSuccess && cudaMemGetInfo(&fr, &total) == cudaSuccess)
-            k += snprintf(used + k, sizeof used - (size_t)k, "%s%.2f", p ? "," : "", (double)(total - fr) / 1e9);
+            k += (size_t)snprintf(m->base.detail + k, sizeof m->base.detail - k, " %.2f", (double)(total - fr) / 1e9);
     }
     cudaSetDevice(0);
-    snprintf(m->base.detail, sizeof m->base.detail,
-             "mode=quasi gpus=%d iterations=%d converged=%d residual first=%.3g last=%.3g; %s ms: wall %.3f "
-             "boundary %.3f scan %.3f scan-exchange %.3f reduce %.3f; GB in use per GPU after it: %s",
-             n, m->iterations, m->converged, m->nres ? m->residual[0] : 0.0, m->nres ? m->residual[m->nres - 1] : 0.0,
-             forward ? "forward" : "backward", tm->wall_ms, tm->boundary_ms, tm->scan_ms, tm->scan_exchange_ms,
-             tm->reduce_ms, used);
-    deer_detail_settings(m);
 }
 
 extern "C" logt_status deer_forward_pieces_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx)
