@@ -121,8 +121,8 @@ __device__ __forceinline__ float fast_rcp(float a)   /* 1 / a, relative error ab
 
 /* The sLSTM (slstm_cell.h, the float64 reference's equations) in fp32, on the fast paths: the
  * gates' exp and log σ by fast_exp and fast_log1p_unit, whose arguments reach ±80 and more
- * (the stabiliser keeps exp's result at most 1, not its argument small); tanh and σ as the
- * LSTM's; c / n by fast_rcp (n >= 1). All of it lies on the step's chain. */
+ * (the stabiliser keeps exp's result at most 1, not its argument small); tanh z and σ(o) as
+ * the LSTM's; c / n by fast_rcp (n >= 1). All of it lies on the step's chain. */
 struct SlstmCell {
     static constexpr int G = 4;      /* gates [i f z o]                                    */
     static constexpr int NS = 5;     /* saved: i' f' tanh z σ(o) σ(−f)                      */
@@ -131,22 +131,20 @@ struct SlstmCell {
      * (c0 large beside n0) |h| exceeds 1, so the exchange keeps h in the dtype's own words */
     static constexpr bool H_UNIT = false;
 
-    /* log σ(a) = min(a, 0) − log(1 + e^{−|a|}): no overflow, and no loss for large |a| */
-    static __device__ __forceinline__ float logsigmoid(float a)
-    {
-        return fminf(a, 0.0f) - fast_log1p_unit(fast_exp(-fabsf(a)));
-    }
-
     /* sp: c, n, m of t-1; writes those of t to st, the saved values to s; returns h_t. */
     static __device__ __forceinline__ float forward(const float *a, const float *r, const float *sp,
                                                     float *st, float *s)
     {
         const float i = a[0] + r[0], f = a[1] + r[1];
-        const float lf = logsigmoid(f) + sp[2];
+        /* with e = exp(−|f|): log σ(f) = min(f, 0) − log(1 + e), no overflow and no loss for
+         * large |f|; σ(−f) = e / (1 + e) or 1 / (1 + e), to relative error, where the LSTM's
+         * σ by tanh.approx is good to 2^-12 absolute only (and σ(−f) is dL/df's factor) */
+        const float e = fast_exp(-fabsf(f)), r1e = fast_rcp(1.0f + e);
+        const float lf = fminf(f, 0.0f) - fast_log1p_unit(e) + sp[2];
         const float m = sp[1] == 0.0f ? i : fmaxf(i, lf);
         const float ig = fast_exp(i - m), fg = fast_exp(lf - m);
         const float z = fast_tanh(a[2] + r[2]), o = fast_sigmoid(a[3] + r[3]);
-        s[0] = ig, s[1] = fg, s[2] = z, s[3] = o, s[4] = fast_sigmoid(-f);
+        s[0] = ig, s[1] = fg, s[2] = z, s[3] = o, s[4] = (f > 0.0f ? e : 1.0f) * r1e;
         /* a fresh state's first step: f' multiplies zeros, which stay zeros (not inf · 0) */
         const float c = (sp[0] == 0.0f ? 0.0f : fg * sp[0]) + ig * z;
         const float n = fmaxf((sp[1] == 0.0f ? 0.0f : fg * sp[1]) + ig, 1.0f);
