@@ -526,7 +526,9 @@ logt_status logt_net_forward(logt_net *net, const logt_tensor *x, const logt_ten
                              k ? "c0" : "h0", (long long)state[k]->shape[1], (long long)B);
     net->T = 0;   /* the layers' saved state changes from here: a failure leaves no backward */
     net->K = logt_net_segment_length(net, T, B);
-    net->keep = net->K && !recompute_length(net, T, B);   /* the wavefront's own segments */
+    /* the wavefront's own segments keep their activations for a backward; a forward that no
+     * backward follows (ctx->inference) runs them all on the layer itself */
+    net->keep = net->K && !recompute_length(net, T, B) && !(ctx && ctx->inference);
     if (net->keep) LOGT_TRY(ensure_instances(net, nsegments(net, T)));
     net->x = *x;   /* a view: the backward's recomputation reads it again */
     net->x.owns = 0;

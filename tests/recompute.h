@@ -18,6 +18,7 @@ typedef struct pass {
     int64_t nh, nw, nx, ns;
     int keep;              /* the net's last pass kept its segments (net.c)       */
     int64_t S, recomputed; /* its segments, and those its backward ran again     */
+    char detail[512];      /* layer 0's account of its last call                  */
 } pass;
 
 static inline double *host(const logt_tensor *t)
@@ -103,7 +104,8 @@ static inline pass run_pass(const setup *s, const char *rc, int rewrite)
     }
     cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
     pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0,
-              net->keep, net->K ? (s->T + net->K - 1) / net->K : 1, net->recomputed};
+              net->keep, net->K ? (s->T + net->K - 1) / net->K : 1, net->recomputed, ""};
+    snprintf(p.detail, sizeof p.detail, "%s", net->layer[0]->detail);
     if (s->state) {
         p.dh0 = host(&net->dh0), p.ns = net->dh0.numel;
         if (two) p.dc0 = host(&net->dc0);

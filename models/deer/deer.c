@@ -170,6 +170,11 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: newton_kernel = '%s': auto (the default), persistent "
                          "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
                          "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
+    if (o->gpus > 1 && (o->solver || o->newton_kernel == 1))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %d solves quasi-DEER by Newton over the pieces, an "
+                         "evaluation kernel and a scan per iteration on each GPU: it takes solver = newton and "
+                         "newton_kernel = auto or launches, not %s = %s", cfg->model, o->gpus,
+                         o->solver ? "solver" : "newton_kernel", o->solver ? sv : nk);
     if (cfg->device == LOGT_CUDA && o->solver == 0) {
         if (o->mode == DEER_FULL && (deer_state_size(o->cell, cfg->hidden_size) > 64 ||
                                      ngates(o->cell) * cfg->hidden_size > 256))
@@ -222,7 +227,7 @@ static logt_status deer_create(const logt_model_cfg *cfg, logt_model **out)
                                                    : "one persistent kernel, state in shared memory");
     else
         snprintf(m->base.impl, sizeof m->base.impl, "%s, %s cell, Newton mode %s, %s, at most %d "
-                 "iterations%s", cfg->device == LOGT_CUDA ? "cuda f32"
+                 "iterations%s", cfg->device == LOGT_CUDA ? (o.gpus > 1 ? "cuda f32, pieces" : "cuda f32")
                  : o.gpus > 1 ? "cpu f64, pieces" : "cpu f64 reference",
                  cell_names[o.cell], mode_names[o.mode], tol, o.max_iter, clamp);
     *out = &m->base;

@@ -191,9 +191,10 @@ extern "C" logt_status deer_backward_pieces_cuda(deer_model *m, const logt_tenso
     deer_multi_report rep;
     deer_multi_times tm;
     memset(&rep, 0, sizeof rep), memset(&tm, 0, sizeof tm);
-    LOGT_TRY(deer_multi_backward(pc->dm, pdh, pdw, dx ? pdx : NULL, (float *)m->base.dh0.data,
-                                 (float *)m->base.dc0.data, &rep, &tm));
-    report(m, n, &rep, &tm, 0);
+    const logt_status s = deer_multi_backward(pc->dm, pdh, pdw, dx ? pdx : NULL, (float *)m->base.dh0.data,
+                                              (float *)m->base.dc0.data, &rep, &tm);
+    report(m, n, &rep, &tm, 0);   /* and GPU 0 current again, whatever deer_multi left */
+    if (s != LOGT_OK) return s;
     if (dx) {
         t0 = Tp[0];
         for (int p = 1; p < n; t0 += Tp[p], p++)
