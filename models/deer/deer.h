@@ -96,6 +96,10 @@ typedef struct deer_model {
  * what the pieces solve (quasi, no warm start, fallback, clamp or segments). */
 logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int warm, int fallback, double clamp,
                               int *gpus);
+/* The report of a pieces forward (deer_multi_report) into m: iterations, residuals (the trace),
+ * and detail, "mode=quasi WHAT=n ..." (WHAT: pieces on the cpu, gpus on cuda). */
+struct deer_multi_report;
+void deer_pieces_report(deer_model *m, const char *what, int n, const struct deer_multi_report *rep);
 /* The forward and backward over gpus pieces of time on the CPU (deer_multi's reference). */
 logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_pieces_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);

@@ -28,6 +28,19 @@ logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int war
     return LOGT_OK;
 }
 
+void deer_pieces_report(deer_model *m, const char *what, int n, const deer_multi_report *rep)
+{
+    m->iterations = rep->iterations, m->converged = rep->converged, m->fell_back = 0, m->nonfinite = 0;
+    m->nres = rep->nres;
+    memcpy(m->residual, rep->residual, (size_t)rep->nres * sizeof *m->residual);
+    m->base.trace = m->residual, m->base.ntrace = m->nres;
+    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
+    snprintf(m->base.detail, sizeof m->base.detail,
+             "mode=quasi %s=%d iterations=%d converged=%d residual first=%.3g last=%.3g", what, n, m->iterations,
+             m->converged, m->nres ? m->residual[0] : 0.0, m->nres ? m->residual[m->nres - 1] : 0.0);
+    deer_detail_settings(m);
+}
+
 static deer_multi_cfg multi_cfg(const deer_model *m, const logt_tensor *x)
 {
     const deer_multi_cfg c = {m->cell, x->shape[1], x->shape[2], m->base.cfg.hidden_size, m->tol, m->max_iter};
@@ -48,16 +61,8 @@ logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_te
     deer_multi_report rep = {0};
     const logt_status s = deer_multi_forward_cpu(&c, n, Tp, m->base.w.data, (const double *const *)px, m->base.h0.data,
                                                  m->base.c0.data, pst, ph, &rep);
-    m->iterations = rep.iterations, m->converged = rep.converged, m->fell_back = 0, m->nonfinite = 0;
-    m->nres = rep.nres;
-    memcpy(m->residual, rep.residual, (size_t)rep.nres * sizeof *m->residual);
+    deer_pieces_report(m, "pieces", n, &rep);
     m->solved = s == LOGT_OK;
-    m->base.trace = m->residual, m->base.ntrace = m->nres;
-    snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
-    snprintf(m->base.detail, sizeof m->base.detail,
-             "mode=quasi pieces=%d iterations=%d converged=%d residual first=%.3g last=%.3g", n, m->iterations,
-             m->converged, m->nres ? m->residual[0] : 0.0, m->nres ? m->residual[m->nres - 1] : 0.0);
-    deer_detail_settings(m);
     return s;
 }
 

@@ -100,17 +100,7 @@ static logt_status piece_out(int p, int64_t t0, int64_t Tp, int64_t W, const log
  * the memory in use on each GPU after it; a backward appends its own times and memory. */
 static void report(deer_model *m, int n, const deer_multi_report *rep, const deer_multi_times *tm, int forward)
 {
-    if (forward) {
-        m->iterations = rep->iterations, m->converged = rep->converged, m->fell_back = 0, m->nonfinite = 0;
-        m->nres = rep->nres;
-        memcpy(m->residual, rep->residual, (size_t)rep->nres * sizeof *m->residual);
-        m->base.trace = m->residual, m->base.ntrace = m->nres;
-        snprintf(m->base.trace_name, sizeof m->base.trace_name, "newton_residual");
-        snprintf(m->base.detail, sizeof m->base.detail,
-                 "mode=quasi gpus=%d iterations=%d converged=%d residual first=%.3g last=%.3g", n, m->iterations,
-                 m->converged, m->nres ? m->residual[0] : 0.0, m->nres ? m->residual[m->nres - 1] : 0.0);
-        deer_detail_settings(m);
-    }
+    if (forward) deer_pieces_report(m, "gpus", n, rep);
     size_t k = strlen(m->base.detail);
     k += (size_t)snprintf(m->base.detail + k, sizeof m->base.detail - k,
                           "; %s ms: wall %.3f boundary %.3f scan %.3f scan-exchange %.3f reduce %.3f; GB in use "
