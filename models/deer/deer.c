@@ -145,7 +145,6 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
     int K, wave;
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
     LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
-    LOGT_TRY(deer_pieces_check(cfg, o->mode, o->warm, o->fallback, o->clamp, &o->gpus));
     if ((K || wave) && o->warm)
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: warm = on starts a call from the previous call's "
                          "solution of the same sequence, and %s runs the sequence in segments, "
@@ -170,11 +169,7 @@ static logt_status check_cfg(const logt_model_cfg *cfg, opts *o)
         return LOGT_FAIL(LOGT_EINVAL, "%s: newton_kernel = '%s': auto (the default), persistent "
                          "(the whole Newton solve in one cooperative kernel, states of 1-4) or "
                          "launches (an evaluation kernel and a scan per iteration)", cfg->model, nk);
-    if (o->gpus > 1 && (o->solver || o->newton_kernel == 1))
-        return LOGT_FAIL(LOGT_EUNSUPPORTED, "%s: gpus = %d solves quasi-DEER by Newton over the pieces, an "
-                         "evaluation kernel and a scan per iteration on each GPU: it takes solver = newton and "
-                         "newton_kernel = auto or launches, not %s = %s", cfg->model, o->gpus,
-                         o->solver ? "solver" : "newton_kernel", o->solver ? sv : nk);
+    LOGT_TRY(deer_pieces_check(cfg, o->mode, o->warm, o->fallback, o->clamp, o->solver, o->newton_kernel, &o->gpus));
     if (cfg->device == LOGT_CUDA && o->solver == 0) {
         if (o->mode == DEER_FULL && (deer_state_size(o->cell, cfg->hidden_size) > 64 ||
                                      ngates(o->cell) * cfg->hidden_size > 256))

@@ -93,9 +93,10 @@ typedef struct deer_model {
 } deer_model;
 
 /* gpus = N (deer_pieces.c): N into *gpus, and above 1 an error unless the other settings are
- * what the pieces solve (quasi, no warm start, fallback, clamp or segments). */
+ * what the pieces solve (quasi by Newton, its kernels launched per iteration; no warm start,
+ * fallback, clamp or segments). solver, newton_kernel: deer.c's indices (0 newton; 1 persistent). */
 logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int warm, int fallback, double clamp,
-                              int *gpus);
+                              int solver, int newton_kernel, int *gpus);
 /* The report of a pieces forward (deer_multi_report) into m: iterations, residuals (the trace),
  * and detail, "mode=quasi WHAT=n ..." (WHAT: pieces on the cpu, gpus on cuda). */
 struct deer_multi_report;

@@ -9,7 +9,7 @@
 #include "deer_multi.h"
 
 logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int warm, int fallback, double clamp,
-                              int *gpus)
+                              int solver, int newton_kernel, int *gpus)
 {
     LOGT_TRY(logt_model_gpus(cfg, 1, gpus));
     if (*gpus == 1) return LOGT_OK;
@@ -17,6 +17,9 @@ logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int war
     LOGT_TRY(logt_net_recompute_of(cfg, &K));
     LOGT_TRY(logt_net_wavefront_of(cfg, &wave));
     const char *need = mode != DEER_QUASI ? "mode = quasi (the pieces solve quasi-DEER)"
+                       : solver || newton_kernel == 1
+                           ? "solver = newton and newton_kernel = auto or launches (an evaluation kernel and "
+                             "a scan per iteration on each piece)"
                        : warm             ? "warm = off"
                        : fallback         ? "on_fail = error or retry (there is no sequential fallback over pieces)"
                        : clamp > 0        ? "jacobian_clamp off"
