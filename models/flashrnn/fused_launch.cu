@@ -50,10 +50,7 @@ static const Instance *find(const flashrnn_fused_args *a, int k_slice)
 }
 
 /* The cell's name, for messages. */
-static const char *cell_name(const flashrnn_fused_args *a)
-{
-    return a->slstm ? "slstm" : a->G == 4 ? "lstm" : a->G == 3 ? "gru" : "elman";
-}
+static const char *cell_name(const flashrnn_fused_args *a) { return flashrnn_fused_cell_name(a->G, a->slstm); }
 
 /* wgates: 0 or the cell's G every gate a warp, 1 or 2 below G the split forward's gates
  * kernels (the elman's one gate is every gate) */

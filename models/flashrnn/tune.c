@@ -30,9 +30,9 @@
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int clamp_int(int64_t x) { return x > INT_MAX ? INT_MAX : (int)x; }
-static const char *cell_name(const flashrnn_problem *p)
+const char *flashrnn_fused_cell_name(int G, int slstm)
 {
-    return p->slstm ? "slstm" : p->G == 4 ? "lstm" : p->G == 3 ? "gru" : "elman";
+    return slstm ? "slstm" : G == 4 ? "lstm" : G == 3 ? "gru" : "elman";
 }
 static const char *dtype_name(int bytes) { return bytes == 2 ? "bf16/f16" : "fp32"; }
 static const char *pass_name(flashrnn_pass pass) { return pass == FLASHRNN_FORWARD ? "forward" : "backward"; }
@@ -496,7 +496,8 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
                      "warps=%dx%d reg_strips=%d) breaks %s: needs %lld, limit %lld (%s); %d "
                      "constraint(s) fail. For this B, H, cell, dtype and pass on this device %s.\n"
                      "HINT: use more heads of a smaller dh, or bf16 or f16 instead of fp32%s",
-                     cell_name(p), dtype_name(p->dtype_bytes), pass_name(p->pass), p->B, p->H,
+                     flashrnn_fused_cell_name(p->G, p->slstm), dtype_name(p->dtype_bytes), pass_name(p->pass),
+                     p->B, p->H,
                      p->dh, head_r, all_r, dev->name, chip, closest.heads_per_block, closest.blocks_per_head,
                      closest.batch_tile, closest.warps_n, closest.warps_k, closest.reg_strips,
                      c->name, (long long)a.need, (long long)a.limit, c->what, v.failures, fits,

@@ -193,6 +193,9 @@ logt_status flashrnn_tune(const flashrnn_device *dev, const flashrnn_problem *p,
  * flashrnn_tune finds a tiling with p's other sizes on dev; 0 when none does. */
 int flashrnn_max_dh(const flashrnn_device *dev, const flashrnn_problem *p);
 
+/* The cell of G gates (and slstm) by name, for messages: slstm, lstm, gru or elman. */
+const char *flashrnn_fused_cell_name(int G, int slstm);
+
 /* The names of the constraints, in the order they are checked, NULL-terminated. */
 const char *const *flashrnn_constraint_names(void);
 
