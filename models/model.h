@@ -139,6 +139,12 @@ typedef struct logt_model_ops {
     logt_status (*create)(const logt_model_cfg *cfg, logt_model **out);
     logt_status (*forward)(logt_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
     logt_status (*backward)(logt_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+    /* segments, optional: ready m for the backward of a segment whose input x and output h
+     * the net already holds, without running its forward again. For a model whose output is
+     * its whole state (deer's gru and tanh cells), h is every state the backward reads, and
+     * this replaces a second solve by a copy. *done = 0: it cannot for this layer (its state
+     * is wider than h), and the net runs the forward; NULL: the net always does. */
+    logt_status (*restore)(logt_model *m, const logt_tensor *x, const logt_tensor *h, logt_ctx *ctx, int *done);
     void (*destroy)(logt_model *m);
 } logt_model_ops;
 
@@ -223,10 +229,11 @@ typedef struct logt_net {
     /* a wavefront without recomputation: segment s >= 1 of layer l runs on a layer of its own,
      * inst[l][s - 1] (the same parameters), which keeps that segment's activations for the
      * backward; made at the first forward that needs them. keep: the last forward's segments
-     * were kept so. recomputed: the segments the last backward ran forward again. */
+     * were kept so. recomputed: the segments the last backward ran forward again; restored:
+     * those it took from the forward's output instead (ops->restore). */
     logt_model *inst[LOGT_MAX_LAYERS][LOGT_MAX_SEGMENTS - 1];
     int keep;
-    int64_t recomputed;
+    int64_t recomputed, restored;
 } logt_net;
 
 /* The knobs the net takes for every model, beside the model's own (checked by
@@ -234,7 +241,9 @@ typedef struct logt_net {
  *   recompute = off | auto | K   keep the states of every K-th step only, and recompute each
  *                                segment's activations in the backward (gradient
  *                                checkpointing): memory O(T / K + K) a layer instead of O(T),
- *                                about one more forward in time. auto: K near sqrt(T),
+ *                                about one more forward in time (none where the model
+ *                                restores a segment from its output: ops->restore).
+ *                                auto: K near sqrt(T),
  *                                or segment_min / (B·D) steps where that is longer.
  *                                K >= T runs as off.
  *   layers_wavefront = off | on  with layers >= 2, run the layers as a wavefront of segments:

@@ -370,9 +370,17 @@ static logt_status backward_segment(logt_net *net, int l, int64_t s, const logt_
     logt_status st = LOGT_OK;
     enter_segment(net, l, s);
     if (s + 1 < S && !net->keep) {   /* the last segment's activations are the forward's own */
-        logt_tensor hs = rows_of(&net->seg_out[l], 0, n);
-        st = net->ops->forward(m, &xs, &hs, ctx);
-        net->recomputed++;
+        int done = 0;
+        if (net->ops->restore) {   /* the states from the forward's output, where they are all of them */
+            const logt_tensor known = rows_of(&net->act[l], t0, n);
+            st = net->ops->restore(m, &xs, &known, ctx, &done);
+            net->restored += st == LOGT_OK && done;
+        }
+        if (st == LOGT_OK && !done) {
+            logt_tensor hs = rows_of(&net->seg_out[l], 0, n);
+            st = net->ops->forward(m, &xs, &hs, ctx);
+            net->recomputed++;
+        }
     }
     if (st == LOGT_OK) {
         /* segment s writes dL/d(its initial state) to carry[w] (and [2 + w]), which segment
@@ -573,7 +581,7 @@ logt_status logt_net_backward(logt_net *net, const logt_tensor *dh, logt_tensor 
         LOGT_TRY(logt_tensor_ensure3(&net->dact[0], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
         LOGT_TRY(logt_tensor_ensure3(&net->dact[1], net->cfg.device, net->cfg.dtype, net->T, net->B, D));
     }
-    net->recomputed = 0;
+    net->recomputed = net->restored = 0;
     if (net->K) return backward_segmented(net, dh, dx, ctx);
     const logt_tensor *dout = dh;
     for (int l = net->L - 1; l >= 0; l--) {

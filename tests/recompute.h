@@ -18,6 +18,7 @@ typedef struct pass {
     int64_t nh, nw, nx, ns;
     int keep;              /* the net's last pass kept its segments (net.c)       */
     int64_t S, recomputed; /* its segments, and those its backward ran again     */
+    int64_t restored;      /* and those it took from the forward's output instead */
     char detail[512];      /* layer 0's account of its last call                  */
 } pass;
 
@@ -104,7 +105,7 @@ static inline pass run_pass(const setup *s, const char *rc, int rewrite)
     }
     cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
     pass p = {host(h), host(&net->dw), host(&dx), NULL, NULL, h->numel, net->dw.numel, dx.numel, 0,
-              net->keep, net->K ? (s->T + net->K - 1) / net->K : 1, net->recomputed, ""};
+              net->keep, net->K ? (s->T + net->K - 1) / net->K : 1, net->recomputed, net->restored, ""};
     snprintf(p.detail, sizeof p.detail, "%s", net->layer[0]->detail);
     if (s->state) {
         p.dh0 = host(&net->dh0), p.ns = net->dh0.numel;
@@ -165,7 +166,8 @@ static inline void expect_same(const setup *s, const char *const *rcs, double to
 /* The layers as a wavefront (layers_wavefront = on, beside s's knobs) with its own segments
  * and with each recompute value in rcs, against the plain pass of s (its knobs, no wavefront),
  * each the second pass after the parameters are rewritten. The wavefront's own segments are
- * kept (no segment run again); recompute's run every segment but the last again, a layer. */
+ * kept (no segment run again); recompute's run every segment but the last again, a layer, or
+ * restore it from the forward's output (ops->restore). */
 static inline void expect_wavefront(const setup *s, const char *const *rcs, double tol)
 {
     pass ref = run_pass(s, NULL, 1);
@@ -180,12 +182,13 @@ static inline void expect_wavefront(const setup *s, const char *const *rcs, doub
         /* the wavefront's own segments: 1 yes, 0 no, -1 either (auto's K may reach T) */
         const int own = !rc ? 1 : !strcmp(rc, "auto") ? -1 : atoi(rc) >= s->T;
         if (own == 1 || (own == -1 && p.keep))
-            cr_assert(p.keep && p.S > 1 && p.recomputed == 0, "recompute = %s, wavefront: %lld segments, "
-                      "kept %d, %lld run again (want kept, none)", what, (long long)p.S, p.keep, (long long)p.recomputed);
+            cr_assert(p.keep && p.S > 1 && p.recomputed + p.restored == 0, "recompute = %s, wavefront: %lld "
+                      "segments, kept %d, %lld run again, %lld restored (want kept, none)", what, (long long)p.S,
+                      p.keep, (long long)p.recomputed, (long long)p.restored);
         else
-            cr_assert(!p.keep && p.recomputed == (p.S - 1) * s->L, "recompute = %s, wavefront: %lld segments, "
-                      "kept %d, %lld run again (want %lld)", what, (long long)p.S, p.keep, (long long)p.recomputed,
-                      (long long)((p.S - 1) * s->L));
+            cr_assert(!p.keep && p.recomputed + p.restored == (p.S - 1) * s->L, "recompute = %s, wavefront: %lld "
+                      "segments, kept %d, %lld run again, %lld restored (want %lld in all)", what, (long long)p.S,
+                      p.keep, (long long)p.recomputed, (long long)p.restored, (long long)((p.S - 1) * s->L));
         same_pass(what, &p, &ref, tol, tol);
         free_pass(&p);
     }

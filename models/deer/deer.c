@@ -533,22 +533,29 @@ static void initial_state(const deer_model *m, int64_t B, int64_t D, double *s0)
         }
 }
 
+/* m->wx = W x_t + b at every step, and m->st made [T][B][S]: what the solve and the backward read. */
+static logt_status project_cpu(deer_model *m, const logt_tensor *x)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = ngates(m->cell), S = deer_state_size(m->cell, D);
+    LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
+    LOGT_TRY(logt_tensor_ensure3(&m->st, LOGT_CPU, LOGT_F64, T, B, S));
+    dense_set_rows_cpu(T * B, G * D, logt_model_param(&m->base, &m->base.w, "b").data, m->wx.data);
+    dense_add_cpu(T * B, G * D, I, logt_model_param(&m->base, &m->base.w, "W").data, x->data, m->wx.data);
+    return LOGT_OK;
+}
+
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h)
 {
     if (m->gpus > 1) return deer_forward_pieces_cpu(m, x, h);
-    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t T = x->shape[0], B = x->shape[1], D = m->base.cfg.hidden_size;
     const int64_t G = ngates(m->cell), N = T * B, S = deer_state_size(m->cell, D);
     const int full = m->mode == DEER_FULL;
     LOGT_TRY(deer_check_memory(m->mode, T, B, S, memory_for_jacobians()));
-    LOGT_TRY(logt_tensor_ensure3(&m->wx, LOGT_CPU, LOGT_F64, T, B, G * D));
-    LOGT_TRY(logt_tensor_ensure3(&m->st, LOGT_CPU, LOGT_F64, T, B, S));
-    const double *W = logt_model_param(&m->base, &m->base.w, "W").data;
+    LOGT_TRY(project_cpu(m, x));
     const double *R = logt_model_param(&m->base, &m->base.w, "R").data;
-    const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;
     const double *bn = m->cell == DEER_GRU ? logt_model_param(&m->base, &m->base.w, "bn").data : NULL;
     double *WX = m->wx.data, *St = m->st.data;   /* St: the iterate, then the solution */
-    dense_set_rows_cpu(N, G * D, bias, WX);
-    dense_add_cpu(N, G * D, I, W, x->data, WX);
 
     double *F = malloc((size_t)(N * S) * sizeof *F), *NX = malloc((size_t)(N * S) * sizeof *NX);
     double *Jm = malloc((size_t)(full ? N * S * S : N * S) * sizeof *Jm);
@@ -664,6 +671,16 @@ logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h
     return s;
 }
 
+/* The states of a gru or tanh cell are its h (S = D): given a segment's x and h, the backward
+ * has all it reads once W x_t + b is formed again, with no solve. */
+logt_status deer_restore_cpu(deer_model *m, const logt_tensor *x, const logt_tensor *h)
+{
+    LOGT_TRY(project_cpu(m, x));
+    memcpy(m->st.data, h->data, (size_t)h->numel * sizeof(double));
+    m->solved = 1;
+    return LOGT_OK;
+}
+
 /* ---- backward: the adjoint ------------------------------------------------------------------ */
 
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx)
@@ -765,6 +782,29 @@ static logt_status deer_backward(logt_model *base, const logt_tensor *dh, logt_t
     return deer_backward_cpu((deer_model *)base, dh, dx);
 }
 
+/* ops->restore (model.h): the states from the output where they are all of it (gru, tanh). */
+static logt_status deer_restore(logt_model *base, const logt_tensor *x, const logt_tensor *h, logt_ctx *ctx,
+                                int *done)
+{
+    deer_model *m = (deer_model *)base;
+    *done = 0;
+    if (deer_state_size(m->cell, base->cfg.hidden_size) != base->cfg.hidden_size || m->gpus > 1) return LOGT_OK;
+    m->solved = 0;
+    m->x = *x, m->h = *h;
+    m->x.owns = m->h.owns = 0;
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) {
+        LOGT_TRY(deer_restore_cuda(m, x, h, ctx));
+        *done = 1;
+        return LOGT_OK;
+    }
+#endif
+    (void)ctx;
+    LOGT_TRY(deer_restore_cpu(m, x, h));
+    *done = 1;
+    return LOGT_OK;
+}
+
 static void deer_destroy(logt_model *base)
 {
     deer_model *m = (deer_model *)base;
@@ -794,5 +834,6 @@ const logt_model_ops logt_deer_ops = {
     .create = deer_create,
     .forward = deer_forward,
     .backward = deer_backward,
+    .restore = deer_restore,
     .destroy = deer_destroy,
 };

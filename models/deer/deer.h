@@ -43,7 +43,10 @@
  *   recompute or layers_wavefront, whose segments would each start from another segment's)
  *   recompute = K, layers_wavefront (net.c): every mode, cell and solver runs a layer in
  *   segments, each solved from zeros over its own steps (so to tol of the whole sequence's
- *   solve, not its bits); the lstm cell hands on h and c, the gru and tanh cells h
+ *   solve, not its bits); the lstm cell hands on h and c, the gru and tanh cells h. In the
+ *   backward the gru and tanh cells take a segment's states from its output (their state is
+ *   h: ops->restore, deer_restore_cpu) and solve nothing again; the lstm's c is not in its
+ *   output, so it solves each segment again
  *   r_scale = 1 (a factor on R's initialisation bound)
  *   cuda only: solver = newton (default) | launch | fused (the sequential baselines: a kernel a
  *   step, or one persistent kernel); newton_kernel = auto | persistent | launches (the whole
@@ -160,10 +163,15 @@ logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, con
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
+/* A gru or tanh cell (its state is h) made ready for the backward of input x with states h,
+ * as though a forward had answered h: W x + b formed, the states copied, no solve (recompute's
+ * segments, net.c). */
+logt_status deer_restore_cpu(deer_model *m, const logt_tensor *x, const logt_tensor *h);
 
 #ifdef LOGT_HAVE_CUDA
 logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
 logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+logt_status deer_restore_cuda(deer_model *m, const logt_tensor *x, const logt_tensor *h, logt_ctx *ctx);
 /* One damped step on the GPU, as deer_damped_thomas for each of C channels: a, b, g, out
  * are device [T][C] f32 arrays, s0 a device [C] array (NULL: zeros); out overlaps none of
  * them. Runs on ctx->stream and synchronises it (its buffers are its own): for tests. */

@@ -592,6 +592,41 @@ static void report(deer_model *m, const deer_cuda_scratch *sc, const newton_rout
     deer_detail_settings(m);
 }
 
+/* What the solve and the backward read besides the states: sc->s made [N][S], s0 from h0 (c0),
+ * and W x + b by a GEMM into sc->wx unless *in_kernel: Newton on a small G·D·I works W x out
+ * in its kernels (no GEMM launch, no WX pass); the sequential baselines always read the GEMM's
+ * WX, their best. */
+static logt_status prepare(deer_model *m, logt_ctx *ctx, deer_cuda_scratch *sc, const logt_tensor *x,
+                           int *in_kernel)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t G = gates_of(m->cell), S = deer_state_size(m->cell, D), N = T * B;
+    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
+    LOGT_TRY(logt_tensor_reserve(&sc->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
+    *in_kernel = m->solver == 0 && G * D * I <= XMAX;
+    if (!*in_kernel) LOGT_TRY(project(ctx, sc, N, G * D, I, (const float *)x->data, param(m, "W")));
+    deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
+        (float *)sc->s0.data);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
+extern "C" logt_status deer_restore_cuda(deer_model *m, const logt_tensor *x, const logt_tensor *h, logt_ctx *ctx)
+{
+    LOGT_TRY(logt_ctx_require_cuda(ctx, "deer"));
+    if (x->device != LOGT_CUDA || x->dtype != LOGT_F32 || h->device != LOGT_CUDA || h->dtype != LOGT_F32)
+        return LOGT_FAIL(LOGT_EINVAL, "deer on cuda takes x and h as cuda f32 tensors");
+    deer_cuda_scratch *sc = NULL;
+    LOGT_TRY(scratch_of(m, &sc));
+    int in_kernel = 0;
+    LOGT_TRY(prepare(m, ctx, sc, x, &in_kernel));
+    CUDA_TRY(cudaMemcpyAsync(sc->s.data, h->data, (size_t)h->numel * sizeof(float), cudaMemcpyDeviceToDevice,
+                             (cudaStream_t)ctx->stream));
+    m->solved = 1, sc->wx_valid = !in_kernel;
+    return LOGT_OK;
+}
+
 extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, logt_tensor *h,
                                          logt_ctx *ctx)
 {
@@ -614,17 +649,9 @@ extern "C" logt_status deer_forward_cuda(deer_model *m, const logt_tensor *x, lo
     LOGT_TRY(choose_route(m, T, B, S, &route));
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const float *R = param(m, "R"), *bias = param(m, "b"), *bn = m->cell == DEER_GRU ? param(m, "bn") : NULL;
-    LOGT_TRY(logt_tensor_reserve(&sc->s, LOGT_CUDA, LOGT_F32, N * S, NULL));
-    LOGT_TRY(logt_tensor_reserve(&sc->s0, LOGT_CUDA, LOGT_F32, B * S, NULL));
     const float *X = (const float *)x->data, *Wt = param(m, "W");
-    /* Newton on a small G·D·I works out W x in its kernel (no GEMM launch, no WX pass); the
-     * sequential baselines always read the GEMM's WX: their best */
-    const int in_kernel = m->solver == 0 && (int64_t)G * D * I <= XMAX;
-    if (!in_kernel) LOGT_TRY(project(ctx, sc, N, G * D, I, X, Wt));
-    deer_state_kernel<<<logt_cuda_grid(B * S, BLOCK), BLOCK, 0, st>>>(
-        B, (int)D, (int)S, (const float *)m->base.h0.data, (const float *)m->base.c0.data,
-        (float *)sc->s0.data);
-    LAUNCH_TRY();
+    int in_kernel = 0;
+    LOGT_TRY(prepare(m, ctx, sc, x, &in_kernel));
     const float *WX = in_kernel ? NULL : (const float *)sc->wx.data, *s0 = (const float *)sc->s0.data;
     float *Sx = (float *)sc->s.data;
     m->iterations = 0, m->converged = 0, m->fell_back = 0, m->nonfinite = 0, m->nres = 0;
