@@ -145,7 +145,8 @@ logt_status deer_check_memory(deer_mode mode, int64_t T, int64_t B, int64_t D, d
 /* The linear recurrence h_t = A_t h_{t-1} + b_t, A_t [D][D] (T of them), h_{-1} = h0 (NULL:
  * zeros), written to h [T][D]: step by step, and by the associative (A, b) composition a
  * parallel scan uses, in chunks of `chunk` steps (each chunk's composed map, the carries
- * between chunks, then every step from its chunk's carry). Equal up to rounding. */
+ * between chunks, then every step from its chunk's carry). Equal up to rounding.
+ * deer_solvers.c, like the damped step's solves below. */
 void deer_mscan_serial(int64_t T, int64_t D, const double *A, const double *b, const double *h0,
                        double *h);
 logt_status deer_mscan_chunked(int64_t T, int64_t D, const double *A, const double *b,
@@ -160,6 +161,9 @@ logt_status deer_damped_thomas(int64_t T, const double *a, const double *b, cons
                                double h0, double lambda, double *out);
 logt_status deer_damped_chunked(int64_t T, const double *a, const double *b, const double *g,
                                 double h0, double lambda, int64_t chunk, double *out);
+/* deer_damped_thomas on arrays strided by s; cp, dp: T doubles of scratch each. */
+void deer_damped_channel(int64_t T, int64_t s, const double *a, const double *b, const double *g,
+                         double h0, double lambda, double *cp, double *dp, double *out);
 
 logt_status deer_forward_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);
