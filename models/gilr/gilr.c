@@ -22,13 +22,11 @@ static double sigmoid(double a) { return 1.0 / (1.0 + exp(-a)); }
 
 /* ---- the GILR: shared by both models ------------------------------------------------ */
 
-/* Forward of one GILR over x [N][I] from W [2D][I], bias [2D]: writes the activated gate g
- * and impulse i into sur [2][N][D] and the state into hs [T][B][D]; the scan in G pieces. */
-static logt_status gilr_run(int G, int64_t T, int64_t B, int64_t I, int64_t D, const double *W,
-                            const double *bias, const double *X, const double *h0, double *sur,
-                            double *hs)
+/* The activated gate g and impulse i of one GILR over x [N][I] from W [2D][I], bias [2D],
+ * into sur [2][N][D]; and, unless b is NULL, the scan's input (1 − g) ⊙ i into b [N][D]. */
+static void gilr_planes(int64_t N, int64_t I, int64_t D, const double *W, const double *bias, const double *X,
+                        double *sur, double *b)
 {
-    const int64_t N = T * B;
     double *g = sur, *imp = sur + N * D;
     for (int k = 0; k < 2; k++) {   /* the projection of every step at once */
         dense_set_rows_cpu(N, D, bias + k * D, sur + k * N * D);
@@ -37,9 +35,18 @@ static logt_status gilr_run(int G, int64_t T, int64_t B, int64_t I, int64_t D, c
     for (int64_t e = 0; e < N * D; e++) {
         g[e] = sigmoid(g[e]);
         imp[e] = tanh(imp[e]);
-        hs[e] = (1.0 - g[e]) * imp[e];   /* the scan's input b, in place of its output */
+        if (b) b[e] = (1.0 - g[e]) * imp[e];
     }
-    return scan_split_cpu(G, 0, T, B * D, g, hs, h0, hs);   /* h_t = g_t ⊙ h_{t-1} + (1 − g_t) ⊙ i_t */
+}
+
+/* Forward of one GILR: gilr_planes, then the state into hs [T][B][D] by the scan in G pieces
+ * (its input b written in place of its output). */
+static logt_status gilr_run(int G, int64_t T, int64_t B, int64_t I, int64_t D, const double *W,
+                            const double *bias, const double *X, const double *h0, double *sur,
+                            double *hs)
+{
+    gilr_planes(T * B, I, D, W, bias, X, sur, hs);
+    return scan_split_cpu(G, 0, T, B * D, sur, hs, h0, hs);   /* h_t = g_t ⊙ h_{t-1} + (1 − g_t) ⊙ i_t */
 }
 
 /* Backward of gilr_run: given dhs = dL/dh [T][B][D], write the gradients of the gate and
@@ -128,6 +135,15 @@ logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h
     const double *bias = logt_model_param(&m->base, &m->base.w, "b").data;   /* [2D]    */
     LOGT_TRY(gilr_run(m->gpus, T, B, I, D, W, bias, x->data, m->base.h0.data, m->sur.data, h->data));
     last_row(T, B, D, h->data, m->base.hT.data);
+    return LOGT_OK;
+}
+
+logt_status gilr_restore_cpu(gilr_model *m, const logt_tensor *x)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    LOGT_TRY(logt_tensor_ensure3(&m->sur, LOGT_CPU, LOGT_F64, 2, T * B, D));
+    gilr_planes(T * B, I, D, logt_model_param(&m->base, &m->base.w, "W").data,
+                logt_model_param(&m->base, &m->base.w, "b").data, x->data, m->sur.data, NULL);
     return LOGT_OK;
 }
 
@@ -364,6 +380,28 @@ static logt_status gilr_backward(logt_model *base, const logt_tensor *dh, logt_t
     return gilr_backward_cpu((gilr_model *)base, dh, dx);
 }
 
+/* ops->restore (model.h): gilr's state is its output h, so a segment's backward needs only
+ * the gate and impulse planes, formed again from x without the scan. In 16 bits the backward
+ * reads f32 states that h rounds, so there the net runs the forward again. */
+static logt_status gilr_restore(logt_model *base, const logt_tensor *x, const logt_tensor *h, logt_ctx *ctx,
+                                int *done)
+{
+    *done = 0;
+    if (base->cfg.dtype != LOGT_F32 && base->cfg.dtype != LOGT_F64) return LOGT_OK;
+    LOGT_TRY(keep_io(base, x, (logt_tensor *)h));
+#ifdef LOGT_HAVE_CUDA
+    if (base->cfg.device == LOGT_CUDA) {
+        LOGT_TRY(gilr_restore_cuda((gilr_model *)base, x, ctx));
+        *done = 1;
+        return LOGT_OK;
+    }
+#endif
+    (void)ctx;
+    LOGT_TRY(gilr_restore_cpu((gilr_model *)base, x));
+    *done = 1;
+    return LOGT_OK;
+}
+
 static logt_status gilr_lstm_forward(logt_model *base, const logt_tensor *x, logt_tensor *h,
                                      logt_ctx *ctx)
 {
@@ -417,6 +455,7 @@ const logt_model_ops logt_gilr_ops = {
     .create = gilr_create,
     .forward = gilr_forward,
     .backward = gilr_backward,
+    .restore = gilr_restore,
     .destroy = gilr_destroy,
 };
 

@@ -55,12 +55,16 @@ logt_status logt_gilr_lstm_layout(const logt_model_cfg *cfg, logt_layout *out);
 
 logt_status gilr_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status gilr_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx);
+/* gilr made ready for the backward of input x whose output (every state) m->h already holds:
+ * the gate and impulse planes formed again, no scan (recompute's segments, net.c). */
+logt_status gilr_restore_cpu(gilr_model *m, const logt_tensor *x);
 logt_status gilr_lstm_forward_cpu(gilr_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status gilr_lstm_backward_cpu(gilr_model *m, const logt_tensor *dh, logt_tensor *dx);
 
 #ifdef LOGT_HAVE_CUDA
 logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h, logt_ctx *ctx);
 logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx, logt_ctx *ctx);
+logt_status gilr_restore_cuda(gilr_model *m, const logt_tensor *x, logt_ctx *ctx);   /* f32 */
 logt_status gilr_lstm_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h,
                                    logt_ctx *ctx);
 logt_status gilr_lstm_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx,

@@ -71,7 +71,7 @@ __global__ void gilr_act_kernel(int64_t n, int64_t D, float *g, float *imp, cons
         int64_t j = e % D;
         float gv = sigmoid(g[e] + bias[j]), iv = tanhf(imp[e] + bias[D + j]);
         g[e] = gv, imp[e] = iv;
-        b[e] = (1.0f - gv) * iv;
+        if (b) b[e] = (1.0f - gv) * iv;
     }
 }
 
@@ -453,6 +453,27 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     if (is_16bit(m)) LOGT_TRY(from_f32(m, st, Hs, NULL, h->data, ND));
     LOGT_TRY(final_state(m, st, Hs, T - 1, BD, &m->base.hT));
     set_impl(m, T, BD, 1);
+    return LOGT_OK;
+}
+
+/* f32 gilr: the planes of x again (the GEMM and the activations, not the scan), for a backward
+ * whose states m->h already holds. */
+extern "C" logt_status gilr_restore_cuda(gilr_model *m, const logt_tensor *x, logt_ctx *ctx)
+{
+    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
+    const int64_t N = T * B, ND = N * D;
+    gilr_cuda_scratch *s = NULL;
+    LOGT_TRY(forward_begin(m, x, &m->h, ctx, &s));
+    if (is_16bit(m))
+        return LOGT_FAIL(LOGT_EUNSUPPORTED, "gilr restore: %s activations keep f32 states apart from h; "
+                         "run the forward", logt_dtype_name(m->base.cfg.dtype));
+    const float *X;
+    LOGT_TRY(input_f32(m, s, (cudaStream_t)ctx->stream, x, &X));
+    float *P = (float *)m->sur.data;
+    LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, param(m, &m->base.w, "W"), D * I, 0.0f, P, ND, 2));
+    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        ND, D, P, P + ND, param(m, &m->base.w, "b"), NULL);
+    LAUNCH_TRY();
     return LOGT_OK;
 }
 
