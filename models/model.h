@@ -175,6 +175,9 @@ struct logt_model {
                            /* set at create (deer: on_fail = retry)                       */
     int clamping;          /* 1: the model clamps its solver's entries (deer's            */
     int64_t clamped;       /* jacobian_clamp), clamped of them in the last forward        */
+    logt_model *origin;    /* an instance of a layer (net.c: a wavefront's kept segment,  */
+                           /* same parameters, same stream): that layer, whose copies  */
+                           /* derived from the parameters it may share; NULL otherwise */
 };
 
 /* Check cfg against what ops declares (backend, dtype, sizes, heads, cell, knobs): one

@@ -310,6 +310,7 @@ static logt_status ensure_instances(logt_net *net, int64_t S)
             LOGT_TRY(net->ops->create(&base->cfg, &m));
             m->ops = base->ops, m->cfg = base->cfg, m->layout = base->layout;
             m->w = base->w, m->dw = base->dw, m->wversion = base->wversion;
+            m->origin = net->layer[l];
             net->inst[l][s - 1] = m;
         }
     return LOGT_OK;

@@ -393,11 +393,22 @@ extern "C" logt_status flashrnn_forward_cuda(flashrnn_model *m, const logt_tenso
 
 /* The 16-bit copies of W (nw values) and R (nr) that the products take, made again only when
  * the parameters have changed since the last copy (every writer of them moves wversion on,
- * models/model.h): a recomputed segment, a forward-only sweep and the backward reuse them. */
+ * models/model.h): a recomputed segment, a forward-only sweep and the backward reuse them.
+ * An instance of a layer (m->base.origin: a wavefront's kept segment, on the layer's stream)
+ * takes views of the layer's copies, made current first, instead of copies of its own. */
 static logt_status weights16(flashrnn_model *m, flashrnn_cuda_scratch *sc, logt_ctx *ctx, const float *W,
                              const float *R, int64_t nw, int64_t nr)
 {
     const logt_dtype dt = m->base.cfg.dtype;
+    if (m->base.origin) {
+        flashrnn_model *o = (flashrnn_model *)m->base.origin;
+        flashrnn_cuda_scratch *osc = NULL;
+        LOGT_TRY(scratch_of(o, &osc));
+        LOGT_TRY(weights16(o, osc, ctx, W, R, nw, nr));
+        sc->wd = osc->wd, sc->rd = osc->rd;
+        sc->wd.owns = sc->rd.owns = 0;
+        return LOGT_OK;
+    }
     if (sc->w16_of == m->base.w.data && sc->w16_version == m->base.wversion) return LOGT_OK;
     sc->w16_of = NULL;   /* until both copies are made */
     LOGT_TRY(logt_tensor_reserve(&sc->wd, LOGT_CUDA, dt, nw, NULL));
