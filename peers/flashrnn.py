@@ -36,7 +36,11 @@ cooperativeMultiDeviceLaunch): "Error building extension 'gpu_info2'". The adapt
 of the installed package (under $LOGT_PEERS_CACHE, default ~/.cache/logt-peers) in which those
 eight assignments sit under `#if CUDART_VERSION < 13000`, and says so in impl. FlashRNN reads
 four other fields of that dict (maxThreadsPerBlock, regsPerMultiprocessor, multiProcessorCount,
-sharedMemPerBlockOptin, for its tiling search); no kernel source changes.
+sharedMemPerBlockOptin, for its tiling search). And in the same copy, one Triton kernel line:
+their LSTM backward (flashrnn/triton_fused/lstm_bw.py) takes tanh of the loaded 16-bit cell state
+through tl.exp, which the Triton of torch 2.11 refuses for bf16 and f16 ("CompilationError" at
+`triton_tanh(matC_t)`); the copy casts that state to fp32 first, as their forward's tanh inputs
+already are (fp32 products). No CUDA kernel source changes.
 """
 import os
 import re
@@ -61,7 +65,10 @@ REMOVED_IN_CUDA13 = ("clockRate", "deviceOverlap", "kernelExecTimeoutEnabled", "
                      "maxTexture1DLinear", "memoryClockRate", "singleToDoublePrecisionPerfRatio",
                      "cooperativeMultiDeviceLaunch")
 PATCH_MARK = "// logt peers/flashrnn.py: fields removed in CUDA 13 are left out below"
-PATCH_ID = "gpu_info-cuda13-v1"   # a new id refreshes the cached copy
+PATCH_ID = "gpu_info-cuda13-v1,lstm-bw-tanh-f32-v1"   # a new id refreshes the cached copy
+LSTM_BW = os.path.join("flashrnn", "flashrnn", "triton_fused", "lstm_bw.py")
+TANH_C = "triton_tanh(matC_t)"
+TANH_C_F32 = "triton_tanh(matC_t.to(tl.float32))"
 
 
 def patch_gpu_info(text):
@@ -76,6 +83,15 @@ def patch_gpu_info(text):
     return PATCH_MARK + "\n" + text
 
 
+def patch_lstm_bw(text):
+    """lstm_bw.py with tanh of the cell state taken in fp32 (the one 16-bit tl.exp argument)."""
+    if TANH_C_F32 in text:
+        return text
+    if text.count(TANH_C) != 1:
+        raise PeerError(f"{LSTM_BW}: {TANH_C} found {text.count(TANH_C)} times, not once (not flashrnn 1.0.8?)")
+    return text.replace(TANH_C, TANH_C_F32)
+
+
 def import_patched():
     """Copy the installed flashrnn into the cache once (file times kept, so that torch's JIT
     builds are not redone), patch gpu_info.cc there and import the copy. Returns (module, a short
@@ -88,15 +104,17 @@ def import_patched():
         shutil.rmtree(root, ignore_errors=True)
         shutil.copytree(src, os.path.join(root, "flashrnn"),
                         ignore=shutil.ignore_patterns("__pycache__"))
-        fn = os.path.join(root, GPU_INFO)
-        with open(fn) as f:
-            text = patch_gpu_info(f.read())
-        with open(fn, "w") as f:
-            f.write(text)
+        for rel, patch in ((GPU_INFO, patch_gpu_info), (LSTM_BW, patch_lstm_bw)):
+            fn = os.path.join(root, rel)
+            with open(fn) as f:
+                text = patch(f.read())
+            with open(fn, "w") as f:
+                f.write(text)
         with open(stamp, "w") as f:
             f.write(want)
-    if PATCH_MARK not in open(os.path.join(root, GPU_INFO)).read():
-        raise PeerError(f"{os.path.join(root, GPU_INFO)} is not patched: remove {root}")
+    if PATCH_MARK not in open(os.path.join(root, GPU_INFO)).read() or \
+            TANH_C_F32 not in open(os.path.join(root, LSTM_BW)).read():
+        raise PeerError(f"{root}: the copy of flashrnn is not patched: remove {root}")
     sys.path.insert(0, root)
     try:
         fl = common.need("flashrnn", "flashrnn==1.0.8")
@@ -104,7 +122,7 @@ def import_patched():
         sys.path.remove(root)
     if not os.path.abspath(fl.__file__).startswith(os.path.abspath(root) + os.sep):
         raise PeerError(f"imported flashrnn from {fl.__file__}, not the patched copy in {root}")
-    return fl, "patched at run time: gpu_info.cc for CUDA 13"
+    return fl, "patched at run time: gpu_info.cc for CUDA 13, Triton LSTM bwd tanh(c) in fp32"
 
 
 def numel_layer(cell, I, D, dh):
