@@ -363,7 +363,10 @@ extern "C" logt_status deer_backward_cuda(deer_model *m, const logt_tensor *dh, 
                                    grad(m, "W"), grad(m, "R"),
                                    grad(m, "b"), m->cell == DEER_GRU ? grad(m, "bn") : NULL,
                                    dx ? (float *)dx->data : NULL));
-    const size_t len = strlen(m->base.detail);
+    /* after the forward's report; a backward with no forward since (a restored segment)
+     * replaces the previous backward's words */
+    const char *prev = strstr(m->base.detail, "; adjoint: ");
+    const size_t len = prev ? (size_t)(prev - m->base.detail) : strlen(m->base.detail);
     snprintf(m->base.detail + len, sizeof m->base.detail - len, "; adjoint: %d scans, residual %.3g of %.3g",
              k, r, r0);
     return LOGT_OK;
