@@ -199,8 +199,16 @@ extern "C" void deer_pieces_free_cuda(deer_model *m)
     if (!pc) return;
     for (int p = 1; p < m->gpus; p++) {   /* GPU p's, made there (on_gpu) */
         logt_tensor *all[] = {&pc->w[p], &pc->dw[p], &pc->x[p], &pc->h[p], &pc->dh[p], &pc->dx[p]};
-        if (cudaSetDevice(p) != cudaSuccess) continue;
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) logt_tensor_free(all[i]);
+        const size_t n = sizeof all / sizeof all[0];
+        size_t made = 0;
+        for (size_t i = 0; i < n; i++) made += all[i]->data != NULL;
+        /* none made (a model refused for want of GPUs has none): GPU p may not exist */
+        if (!made) continue;
+        if (cudaSetDevice(p) != cudaSuccess) {
+            cudaGetLastError();   /* nothing to free there; the next launch's check must not see it */
+            continue;
+        }
+        for (size_t i = 0; i < n; i++) logt_tensor_free(all[i]);
     }
     cudaSetDevice(0);
     deer_multi_destroy(pc->dm);
