@@ -104,6 +104,8 @@ logt_status deer_pieces_check(const logt_model_cfg *cfg, deer_mode mode, int war
  * and detail, "mode=quasi WHAT=n ..." (WHAT: pieces on the cpu, gpus on cuda). */
 struct deer_multi_report;
 void deer_pieces_report(deer_model *m, const char *what, int n, const struct deer_multi_report *rep);
+/* The deer_multi_cfg (deer_multi.h) of this model for input x: cell, B, I, D, tol, max_iter. */
+struct deer_multi_cfg deer_pieces_cfg(const deer_model *m, const logt_tensor *x);
 /* The forward and backward over gpus pieces of time on the CPU (deer_multi's reference). */
 logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_tensor *h);
 logt_status deer_backward_pieces_cpu(deer_model *m, const logt_tensor *dh, logt_tensor *dx);

@@ -44,7 +44,7 @@ void deer_pieces_report(deer_model *m, const char *what, int n, const deer_multi
     deer_detail_settings(m);
 }
 
-static deer_multi_cfg multi_cfg(const deer_model *m, const logt_tensor *x)
+deer_multi_cfg deer_pieces_cfg(const deer_model *m, const logt_tensor *x)
 {
     const deer_multi_cfg c = {m->cell, x->shape[1], x->shape[2], m->base.cfg.hidden_size, m->tol, m->max_iter};
     return c;
@@ -60,7 +60,7 @@ logt_status deer_forward_pieces_cpu(deer_model *m, const logt_tensor *x, logt_te
     double *px[SCAN_MULTI_MAX], *pst[SCAN_MULTI_MAX], *ph[SCAN_MULTI_MAX];
     scan_pieces_of(x->data, n, Tp, B * I, px), scan_pieces_of(m->st.data, n, Tp, B * S, pst);
     scan_pieces_of(h->data, n, Tp, B * D, ph);
-    const deer_multi_cfg c = multi_cfg(m, x);
+    const deer_multi_cfg c = deer_pieces_cfg(m, x);
     deer_multi_report rep = {0};
     const logt_status s = deer_multi_forward_cpu(&c, n, Tp, m->base.w.data, (const double *const *)px, m->base.h0.data,
                                                  m->base.c0.data, pst, ph, &rep);
@@ -82,7 +82,7 @@ logt_status deer_backward_pieces_cpu(deer_model *m, const logt_tensor *dh, logt_
     double *px[SCAN_MULTI_MAX], *pst[SCAN_MULTI_MAX], *pdh[SCAN_MULTI_MAX], *pdx[SCAN_MULTI_MAX];
     scan_pieces_of(x->data, n, Tp, B * I, px), scan_pieces_of(m->st.data, n, Tp, B * S, pst);
     scan_pieces_of(dh->data, n, Tp, B * D, pdh), scan_pieces_of(dx ? dx->data : NULL, n, Tp, B * I, pdx);
-    const deer_multi_cfg c = multi_cfg(m, x);
+    const deer_multi_cfg c = deer_pieces_cfg(m, x);
     deer_multi_report rep = {0};
     return deer_multi_backward_cpu(&c, n, Tp, m->base.w.data, (const double *const *)px, m->base.h0.data,
                                    m->base.c0.data, (const double *const *)pst, (const double *const *)pdh,

@@ -32,12 +32,6 @@ typedef struct deer_pieces_cuda {
     uint64_t w_version;
 } deer_pieces_cuda;
 
-static deer_multi_cfg multi_cfg(const deer_model *m, const logt_tensor *x)
-{
-    const deer_multi_cfg c = {m->cell, x->shape[1], x->shape[2], m->base.cfg.hidden_size, m->tol, m->max_iter};
-    return c;
-}
-
 /* Row t0 of a [T][W] f32 array. */
 static float *rows(const logt_tensor *t, int64_t t0, int64_t W) { return (float *)t->data + t0 * W; }
 
@@ -60,7 +54,7 @@ static logt_status handle_of(deer_model *m, const logt_tensor *x, deer_pieces_cu
         if (!pc) return LOGT_FAIL(LOGT_ENOMEM, "out of host memory");
         m->pieces = pc;
     }
-    const deer_multi_cfg c = multi_cfg(m, x);
+    const deer_multi_cfg c = deer_pieces_cfg(m, x);
     if (pc->dm && (pc->cfg.B != c.B || pc->cfg.I != c.I)) deer_multi_destroy(pc->dm), pc->dm = NULL;
     if (!pc->dm) {
         const logt_status s = deer_multi_create(m->gpus, &c, &pc->dm);

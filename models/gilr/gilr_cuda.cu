@@ -427,6 +427,19 @@ static logt_status forward_begin(gilr_model *m, const logt_tensor *x, const logt
 
 /* ---- gilr ------------------------------------------------------------------------------- */
 
+/* The activated gate g and impulse i of N rows of X [N][I] into m->sur's planes, and, unless b
+ * is NULL, the scan's input (1 − g) ⊙ i into b [N][D] (gilr_planes of gilr.c). */
+static logt_status gilr_planes(gilr_model *m, logt_ctx *ctx, int64_t N, int64_t I, const float *X, float *b)
+{
+    const int64_t D = m->base.cfg.hidden_size, ND = N * D;
+    float *P = (float *)m->sur.data;
+    LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, param(m, &m->base.w, "W"), D * I, 0.0f, P, ND, 2));
+    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        ND, D, P, P + ND, param(m, &m->base.w, "b"), b);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, logt_tensor *h,
                                          logt_ctx *ctx)
 {
@@ -443,12 +456,8 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
     const float *X, *h0;
     LOGT_TRY(input_f32(m, s, st, x, &X));
     LOGT_TRY(state_f32(m, s, st, &m->base.h0, ST_H0, BD, &h0));
-    const float *W = param(m, &m->base.w, "W"), *bias = param(m, &m->base.w, "b");
     float *P = (float *)m->sur.data;   /* planes g, i */
-
-    LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, W, D * I, 0.0f, P, ND, 2));
-    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, st>>>(ND, D, P, P + ND, bias, Hs);
-    LAUNCH_TRY();
+    LOGT_TRY(gilr_planes(m, ctx, N, I, X, Hs));
     LOGT_TRY(fscan(m, ctx, T, BD, P, Hs, h0, Hs));
     if (is_16bit(m)) LOGT_TRY(from_f32(m, st, Hs, NULL, h->data, ND));
     LOGT_TRY(final_state(m, st, Hs, T - 1, BD, &m->base.hT));
@@ -460,21 +469,12 @@ extern "C" logt_status gilr_forward_cuda(gilr_model *m, const logt_tensor *x, lo
  * whose states m->h already holds. */
 extern "C" logt_status gilr_restore_cuda(gilr_model *m, const logt_tensor *x, logt_ctx *ctx)
 {
-    const int64_t T = x->shape[0], B = x->shape[1], I = x->shape[2], D = m->base.cfg.hidden_size;
-    const int64_t N = T * B, ND = N * D;
     gilr_cuda_scratch *s = NULL;
     LOGT_TRY(forward_begin(m, x, &m->h, ctx, &s));
     if (is_16bit(m))
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "gilr restore: %s activations keep f32 states apart from h; "
                          "run the forward", logt_dtype_name(m->base.cfg.dtype));
-    const float *X;
-    LOGT_TRY(input_f32(m, s, (cudaStream_t)ctx->stream, x, &X));
-    float *P = (float *)m->sur.data;
-    LOGT_TRY(logt_gemm_f32_batched(ctx, 0, 1, N, D, I, 1.0f, X, 0, param(m, &m->base.w, "W"), D * I, 0.0f, P, ND, 2));
-    gilr_act_kernel<<<logt_cuda_grid(ND, BLOCK), BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        ND, D, P, P + ND, param(m, &m->base.w, "b"), NULL);
-    LAUNCH_TRY();
-    return LOGT_OK;
+    return gilr_planes(m, ctx, x->shape[0] * x->shape[1], x->shape[2], (const float *)x->data, NULL);
 }
 
 extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx,
