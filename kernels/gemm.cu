@@ -252,28 +252,29 @@ extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int trans
 #define LONG_CHUNKS 1024
 #define LONG_MAX_C 16384
 #define LONG_MIN_K 8192
-#define SUM_X 32   /* sum_partials_kernel: consecutive elements a block (one 128-byte line)  */
-#define SUM_Y 8    /* and rows of threads, each summing every SUM_Y-th chunk                   */
+#define SUM_X 32       /* sum_partials_kernel: consecutive elements a block (one 128-byte line) */
+#define SUM_Y_MAX 32   /* rows of threads a block at most, each summing every y-th chunk        */
 
 /* C[k][i] = alpha · Σ_q part[k][q][i] + beta · C[k][i] (beta 0: C not read), part
- * [batch][nchunks][n]: a block per SUM_X consecutive i of one k, whose SUM_Y rows of threads
- * each add every SUM_Y-th chunk (every load a whole line), then the rows in a fixed order
- * (deterministic). Bytes: batch·nchunks·n·4 read, batch·n·4 written. */
-__global__ void __launch_bounds__(SUM_X * SUM_Y)
+ * [batch][nchunks][n]: a block per SUM_X consecutive i of one k, whose blockDim.y rows of
+ * threads each add every blockDim.y-th chunk (every load a whole line), then the rows in a
+ * fixed order (deterministic for a given shape). Bytes: batch·nchunks·n·4 read, batch·n·4
+ * written. */
+__global__ void __launch_bounds__(SUM_X * SUM_Y_MAX)
 sum_partials_kernel(int64_t n, int64_t nchunks, const float *part, float alpha, float beta, float *C)
 {
-    __shared__ float sh[SUM_Y][SUM_X + 1];
+    __shared__ float sh[SUM_Y_MAX][SUM_X + 1];
     const int64_t k = blockIdx.y, i = blockIdx.x * (int64_t)SUM_X + threadIdx.x;
     const float *p = part + k * nchunks * n;
     float acc = 0.0f;
     if (i < n) {
 #pragma unroll 8
-        for (int64_t q = threadIdx.y; q < nchunks; q += SUM_Y) acc += p[q * n + i];
+        for (int64_t q = threadIdx.y; q < nchunks; q += blockDim.y) acc += p[q * n + i];
     }
     sh[threadIdx.y][threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && i < n) {
-        for (int y = 1; y < SUM_Y; y++) acc += sh[y][threadIdx.x];
+        for (unsigned y = 1; y < blockDim.y; y++) acc += sh[y][threadIdx.x];
         float *c = C + k * n + i;
         *c = alpha * acc + (beta != 0.0f ? beta * *c : 0.0f);
     }
@@ -286,7 +287,13 @@ extern "C" logt_status logt_sum_partials_f32(logt_ctx *ctx, int64_t n, int64_t n
     if (batch > 65535)
         return LOGT_FAIL(LOGT_EINVAL, "logt_sum_partials_f32: %lld sums in one call, at most 65535",
                          (long long)batch);
-    const dim3 grid((unsigned)((n + SUM_X - 1) / SUM_X), (unsigned)batch), block(SUM_X, SUM_Y);
+    /* 8 rows of threads where the blocks fill the GPU; where they are few (a bias gradient's
+     * D columns over a thousand chunks), up to 32 rows, so that each thread's chain of
+     * dependent loads is short */
+    const int64_t blocks = (n + SUM_X - 1) / SUM_X * batch;
+    int rows = 8;
+    while (rows < SUM_Y_MAX && blocks * rows < 4096 && rows * 8 < nchunks) rows *= 2;
+    const dim3 grid((unsigned)((n + SUM_X - 1) / SUM_X), (unsigned)batch), block(SUM_X, (unsigned)rows);
     sum_partials_kernel<<<grid, block, 0, (cudaStream_t)ctx->stream>>>(n, nchunks, part, alpha, beta, C);
     LAUNCH_TRY();
     return LOGT_OK;

@@ -230,16 +230,16 @@ Test(gemm_cuda, long_inner_dimension_matches_a_loop)
 }
 
 /* logt_sum_partials_f32 on awkward sizes (n not a multiple of the 32 a block adds, chunks not
- * a multiple of its 8 rows, several sums in one call): equal to a float64 loop; beta 0 never
- * reads C (NaN there stays out), beta 1 adds to it. */
+ * a multiple of its 8, 16 or 32 rows of threads, several sums in one call): equal to a float64
+ * loop; beta 0 never reads C (NaN there stays out), beta 1 adds to it. */
 Test(gemm_cuda, partial_sums_match_a_loop)
 {
     SKIP_WITHOUT_GPU("the partial sums");
 #ifdef LOGT_HAVE_CUDA
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    static const int64_t cases[][3] = {{37, 19, 3}, {1, 1, 1}, {4096, 256, 1}, {64, 1024, 4}};
-    for (int c = 0; c < 4; c++) {
+    static const int64_t cases[][3] = {{37, 19, 3}, {1, 1, 1}, {4096, 256, 1}, {64, 1024, 4}, {40, 100, 2}};
+    for (int c = 0; c < 5; c++) {
         const int64_t n = cases[c][0], nchunks = cases[c][1], batch = cases[c][2];
         for (int add = 0; add < 2; add++) {
             double *part = f32_values(batch * nchunks * n, 10 + c), *C = f32_values(batch * n, 20 + c);
