@@ -171,8 +171,6 @@ __global__ void colsum_partial_kernel(const float *A, int64_t plane, int64_t R, 
     }
 }
 
-/* Pass 2: out[k][c] = the sum of plane k's chunk partials, in chunk order (added to out
- * when add: a segment's share). */
 }   /* namespace */
 
 /* ---- host side -------------------------------------------------------------------------- */
@@ -311,7 +309,8 @@ static const float *saved_state(gilr_model *m, const logt_tensor *t, int k, int6
     return is_16bit(m) ? slot((gilr_cuda_scratch *)m->cuda, k, BD) : (const float *)t->data;
 }
 
-/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane (+= when add). */
+/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane (+= when add: a segment's
+ * share): colsum_partial_kernel's chunk partials, added by logt_sum_partials_f32 (gemm.h). */
 static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, int64_t plane,
                           int64_t R, int64_t Cn, int64_t K, int add, float *out)
 {
