@@ -474,7 +474,9 @@ extern "C" logt_status gilr_restore_cuda(gilr_model *m, const logt_tensor *x, lo
     if (is_16bit(m))
         return LOGT_FAIL(LOGT_EUNSUPPORTED, "gilr restore: %s activations keep f32 states apart from h; "
                          "run the forward", logt_dtype_name(m->base.cfg.dtype));
-    return gilr_planes(m, ctx, x->shape[0] * x->shape[1], x->shape[2], (const float *)x->data, NULL);
+    const float *X;
+    LOGT_TRY(input_f32(m, s, (cudaStream_t)ctx->stream, x, &X));
+    return gilr_planes(m, ctx, x->shape[0] * x->shape[1], x->shape[2], X, NULL);
 }
 
 extern "C" logt_status gilr_backward_cuda(gilr_model *m, const logt_tensor *dh, logt_tensor *dx,
