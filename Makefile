@@ -5,7 +5,7 @@
 #                   (SANITIZE=1: the CPU side under ASan and UBSan, in build-san/)
 #   make bench      the lstm-vs-cudnn experiment (GPU)
 #   make datasets   fetch the digits and charlm files out of Debian packages into datasets/data/
-#   make dev        workbenches in kernels/dev/, models/deer/dev/ (GPU): build/bin/scan-dev, scan-multi-dev,
+#   make dev        workbenches in kernels/dev/, models/deer/dev/ (GPU): build/bin/scan-dev, scan-vec-dev, scan-multi-dev,
 #                   deer-multi-dev
 #   make bundle     bundle/: binaries + non-system shared libraries, for a GPU machine
 #                   (BUNDLE_DEV=0: logt and logt-tests only, ~2 MB less, for size-limited copies)
@@ -117,6 +117,11 @@ $(B)/bin/%-dev: kernels/dev/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVFLAGS) $< -o $@
 
+# the 16-bit scan's workbench
+$(B)/bin/scan-vec-dev: kernels/dev/scan_vec.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVFLAGS) $< -o $@
+
 # the small-GEMM workbench times cuBLAS and cublasLt's algorithms
 $(B)/bin/gemm-small-dev: kernels/dev/gemm_small.cu
 	@mkdir -p $(@D)
@@ -130,7 +135,7 @@ $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev:
 	$(NVCC) $(NVFLAGS) $< $(B)/liblogt.a -o $@ -Xlinker -rpath -Xlinker '$$ORIGIN/../lib' $(PKG_LIBS) $(LDLIBS)
 
 ifneq ($(NVCC),)
-dev: $(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev
+dev: $(B)/bin/scan-dev $(B)/bin/scan-vec-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev
 else
 dev:
 	@echo "make dev: the kernel workbenches need CUDA (nvcc not found); skipping"
@@ -162,7 +167,7 @@ datasets/data/fortunes.txt: scripts/fetch-datasets.sh
 BUNDLE_DEV ?= 1
 bundle: deps
 	$(MAKE) --no-print-directory all lib $(if $(filter 1,$(BUNDLE_DEV)),dev)
-	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(B)/lib/liblogt.so $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
+	scripts/bundle.sh bundle $(B)/bin/logt $(B)/bin/logt-tests $(B)/lib/liblogt.so $(if $(and $(NVCC),$(filter 1,$(BUNDLE_DEV))),$(B)/bin/scan-dev $(B)/bin/scan-vec-dev $(B)/bin/scan-multi-dev $(B)/bin/deer-multi-dev $(B)/bin/gemm-small-dev)
 
 # liblogt.so: core, kernels, models, the datasets and the readout's initialisation (no runner:
 # no HDF5, no MPI) with lib/*.c, every object built again with -fPIC under $(B)/pic/; only

@@ -49,14 +49,48 @@ template <> struct scan_word<2> {
     template <typename E> static __device__ __forceinline__ type narrow(const float (&f)[2]) { return narrow2<E>(f[0], f[1]); }
 };
 
+/* Loads of one word with an L2 prefetch hint (PF: 0 none, 64, 128 or 256 bytes: the L2 fetches
+ * that much around the word from DRAM, so that the neighbouring threads' or tiles' parts of a
+ * line come in one request). The library's kernels take PF = 0; the workbench
+ * kernels/dev/scan_vec.cu times the others. */
+template <int PF, typename V> __device__ __forceinline__ V scan_ldw(const void *g)
+{
+    if constexpr (PF == 0) {
+        return *(const V *)g;
+    } else if constexpr (sizeof(V) == 16) {
+        uint4 v;
+        if constexpr (PF == 64)
+            asm("ld.global.L2::64B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
+        else if constexpr (PF == 128)
+            asm("ld.global.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
+        else
+            asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
+        return v;
+    } else {
+        uint32_t v;
+        if constexpr (PF == 64) asm("ld.global.L2::64B.u32 %0, [%1];" : "=r"(v) : "l"(g));
+        else if constexpr (PF == 128) asm("ld.global.L2::128B.u32 %0, [%1];" : "=r"(v) : "l"(g));
+        else asm("ld.global.L2::256B.u32 %0, [%1];" : "=r"(v) : "l"(g));
+        return v;
+    }
+}
+template <int PF> __device__ __forceinline__ void scan_cp16_pf(void *s, const void *g)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(s);
+    if constexpr (PF == 0) scan_cp16(s, g);
+    else if constexpr (PF == 64) asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
+    else if constexpr (PF == 128) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
+    else asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
+}
+
 /* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0 .. c0 + W - 1. */
-template <int GOFF, int W, typename E>
+template <int GOFF, int W, typename E, int PF = 0>
 __device__ __forceinline__ typename scan_word<W>::type scan_wgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
 {
     typedef typename scan_word<W>::type V;
-    if (GOFF == 0) return *(const V *)(a + t * C + c0);
+    if (GOFF == 0) return scan_ldw<PF, V>(a + t * C + c0);
     const int64_t tg = t + GOFF;
-    return tg >= 0 && tg < T ? *(const V *)(a + tg * C + c0) : scan_word<W>::zero();
+    return tg >= 0 && tg < T ? scan_ldw<PF, V>(a + tg * C + c0) : scan_word<W>::zero();
 }
 template <int GOFF, typename E>
 __device__ __forceinline__ uint4 scan_vgate(const E *a, int64_t T, int64_t C, int64_t t, int64_t c0)
@@ -96,7 +130,7 @@ __device__ __forceinline__ void scan_vfold(float (&A)[8], float (&B)[8], uint4 a
  * 8 channels a thread: a warp's access is one 128-byte row, as on the f32 channel route, with
  * half its threads, and twice its U puts as many bytes in flight a thread. C a multiple of W,
  * the arrays aligned to a word. */
-template <int W, int U, int GOFF, typename E, typename H = E>
+template <int W, int U, int GOFF, typename E, typename H = E, int PF = 0>
 __global__ void scan_wchannels_kernel(int64_t T, int64_t C, int reverse, const E *a, const E *b,
                                       const typename scan_h0<H>::type *h0, E *h)
 {
@@ -115,8 +149,8 @@ __global__ void scan_wchannels_kernel(int64_t T, int64_t C, int reverse, const E
         for (int k = 0; k < U; k++) {
             const int64_t t = scan_time(T, reverse, s + k);
             off[k] = t * C + c0;
-            av[k] = scan_wgate<GOFF, W>(a, T, C, t, c0);
-            bv[k] = *(const V *)(b + off[k]);
+            av[k] = scan_wgate<GOFF, W, E, PF>(a, T, C, t, c0);
+            bv[k] = scan_ldw<PF, V>(b + off[k]);
         }
 #pragma unroll
         for (int k = 0; k < U; k++) {
@@ -171,7 +205,7 @@ __device__ __forceinline__ void scan_vlb_edge(int64_t T, int64_t C, int reverse,
  * of sa, sb ([VS][256] vectors; cp.async, one commit group, landed by the caller's
  * cp.async.wait_all), the last VR loaded into ra, rb. Steps past T and channels past C are the
  * identity (1, 0); gates of times outside [0, T) are 0 (GOFF). */
-template <int VS, int VR, int GOFF, typename E>
+template <int VS, int VR, int GOFF, typename E, int PF = 0>
 __device__ __forceinline__ void scan_vlb_load(int64_t T, int64_t C, int reverse, bool active, int64_t s0,
                                               int64_t c0, const E *a, const E *b, uint4 *sa, uint4 *sb,
                                               uint4 (&ra)[VR], uint4 (&rb)[VR])
@@ -183,10 +217,10 @@ __device__ __forceinline__ void scan_vlb_load(int64_t T, int64_t C, int reverse,
         const E *pb = b + t0 * C + c0, *pa = a + (t0 + GOFF) * C + c0;
 #pragma unroll
         for (int v = 0; v < VS; v++, pa += d, pb += d)
-            scan_cp16(sa + v * SCAN_LB_THREADS + tid, pa), scan_cp16(sb + v * SCAN_LB_THREADS + tid, pb);
+            scan_cp16_pf<PF>(sa + v * SCAN_LB_THREADS + tid, pa), scan_cp16_pf<PF>(sb + v * SCAN_LB_THREADS + tid, pb);
         asm volatile("cp.async.commit_group;\n" ::);
 #pragma unroll
-        for (int v = 0; v < VR; v++, pa += d, pb += d) ra[v] = *(const uint4 *)pa, rb[v] = *(const uint4 *)pb;
+        for (int v = 0; v < VR; v++, pa += d, pb += d) ra[v] = scan_ldw<PF, uint4>(pa), rb[v] = scan_ldw<PF, uint4>(pb);
         return;
     }
     const uint4 one = splat8<E>(1.0f), zero = make_uint4(0u, 0u, 0u, 0u);
@@ -265,8 +299,9 @@ __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t t
 
 /* The kernel: a tile a block (tile id blockIdx, as scan_lbs_kernel), its steps loaded and
  * folded by the data threads, its carries by the scalar part, then rescanned. REV: the
- * direction as a template argument (0, 1) or -1, the argument reverse_ (scan_lbs_kernel). */
-template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1>
+ * direction as a template argument (0, 1) or -1, the argument reverse_ (scan_lbs_kernel). PF:
+ * the loads' L2 prefetch hint (scan_ldw). */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int PF = 0>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, const E *b,
                  const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -281,7 +316,7 @@ scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, cons
     const int64_t c0 = g * 32 + cv * SCAN_VEC_W, s0 = (k * SCAN_VEC_LANES + vl) * (VS + VR);
     const bool active = c0 < C;   /* C is a multiple of 8: a vector is wholly in or out */
     uint4 ra[VR], rb[VR];
-    scan_vlb_load<VS, VR, GOFF>(T, C, reverse, active, s0, c0, a, b, sa, sb, ra, rb);
+    scan_vlb_load<VS, VR, GOFF, E, PF>(T, C, reverse, active, s0, c0, a, b, sa, sb, ra, rb);
     asm volatile("cp.async.wait_all;\n" ::);   /* the thread's own slots: no barrier needed */
     float A[8], B[8];
 #pragma unroll
