@@ -433,10 +433,11 @@ __device__ __forceinline__ void scan_lb2_lookback(int64_t C, int Cb, int lanes, 
  * pieces alternate between two buffers: a thread writes round r + 1's after the barrier of
  * round r, which no thread passes before it has read round r - 1's. One barrier a round where
  * scan_lb2_lookback takes two (a barrier, the combine in one warp, a second barrier that
- * votes), measured faster (experiments/scan-bandwidth, Design notes). Returns the channel's
- * carry (every thread of the channel has it; sm.carry is not used). */
+ * votes), measured faster (experiments/scan-bandwidth, Design notes). Where Cb > 32 a warp
+ * does not hold every channel: BVOTE, the block votes (a second barrier a round). Returns the
+ * channel's carry (every thread of the channel has it; sm.carry is not used). */
 template <int Q = SCAN_LB2_Q, bool W8 = false, typename H, typename S = scan_cta, bool PART = false,
-          class P = scan_no_probe, int Q1 = Q>
+          class P = scan_no_probe, int Q1 = Q, bool BVOTE = false>
 __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes, int64_t G, int64_t tile,
                                                    const H *h0, const scan_lb2_status &st, scan_lb2_smem &sm,
                                                    const P &probe = P())
@@ -453,7 +454,7 @@ __device__ __forceinline__ float scan_lb2_lookback1(int64_t C, int Cb, int lanes
         S::sync();
         if (j >= 0 && scan_lb2_combine<Q, PART>(sm, r, Cb, lanes, cl, qn, j, cA, cB, j, carry) && tid == 0)
             probe.empty();
-        if (__all_sync(0xffffffffu, j < 0)) break;
+        if (BVOTE ? !S::any(j >= 0) : __all_sync(0xffffffffu, j < 0)) break;
     }
     return carry;
 }

@@ -28,6 +28,13 @@
 #define SCAN_VEC_W 8                                       /* channels a thread: 16 bytes   */
 #define SCAN_VEC_COLS (32 / SCAN_VEC_W)                    /* threads across a 32-channel tile */
 #define SCAN_VEC_LANES (SCAN_LB_THREADS / SCAN_VEC_COLS)   /* vector lanes along T: 64      */
+/* The same for a tile of CB channels (32, the library's, or 64: rows of 128 bytes) */
+template <int CB> struct scan_vec_tile {
+    static constexpr int cols = CB / SCAN_VEC_W;              /* threads across a row        */
+    static constexpr int vlanes = SCAN_LB_THREADS / cols;     /* vector lanes along T        */
+    static constexpr int lanes = SCAN_LB_THREADS / CB;        /* scalar lanes of a channel   */
+    static constexpr int per = vlanes / lanes;                /* vector lanes a scalar lane  */
+};
 
 /* One step of W adjacent 16-bit channels as one word: W = 8 a uint4 (16 bytes, the vector
  * routes), W = 2 a uint32_t (4 bytes, the pair route); widened to fp32 and back (elem.cuh). */
@@ -181,10 +188,10 @@ __global__ void scan_wchannels_kernel(int64_t T, int64_t C, int reverse, const E
  * and b, as the f32 tile does (scan_kernels.cuh says why that size); VS = 0 is the
  * register-only tile of 512 steps.
  */
-struct __align__(16) scan_vec_smem {
+template <int CB = 32> struct __align__(16) scan_vec_smem {
     /* per vector lane and channel: the lane's map over its steps; after the look-back, B holds
      * the lane's carry-in */
-    float A[SCAN_VEC_LANES][32], B[SCAN_VEC_LANES][32];
+    float A[scan_vec_tile<CB>::vlanes][CB], B[scan_vec_tile<CB>::vlanes][CB];
 };
 
 /* Step s of channels c0 .. c0 + 7 at a tile's edge: its gates and b, or the identity (one, zero)
@@ -270,11 +277,11 @@ __device__ __forceinline__ void scan_vlb_out(int64_t T, int64_t C, int reverse, 
  * 8·lane + 7 (vm written, the block met), the lane scan and the aggregate, the look-back, the
  * inclusive value published, and each of those 8 vector lanes' carry-in into vm.B. The caller
  * meets the block before the data threads read vm.B. */
-template <typename H>
+template <typename H, int CB = 32>
 __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t tile, const H *h0,
-                                                 const scan_lb2_status &st, scan_lb2_smem &sm, scan_vec_smem &vm)
+                                                 const scan_lb2_status &st, scan_lb2_smem &sm, scan_vec_smem<CB> &vm)
 {
-    constexpr int Cb = 32, lanes = SCAN_LB_THREADS / Cb, PER = SCAN_VEC_LANES / lanes;
+    constexpr int Cb = CB, lanes = scan_vec_tile<CB>::lanes, PER = scan_vec_tile<CB>::per;
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     float A = 1.0f, B = 0.0f;
 #pragma unroll
@@ -284,8 +291,8 @@ __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t t
     }
     scan_lb2_lanes<false>(Cb, lanes, tile, G, true, st, sm, A, B);
     constexpr int Q = SCAN_LB2_Q, Q1 = SCAN_LB2_Q1 < Q ? SCAN_LB2_Q1 : Q;
-    const float x0 = scan_lb2_lookback1<Q, false, H, scan_cta, true, scan_no_probe, Q1>(C, Cb, lanes, G, tile,
-                                                                                        h0, st, sm);
+    const float x0 = scan_lb2_lookback1<Q, false, H, scan_cta, true, scan_no_probe, Q1, (CB > 32)>(C, Cb, lanes, G,
+                                                                                                   tile, h0, st, sm);
     if (lane == lanes - 1) scan_lbw<false>::publish(st.word, tile * Cb + cl, SCAN_INC, 0.0f, fmaf(A, x0, B), st.tag);
     float x = lane > 0 ? fmaf(sm.sA[tid - Cb], x0, sm.sB[tid - Cb]) : x0;   /* after the lanes before */
 #pragma unroll
@@ -300,8 +307,11 @@ __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t t
 /* The kernel: a tile a block (tile id blockIdx, as scan_lbs_kernel), its steps loaded and
  * folded by the data threads, its carries by the scalar part, then rescanned. REV: the
  * direction as a template argument (0, 1) or -1, the argument reverse_ (scan_lbs_kernel). PF:
- * the loads' L2 prefetch hint (scan_ldw). */
-template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int PF = 0>
+ * the loads' L2 prefetch hint (scan_ldw). CB: the tile's channels, 32 (the library's) or 64,
+ * whose rows are whole 128-byte lines: 8 threads across, 32 vector lanes, 4 scalar lanes a
+ * channel, and the look-back's rounds end on a block vote (a warp no longer holds every
+ * channel). */
+template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = -1, int PF = 0, int CB = 32>
 __global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
 scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, const E *b,
                  const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
@@ -309,11 +319,12 @@ scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, cons
     const int reverse = REV >= 0 ? REV : reverse_;
     extern __shared__ uint4 scan_vec_dyn[];   /* [VS][256] of a, then of b */
     uint4 *sa = scan_vec_dyn, *sb = sa + SCAN_LB_THREADS * VS;
-    __shared__ scan_vec_smem vm;
+    typedef scan_vec_tile<CB> Tile;
+    __shared__ scan_vec_smem<CB> vm;
     __shared__ scan_lb2_smem sm;
-    const int tid = threadIdx.x, vl = tid / SCAN_VEC_COLS, cv = tid % SCAN_VEC_COLS;
+    const int tid = threadIdx.x, vl = tid / Tile::cols, cv = tid % Tile::cols;
     const int64_t tile = blockIdx.x, g = tile % G, k = tile / G;
-    const int64_t c0 = g * 32 + cv * SCAN_VEC_W, s0 = (k * SCAN_VEC_LANES + vl) * (VS + VR);
+    const int64_t c0 = g * CB + cv * SCAN_VEC_W, s0 = (k * Tile::vlanes + vl) * (VS + VR);
     const bool active = c0 < C;   /* C is a multiple of 8: a vector is wholly in or out */
     uint4 ra[VR], rb[VR];
     scan_vlb_load<VS, VR, GOFF, E, PF>(T, C, reverse, active, s0, c0, a, b, sa, sb, ra, rb);
@@ -329,7 +340,7 @@ scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, cons
     pA[0] = make_float4(A[0], A[1], A[2], A[3]), pA[1] = make_float4(A[4], A[5], A[6], A[7]);
     pB[0] = make_float4(B[0], B[1], B[2], B[3]), pB[1] = make_float4(B[4], B[5], B[6], B[7]);
     __syncthreads();
-    scan_vlb_carries<H>(C, G, tile, h0, st, sm, vm);
+    scan_vlb_carries<H, CB>(C, G, tile, h0, st, sm, vm);
     __syncthreads();
     if (!active) return;
     const float4 x03 = pB[0], x47 = pB[1];
