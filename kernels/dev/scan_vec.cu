@@ -4,6 +4,7 @@
  *
  *   make dev && build/bin/scan-vec-dev            every variant
  *   build/bin/scan-vec-dev vec-rev vec-rev-t       some variants (by name)
+ *   build/bin/scan-vec-dev -s 2 vec-fwd            on one shape only (0-3, the list below)
  *
  * Variants (the library's own first in each group):
  *   vec-fwd, vec-rev     the library's staged vector tiles (8 + 8 steps a thread, 1024-step
@@ -133,34 +134,48 @@ static void teardown(bench *w)
     CK(cudaFree(w->a)); CK(cudaFree(w->b)); CK(cudaFree(w->h)); CK(cudaFree(w->ref)); CK(cudaFree(w->ws));
 }
 
-static float bf(uint16_t v)   /* a bf16's bits as a float */
+/* max |ref| into *big (as the bits of a non-negative float, which order as integers) */
+__global__ void maxabs_kernel(int64_t n, const E *ref, unsigned *big)
 {
-    const uint32_t u = (uint32_t)v << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    float m = 0;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        m = fmaxf(m, fabsf(__bfloat162float(ref[i])));
+    atomicMax(big, __float_as_uint(m));
 }
 
-/* The variant's h against ref (which holds the library variant's h): the first difference (exact)
- * or the first element off by more than bf16's rounding, 2^-7 |ref| + 1e-4 max |ref| (a wrong
- * carry is off by about |h|), or -1. */
+/* The first element of x that differs from ref (exact) or is off by more than bf16's rounding,
+ * 2^-7 |ref| + 1e-4 max |ref|, into *first (atomicMin; left at n where none is). */
+__global__ void differs_kernel(int64_t n, int exact, const E *x, const E *ref, const unsigned *big,
+                               unsigned long long *first)
+{
+    const float tol = 1e-4f * __uint_as_float(*big);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const float u = __bfloat162float(x[i]), v = __bfloat162float(ref[i]);
+        const bool bad = exact ? __bfloat16_as_ushort(x[i]) != __bfloat16_as_ushort(ref[i])
+                               : !(fabsf(u - v) <= 0x1p-7f * fabsf(v) + tol);
+        if (bad) atomicMin(first, (unsigned long long)i);
+    }
+}
+
+/* The variant's h against ref (which holds the library variant's h): the first element that
+ * differs (exact) or lies outside bf16's rounding of it (a wrong carry is off by about |h|),
+ * or -1. */
 static int64_t differs(const bench *w, int exact)
 {
-    const size_t n = (size_t)(w->T * w->C);
-    uint16_t *x = (uint16_t *)malloc(n * 2), *y = (uint16_t *)malloc(n * 2);
-    if (!x || !y) DIE("no host memory for %zu elements", n);
-    CK(cudaMemcpy(x, w->h, n * 2, cudaMemcpyDeviceToHost));
-    CK(cudaMemcpy(y, w->ref, n * 2, cudaMemcpyDeviceToHost));
-    int64_t at = -1;
-    float big = 0;
-    for (size_t i = 0; i < n && !exact; i++) big = fmaxf(big, fabsf(bf(y[i])));
-    for (size_t i = 0; i < n; i++)
-        if (exact ? x[i] != y[i] : !(fabsf(bf(x[i]) - bf(y[i])) <= 0x1p-7f * fabsf(bf(y[i])) + 1e-4f * big)) {
-            at = (int64_t)i;
-            break;
-        }
-    free(x), free(y);
-    return at;
+    const int64_t n = w->T * w->C;
+    unsigned *big;
+    unsigned long long *first, at = (unsigned long long)n;
+    CK(cudaMalloc(&big, 4));
+    CK(cudaMalloc(&first, 8));
+    CK(cudaMemset(big, 0, 4));
+    CK(cudaMemcpy(first, &at, 8, cudaMemcpyHostToDevice));
+    maxabs_kernel<<<1024, 256>>>(n, w->ref, big);
+    differs_kernel<<<1024, 256>>>(n, exact, w->h, w->ref, big, first);
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(&at, first, 8, cudaMemcpyDeviceToHost));
+    CK(cudaFree(big));
+    CK(cudaFree(first));
+    return at < (unsigned long long)n ? (int64_t)at : -1;
 }
 
 /* Median ms of the variant and of the copy (h <- b) that follows each of its calls. */
@@ -189,7 +204,14 @@ static void time_ms(const variant *v, bench *w, double *kernel_ms, double *copy_
 int main(int argc, char **argv)
 {
     static char want[NVARIANTS];
+    int only = -1, named = 0;   /* only: one shape */
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+            only = atoi(argv[++i]);
+            if (only < 0 || only > 3) DIE("-s %s: the shapes are 0-3", argv[i]);
+            continue;
+        }
+        named = 1;
         int found = 0;
         for (int v = 0; v < NVARIANTS; v++)
             if (!strcmp(argv[i], variants[v].name)) want[v] = 1, found = 1;
@@ -200,12 +222,13 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (argc == 1) memset(want, 1, sizeof want);
+    if (!named) memset(want, 1, sizeof want);
     workbench_start(1);
     static const int64_t shapes[][2] = {{65536, 1024}, {65536, 16384}, {1024, 1048576}, {32, 4194304}};   /* C, T */
     int bad = 0;
     printf("%-24s %7s %9s %9s %9s %9s %7s  %s\n", "variant", "C", "T", "ms", "copy ms", "GB/s", "%copy", "check");
     for (int s = 0; s < 4; s++) {
+        if (only >= 0 && s != only) continue;
         bench w;
         setup(&w, shapes[s][1], shapes[s][0]);
         for (int dir = 0; dir < 2; dir++)
