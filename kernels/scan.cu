@@ -83,6 +83,12 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 #ifndef LOGT_SCAN_VEC_VR
 #define LOGT_SCAN_VEC_VR 8
 #endif
+/* Channels of a vector tile where C >= 64: 32, or 64 (rows of whole 128-byte lines, tiles of
+ * 512 steps: scan_vec.cuh); below 64 channels, 32. */
+#ifndef LOGT_SCAN_VEC_CB
+#define LOGT_SCAN_VEC_CB 32
+#endif
+static int vec_cb(int64_t C) { return LOGT_SCAN_VEC_CB == 64 && C >= 64 ? 64 : 32; }
 #define BLOCK 256
 
 /* The look-back tiling of scan_kernels.cuh: Cb channels × lanes·V steps per tile. */
@@ -92,10 +98,10 @@ typedef struct lb_plan {
     size_t bytes;   /* the status words (logt_ctx_tagged) */
 } lb_plan;
 
-static lb_plan lb_make(int64_t T, int64_t C, int V)
+static lb_plan lb_make(int64_t T, int64_t C, int V, int Cb = 0)   /* Cb: 0 scan_lb_channels(C) */
 {
     lb_plan p;
-    p.Cb = scan_lb_channels(C);
+    p.Cb = Cb ? Cb : scan_lb_channels(C);
     p.lanes = SCAN_LB_THREADS / p.Cb;
     p.G = (C + p.Cb - 1) / p.Cb;
     const int64_t L = (int64_t)p.lanes * V;
@@ -125,14 +131,17 @@ static int use_channels(int64_t T, int64_t C)
 /* Staged tiles (VS + VR steps a thread) while they fill the GPU's resident slots (two blocks
  * an SM); fewer, and the scan is latency-bound: register-only tiles of VR steps, twice as many
  * tiles and half the serial work a thread (experiments/scan-table1, Design notes). */
-static int use_staged(int64_t T, int64_t C, int V)
+static int use_staged(int64_t T, int64_t C, int V, int Cb = 0)
 {
-    return lb_make(T, C, V).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
+    return lb_make(T, C, V, Cb).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
 }
 
-/* A vector tile of 64·(VS + VR) steps as lb_make counts it: V steps in each of the 8 lanes of a
- * 32-channel tile. */
-static constexpr int vec_V(int VS, int VR) { return SCAN_VEC_LANES * (VS + VR) / (SCAN_LB_THREADS / 32); }
+/* A vector tile of CB channels as lb_make counts it: its vlanes·(VS + VR) steps over the scalar
+ * lanes of a channel (32 channels: 64 vector lanes, 8 scalar lanes). */
+static constexpr int vec_V(int VS, int VR, int CB = 32)
+{
+    return SCAN_LB_THREADS / (CB / SCAN_VEC_W) * (VS + VR) / (SCAN_LB_THREADS / CB);
+}
 
 /* 16-bit arrays go in 16-byte vectors where C is a multiple of 8 and fills a 32-channel tile, and
  * every array is 16-byte aligned (ptrs: the arrays' addresses or-ed; NULL counts as aligned). */
@@ -161,7 +170,8 @@ static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec, int pair)
     if (vec && C / SCAN_VEC_W >= scan_cuda_channel_threshold()) return R_VCHANNELS;
     if (pair && C >= scan_cuda_channel_threshold()) return R_PCHANNELS;
     if (vec && T >= SHORT_T)
-        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR)) ? R_VSTAGED : R_VLOOKBACK;
+        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR, vec_cb(C)), vec_cb(C)) ? R_VSTAGED
+                                                                                                 : R_VLOOKBACK;
     if (use_channels(T, C)) return R_CHANNELS;
     const int V = dt == LOGT_F32 ? lbs_cfg<float>::V : lbs_cfg<__nv_bfloat16>::V;
     return use_staged(T, C, V) ? R_STAGED : R_LOOKBACK;
@@ -233,9 +243,10 @@ static logt_status opt_in_smem(const void *kernel, int smem, std::atomic<int> *r
  * are blockIdx: no counter to zero either). They start the buffer, so a tile's 32 words are
  * four 128-byte lines (16 bytes in, five: measured slower, experiments/scan-bandwidth, Design
  * notes). */
-static logt_status lb_begin(logt_ctx *ctx, int64_t T, int64_t C, int V, lb_plan *p, scan_lb2_status *status)
+static logt_status lb_begin(logt_ctx *ctx, int64_t T, int64_t C, int V, lb_plan *p, scan_lb2_status *status,
+                            int Cb = 0)
 {
-    *p = lb_make(T, C, V);
+    *p = lb_make(T, C, V, Cb);
     if (p->ntiles > 0x7fffffffLL)
         return LOGT_FAIL(LOGT_EINVAL, "scan_cuda: T = %lld, C = %lld makes %lld tiles, more than a "
                          "grid holds (2^31 - 1)", (long long)T, (long long)C, (long long)p->ntiles);
@@ -282,27 +293,36 @@ static logt_status scan_lookback(logt_ctx *ctx, int reverse, int staged, int64_t
     return LOGT_OK;
 }
 
-/* The look-back route in 16-byte vectors (scan_vlbs_kernel), 16-bit E. */
-template <int GOFF, typename E, typename H>
-static logt_status scan_vec_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
-                                     const E *b, const H *h0, E *h)
+/* The look-back route in 16-byte vectors (scan_vlbs_kernel), 16-bit E, tiles of CB channels. */
+template <int GOFF, int CB, typename E, typename H>
+static logt_status scan_vec_lookback_cb(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
+                                        const E *b, const H *h0, E *h)
 {
     constexpr int VS = LOGT_SCAN_VEC_VS, VR = LOGT_SCAN_VEC_VR, FWD = fwd_rev<GOFF>::FWD;
     lb_plan p;
     scan_lb2_status status;
-    LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status));
+    LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR, CB) : vec_V(0, VR, CB), &p, &status, CB));
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
     typedef void (*vlbs_fn)(int64_t, int64_t, int, int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
-    const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H>
-                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, -1>
-                                     : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD>;
+    const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H, -1, 0, CB>
+                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, -1, 0, CB>
+                                     : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD, 0, CB>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, -1, 1>() : ready_on<GOFF, E, H, FWD, 1>()));
+                             reverse ? ready_on<GOFF, E, H, -1, CB / 32>() : ready_on<GOFF, E, H, FWD, CB / 32>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(T, C, reverse, p.G, a, b,
                                                                                       h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
+}
+
+template <int GOFF, typename E, typename H>
+static logt_status scan_vec_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
+                                     const E *b, const H *h0, E *h)
+{
+    if constexpr (LOGT_SCAN_VEC_CB == 64)
+        if (vec_cb(C) == 64) return scan_vec_lookback_cb<GOFF, 64>(ctx, reverse, staged, T, C, a, b, h0, h);
+    return scan_vec_lookback_cb<GOFF, 32>(ctx, reverse, staged, T, C, a, b, h0, h);
 }
 
 template <int GOFF, typename E, typename H = E>
