@@ -136,12 +136,9 @@ static int use_staged(int64_t T, int64_t C, int V, int Cb = 0)
     return lb_make(T, C, V, Cb).ntiles >= 2 * (int64_t)logt_cuda_sm_count();
 }
 
-/* A vector tile of CB channels as lb_make counts it: its vlanes·(VS + VR) steps over the scalar
- * lanes of a channel (32 channels: 64 vector lanes, 8 scalar lanes). */
-static constexpr int vec_V(int VS, int VR, int CB = 32)
-{
-    return SCAN_LB_THREADS / (CB / SCAN_VEC_W) * (VS + VR) / (SCAN_LB_THREADS / CB);
-}
+/* A vector tile as lb_make counts it: the steps of a scalar lane, which composes `per` vector
+ * lanes of VS + VR steps (8 at either width: scan_vec.cuh). */
+static constexpr int vec_V(int VS, int VR) { return scan_vec_tile<32>::per * (VS + VR); }
 
 /* 16-bit arrays go in 16-byte vectors where C is a multiple of 8 and fills a 32-channel tile, and
  * every array is 16-byte aligned (ptrs: the arrays' addresses or-ed; NULL counts as aligned). */
@@ -170,8 +167,7 @@ static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec, int pair)
     if (vec && C / SCAN_VEC_W >= scan_cuda_channel_threshold()) return R_VCHANNELS;
     if (pair && C >= scan_cuda_channel_threshold()) return R_PCHANNELS;
     if (vec && T >= SHORT_T)
-        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR, vec_cb(C)), vec_cb(C)) ? R_VSTAGED
-                                                                                                 : R_VLOOKBACK;
+        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR), vec_cb(C)) ? R_VSTAGED : R_VLOOKBACK;
     if (use_channels(T, C)) return R_CHANNELS;
     const int V = dt == LOGT_F32 ? lbs_cfg<float>::V : lbs_cfg<__nv_bfloat16>::V;
     return use_staged(T, C, V) ? R_STAGED : R_LOOKBACK;
@@ -301,7 +297,7 @@ static logt_status scan_vec_lookback_cb(logt_ctx *ctx, int reverse, int staged, 
     constexpr int VS = LOGT_SCAN_VEC_VS, VR = LOGT_SCAN_VEC_VR, FWD = fwd_rev<GOFF>::FWD;
     lb_plan p;
     scan_lb2_status status;
-    LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR, CB) : vec_V(0, VR, CB), &p, &status, CB));
+    LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status, CB));
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
     typedef void (*vlbs_fn)(int64_t, int64_t, int, int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
     const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H, -1, 0, CB>

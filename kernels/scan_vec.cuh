@@ -26,15 +26,14 @@
 #include "scan_kernels.cuh"
 
 #define SCAN_VEC_W 8                                       /* channels a thread: 16 bytes   */
-#define SCAN_VEC_COLS (32 / SCAN_VEC_W)                    /* threads across a 32-channel tile */
-#define SCAN_VEC_LANES (SCAN_LB_THREADS / SCAN_VEC_COLS)   /* vector lanes along T: 64      */
-/* The same for a tile of CB channels (32, the library's, or 64: rows of 128 bytes) */
+/* A vector look-back tile of CB channels (32, the library's, or 64: rows of 128 bytes) */
 template <int CB> struct scan_vec_tile {
     static constexpr int cols = CB / SCAN_VEC_W;              /* threads across a row        */
     static constexpr int vlanes = SCAN_LB_THREADS / cols;     /* vector lanes along T        */
     static constexpr int lanes = SCAN_LB_THREADS / CB;        /* scalar lanes of a channel   */
     static constexpr int per = vlanes / lanes;                /* vector lanes a scalar lane  */
 };
+static_assert(scan_vec_tile<32>::per == 8 && scan_vec_tile<64>::per == 8, "a scalar lane composes 8 vector lanes");
 
 /* One step of W adjacent 16-bit channels as one word: W = 8 a uint4 (16 bytes, the vector
  * routes), W = 2 a uint32_t (4 bytes, the pair route); widened to fp32 and back (elem.cuh). */
@@ -60,24 +59,26 @@ template <> struct scan_word<2> {
  * that much around the word from DRAM, so that the neighbouring threads' or tiles' parts of a
  * line come in one request). The library's kernels take PF = 0; the workbench
  * kernels/dev/scan_vec.cu times the others. */
+#define SCAN_LDW16(Q, g, v) \
+    asm("ld.global.L2::" Q ".v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g))
+#define SCAN_LDW4(Q, g, v) asm("ld.global.L2::" Q ".u32 %0, [%1];" : "=r"(v) : "l"(g))
+#define SCAN_CP16(Q, d, g) asm volatile("cp.async.cg.shared.global.L2::" Q " [%0], [%1], 16;\n" ::"r"(d), "l"(g))
 template <int PF, typename V> __device__ __forceinline__ V scan_ldw(const void *g)
 {
+    static_assert(PF == 0 || PF == 64 || PF == 128 || PF == 256, "prefetch of 0, 64, 128 or 256 bytes");
     if constexpr (PF == 0) {
         return *(const V *)g;
-    } else if constexpr (sizeof(V) == 16) {
-        uint4 v;
-        if constexpr (PF == 64)
-            asm("ld.global.L2::64B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
-        else if constexpr (PF == 128)
-            asm("ld.global.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
-        else
-            asm("ld.global.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(g));
-        return v;
     } else {
-        uint32_t v;
-        if constexpr (PF == 64) asm("ld.global.L2::64B.u32 %0, [%1];" : "=r"(v) : "l"(g));
-        else if constexpr (PF == 128) asm("ld.global.L2::128B.u32 %0, [%1];" : "=r"(v) : "l"(g));
-        else asm("ld.global.L2::256B.u32 %0, [%1];" : "=r"(v) : "l"(g));
+        V v;
+        if constexpr (sizeof(V) == 16) {
+            if constexpr (PF == 64) SCAN_LDW16("64B", g, v);
+            else if constexpr (PF == 128) SCAN_LDW16("128B", g, v);
+            else SCAN_LDW16("256B", g, v);
+        } else {
+            if constexpr (PF == 64) SCAN_LDW4("64B", g, v);
+            else if constexpr (PF == 128) SCAN_LDW4("128B", g, v);
+            else SCAN_LDW4("256B", g, v);
+        }
         return v;
     }
 }
@@ -85,10 +86,13 @@ template <int PF> __device__ __forceinline__ void scan_cp16_pf(void *s, const vo
 {
     const unsigned d = (unsigned)__cvta_generic_to_shared(s);
     if constexpr (PF == 0) scan_cp16(s, g);
-    else if constexpr (PF == 64) asm volatile("cp.async.cg.shared.global.L2::64B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
-    else if constexpr (PF == 128) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
-    else asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(d), "l"(g));
+    else if constexpr (PF == 64) SCAN_CP16("64B", d, g);
+    else if constexpr (PF == 128) SCAN_CP16("128B", d, g);
+    else SCAN_CP16("256B", d, g);
 }
+#undef SCAN_LDW16
+#undef SCAN_LDW4
+#undef SCAN_CP16
 
 /* The gates of time t (offset by GOFF; 0 outside [0, T)) for channels c0 .. c0 + W - 1. */
 template <int GOFF, int W, typename E, int PF = 0>

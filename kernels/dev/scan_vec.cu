@@ -30,7 +30,6 @@
  */
 #define WORKBENCH "scan-vec-dev"
 #include <cuda_bf16.h>
-#include <math.h>
 #include <string.h>
 
 #include "../scan_vec.cuh"
