@@ -252,24 +252,51 @@ extern "C" logt_status logt_gemm_f32_3xtf32(logt_ctx *ctx, int transA, int trans
 #define LONG_CHUNKS 1024
 #define LONG_MAX_C 16384
 #define LONG_MIN_K 8192
-#define SUM_THREADS 256
+#define SUM_X 32       /* sum_partials_kernel: consecutive elements a block (one 128-byte line) */
+#define SUM_Y_MAX 32   /* rows of threads a block at most, each summing every y-th chunk        */
 
-/* C[i] = alpha · Σ_q part[q][i] + beta · C[i] (beta 0: C not read): a block per i, the chunks
- * summed in a fixed tree order. */
-__global__ void __launch_bounds__(SUM_THREADS)
+/* C[k][i] = alpha · Σ_q part[k][q][i] + beta · C[k][i] (beta 0: C not read), part
+ * [batch][nchunks][n]: a block per SUM_X consecutive i of one k, whose blockDim.y rows of
+ * threads each add every blockDim.y-th chunk (every load a whole line), then the rows in a
+ * fixed order (deterministic for a given shape). Bytes: batch·nchunks·n·4 read, batch·n·4
+ * written. */
+__global__ void __launch_bounds__(SUM_X * SUM_Y_MAX)
 sum_partials_kernel(int64_t n, int64_t nchunks, const float *part, float alpha, float beta, float *C)
 {
-    __shared__ float sh[SUM_THREADS];
-    const int64_t i = blockIdx.x;
+    __shared__ float sh[SUM_Y_MAX][SUM_X + 1];
+    const int64_t k = blockIdx.y, i = blockIdx.x * (int64_t)SUM_X + threadIdx.x;
+    const float *p = part + k * nchunks * n;
     float acc = 0.0f;
-    for (int64_t q = threadIdx.x; q < nchunks; q += blockDim.x) acc += part[q * n + i];
-    sh[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned w = blockDim.x / 2; w > 0; w /= 2) {
-        if (threadIdx.x < w) sh[threadIdx.x] += sh[threadIdx.x + w];
-        __syncthreads();
+    if (i < n) {
+#pragma unroll 8
+        for (int64_t q = threadIdx.y; q < nchunks; q += blockDim.y) acc += p[q * n + i];
     }
-    if (threadIdx.x == 0) C[i] = alpha * sh[0] + (beta != 0.0f ? beta * C[i] : 0.0f);
+    sh[threadIdx.y][threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && i < n) {
+        for (unsigned y = 1; y < blockDim.y; y++) acc += sh[y][threadIdx.x];
+        float *c = C + k * n + i;
+        *c = alpha * acc + (beta != 0.0f ? beta * *c : 0.0f);
+    }
+}
+
+extern "C" logt_status logt_sum_partials_f32(logt_ctx *ctx, int64_t n, int64_t nchunks, int64_t batch,
+                                             const float *part, float alpha, float beta, float *C)
+{
+    if (n < 1 || batch < 1) return LOGT_OK;
+    if (batch > 65535)
+        return LOGT_FAIL(LOGT_EINVAL, "logt_sum_partials_f32: %lld sums in one call, at most 65535",
+                         (long long)batch);
+    /* 8 rows of threads where the blocks fill the GPU; where they are few (a bias gradient's
+     * D columns over a thousand chunks), up to 32 rows, so that each thread's chain of
+     * dependent loads is short */
+    const int64_t blocks = (n + SUM_X - 1) / SUM_X * batch;
+    int rows = 8;
+    while (rows < SUM_Y_MAX && blocks * rows < 4096 && rows * 8 < nchunks) rows *= 2;
+    const dim3 grid((unsigned)((n + SUM_X - 1) / SUM_X), (unsigned)batch), block(SUM_X, (unsigned)rows);
+    sum_partials_kernel<<<grid, block, 0, (cudaStream_t)ctx->stream>>>(n, nchunks, part, alpha, beta, C);
+    LAUNCH_TRY();
+    return LOGT_OK;
 }
 
 extern "C" logt_status logt_gemm_f32_tn_long(logt_ctx *ctx, int64_t M, int64_t N, int64_t K, float alpha,
@@ -290,9 +317,7 @@ extern "C" logt_status logt_gemm_f32_tn_long(logt_ctx *ctx, int64_t M, int64_t N
     float *part = (float *)ws;
     LOGT_TRY(logt_gemm_ex(ctx, 1, 0, M, N, L, 1.0f, LOGT_F32, A, lda, L * lda, B, ldb, L * ldb, 0.0f, part, N,
                           n, nchunks, 0));
-    sum_partials_kernel<<<(unsigned)n, SUM_THREADS, 0, (cudaStream_t)ctx->stream>>>(n, nchunks, part, alpha,
-                                                                                    beta, C);
-    LAUNCH_TRY();
+    LOGT_TRY(logt_sum_partials_f32(ctx, n, nchunks, 1, part, alpha, beta, C));
     if (rest)
         LOGT_TRY(logt_gemm_ex(ctx, 1, 0, M, N, rest, alpha, LOGT_F32, A + nchunks * L * lda, lda, 0,
                               B + nchunks * L * ldb, ldb, 0, 1.0f, C, N, 0, 1, 0));

@@ -43,11 +43,17 @@ logt_status logt_gemm_ex(logt_ctx *ctx, int transA, int transB, int64_t M, int64
  * apart), C packed, strict fp32: a sum over K rows, as the weight and bias gradients of a
  * recurrence are (K = T·B). cuBLAS spreads such a product over as many SMs as C has tiles, so
  * a long K with a small C runs on a handful of SMs; then K is cut into chunks, one batched
- * product makes a partial C per chunk in ctx's workspace, a block per element of C adds the
+ * product makes a partial C per chunk in ctx's workspace, logt_sum_partials_f32 adds the
  * partials in a fixed order (deterministic), and the rows past the last whole chunk are added
  * by one more product. Otherwise it is one logt_gemm_ex. */
 logt_status logt_gemm_f32_tn_long(logt_ctx *ctx, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                                   int64_t lda, const float *B, int64_t ldb, float beta, float *C);
+
+/* The partial sums of a reduction split in chunks, added: C[k][i] = alpha · Σ_q part[k][q][i]
+ * + beta · C[k][i] for part [batch][nchunks][n] and C [batch][n] (beta 0: C not read), in a
+ * fixed order (deterministic), on ctx's stream. batch <= 65535. */
+logt_status logt_sum_partials_f32(logt_ctx *ctx, int64_t n, int64_t nchunks, int64_t batch, const float *part,
+                                  float alpha, float beta, float *C);
 
 /* logt_gemm_f32_batched with fp32's accuracy on TF32 tensor cores (3xTF32): each operand X is
  * split into X_hi = tf32(X) and X_lo = tf32(X − X_hi) (round to nearest; both exact in TF32,

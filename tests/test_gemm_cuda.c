@@ -228,3 +228,47 @@ Test(gemm_cuda, long_inner_dimension_matches_a_loop)
     logt_ctx_destroy(ctx);
 #endif
 }
+
+/* logt_sum_partials_f32 on awkward sizes (n not a multiple of the 32 a block adds, chunks not
+ * a multiple of its 8, 16 or 32 rows of threads, several sums in one call): equal to a float64
+ * loop; beta 0 never reads C (NaN there stays out), beta 1 adds to it. */
+Test(gemm_cuda, partial_sums_match_a_loop)
+{
+    SKIP_WITHOUT_GPU("the partial sums");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
+    static const int64_t cases[][3] = {{37, 19, 3}, {1, 1, 1}, {4096, 256, 1}, {64, 1024, 4}, {40, 100, 2}};
+    for (int c = 0; c < 5; c++) {
+        const int64_t n = cases[c][0], nchunks = cases[c][1], batch = cases[c][2];
+        for (int add = 0; add < 2; add++) {
+            double *part = f32_values(batch * nchunks * n, 10 + c), *C = f32_values(batch * n, 20 + c);
+            double *ref = malloc(sizeof(double) * (size_t)(batch * n));
+            cr_assert(ref);
+            for (int64_t k = 0; k < batch; k++)
+                for (int64_t i = 0; i < n; i++) {
+                    double s = 0;
+                    for (int64_t q = 0; q < nchunks; q++) s += part[(k * nchunks + q) * n + i];
+                    ref[k * n + i] = 0.5 * s + (add ? C[k * n + i] : 0.0);
+                }
+            if (!add)
+                for (int64_t i = 0; i < batch * n; i++) C[i] = NAN;
+            logt_tensor dP = on_device(part, batch * nchunks * n), dC = on_device(C, batch * n);
+            cr_assert_eq(logt_sum_partials_f32(ctx, n, nchunks, batch, dP.data, 0.5f, add ? 1.0f : 0.0f, dC.data),
+                         LOGT_OK, "%s", logt_errmsg());
+            cr_assert_eq(logt_ctx_sync(ctx), LOGT_OK, "%s", logt_errmsg());
+            double *got = on_host(&dC);
+            char what[80];
+            snprintf(what, sizeof what, "sum_partials n=%lld chunks=%lld batch=%lld beta=%d", (long long)n,
+                     (long long)nchunks, (long long)batch, add);
+            check_result r = check_close(what, got, ref, batch * n, 1e-5 * sqrt((double)nchunks) + 1e-6, 1e-5);
+            cr_expect(r.ok, "%s", r.msg);
+            free(part), free(C), free(ref), free(got);
+            logt_tensor_free(&dP), logt_tensor_free(&dC);
+        }
+    }
+    cr_expect_neq(logt_sum_partials_f32(ctx, 4, 2, 70000, NULL, 1.0f, 0.0f, NULL), LOGT_OK,
+                  "70000 sums in one call must be refused");
+    logt_ctx_destroy(ctx);
+#endif
+}

@@ -171,20 +171,6 @@ __global__ void colsum_partial_kernel(const float *A, int64_t plane, int64_t R, 
     }
 }
 
-/* Pass 2: out[k][c] = the sum of plane k's chunk partials, in chunk order (added to out
- * when add: a segment's share). */
-__global__ void colsum_final_kernel(const float *part, int64_t nchunks, int64_t Cn, int64_t K, int add,
-                                    float *out)
-{
-    FOR_EACH(e, K * Cn) {
-        int64_t k = e / Cn, c = e - k * Cn;
-        const float *p = part + k * nchunks * Cn + c;
-        float acc = 0.0f;
-        for (int64_t q = 0; q < nchunks; q++) acc += p[q * Cn];
-        out[e] = add ? out[e] + acc : acc;
-    }
-}
-
 }   /* namespace */
 
 /* ---- host side -------------------------------------------------------------------------- */
@@ -323,7 +309,8 @@ static const float *saved_state(gilr_model *m, const logt_tensor *t, int k, int6
     return is_16bit(m) ? slot((gilr_cuda_scratch *)m->cuda, k, BD) : (const float *)t->data;
 }
 
-/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane (+= when add). */
+/* out[k][Cn] = column sums of the K planes [R][Cn] at A + k·plane (+= when add: a segment's
+ * share): colsum_partial_kernel's chunk partials, added by logt_sum_partials_f32 (gemm.h). */
 static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, int64_t plane,
                           int64_t R, int64_t Cn, int64_t K, int add, float *out)
 {
@@ -335,10 +322,7 @@ static logt_status colsum(logt_ctx *ctx, gilr_cuda_scratch *s, const float *A, i
     dim3 grid((unsigned)((Cn + 31) / 32), (unsigned)nchunks, (unsigned)K), block(32, CS_Y);
     colsum_partial_kernel<<<grid, block, 0, st>>>(A, plane, R, Cn, L, (float *)s->part.data);
     LAUNCH_TRY();
-    colsum_final_kernel<<<logt_cuda_grid(K * Cn, BLOCK), BLOCK, 0, st>>>(
-        (const float *)s->part.data, nchunks, Cn, K, add, out);
-    LAUNCH_TRY();
-    return LOGT_OK;
+    return logt_sum_partials_f32(ctx, Cn, nchunks, K, (const float *)s->part.data, 1.0f, add ? 1.0f : 0.0f, out);
 }
 
 /* dW_k [D][I] = dP_k^T · X over the K planes dP [K][N][D], X [N][I]: a sum over all N = T·B
