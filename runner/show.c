@@ -373,6 +373,33 @@ static int select_rows(show *sh)
     return 0;
 }
 
+/* Where filter alone keeps no run, the values its field takes in the file, on stderr (the
+ * first HINT_VALUES of them, in file order): what the user could have meant. */
+enum { HINT_VALUES = 16 };
+static void hint_values(const show *sh, const char *filter)
+{
+    char f[LOGT_WORD], v[CELL], seen[HINT_VALUES][CELL];
+    int nseen = 0, more = 0;
+    for (int64_t i = 0; i < sh->nrows; i++)
+        if (logt_row_matches(&sh->rows[i], filter)) return;
+    logt_filter_field(filter, f, sizeof f);
+    for (int64_t i = 0; i < sh->nrows; i++) {
+        logt_row_field(&sh->rows[i], f, v, sizeof v);
+        int k = 0;
+        while (k < nseen && strcmp(seen[k], v)) k++;
+        if (k < nseen) continue;
+        if (nseen == HINT_VALUES) {
+            more = 1;
+            break;
+        }
+        logt_strlcpy(seen[nseen++], CELL, v);
+    }
+    if (nseen == 0) return;
+    fprintf(stderr, "(no run has %s; %s is", filter, f);
+    for (int k = 0; k < nseen; k++) fprintf(stderr, "%s %s", k ? "," : "", seen[k][0] ? seen[k] : "(empty)");
+    fprintf(stderr, "%s in %s)\n", more ? ", ..." : "", sh->file);
+}
+
 /* Do the rows shown hold more than one value of field `name`? */
 static int differs(const show *sh, const char *name)
 {
@@ -726,6 +753,7 @@ int logt_cmd_show(int argc, char **argv)
             char filters[LOGT_LIST_MAX * LOGT_WORD];
             logt_list_join(&sh->where, ",", filters, sizeof filters);
             fprintf(stderr, "(no runs match --where %s)\n", filters);
+            for (int k = 0; k < sh->where.n; k++) hint_values(sh, sh->where.v[k]);
         } else if (sh->nshown == 0) {
             fprintf(stderr, "(no runs in %s)\n", sh->file);
         }

@@ -155,7 +155,13 @@ Test(show, where_filters_like_a_plot)
     /* none: the header, and a line on stderr */
     cr_assert_eq(show("show r.h5 --where model=gru"), 0, "%s", err);
     EXPECT_ERR("(no runs match --where model=gru)");
+    EXPECT_ERR("(no run has model=gru; model is lstm, gilr in r.h5)");
     cr_assert(line_starting("run "), "%s", out);
+
+    /* each filter keeps some run, the two together none: no values to suggest */
+    cr_assert_eq(show("show r.h5 --where model=gilr,head_dim=3"), 0, "%s", err);
+    EXPECT_ERR("(no runs match --where model=gilr,head_dim=3)");
+    cr_assert_null(strstr(err, "no run has"), "%s", err);
 }
 
 Test(show, columns_and_sort_are_the_users)
