@@ -298,13 +298,17 @@ Test(core, head_start_holds_the_gpu_for_its_time)
     SKIP_WITHOUT_GPU("the head start's kernel");
     logt_ctx *ctx;
     cr_assert_eq(logt_ctx_create(LOGT_CUDA, &ctx), LOGT_OK, "%s", logt_errmsg());
-    double ms = 0;
+    /* never shorter than asked; not much longer at best of three (a GPU shared with other
+     * processes, as under a parallel suite, can stretch any one call) */
+    double ms = 0, best = 1e30;
     for (int i = 0; i < 3; i++) {
         cr_assert_eq(logt_timer_begin(ctx), LOGT_OK);
         cr_assert_eq(logt_ctx_head_start(ctx, 2000), LOGT_OK, "%s", logt_errmsg());
         cr_assert_eq(logt_timer_end(ctx, &ms), LOGT_OK, "%s", logt_errmsg());
-        cr_expect(ms >= 1.99 && ms < 2.5, "a 2000 us head start took %.4f ms", ms);
+        cr_expect(ms >= 1.99, "a 2000 us head start took only %.4f ms", ms);
+        best = ms < best ? ms : best;
     }
+    cr_expect(best < 2.5, "a 2000 us head start took at least %.4f ms in three calls", best);
     logt_ctx_destroy(ctx);
 }
 
