@@ -373,7 +373,7 @@ static int select_rows(show *sh)
     return 0;
 }
 
-/* Where filter alone keeps no run, the values its field takes in the file, on stderr (the
+/* Where `filter` alone keeps no run, the values its field takes in the file, on stderr (the
  * first HINT_VALUES of them, in file order): what the user could have meant. */
 enum { HINT_VALUES = 16 };
 static void hint_values(const show *sh, const char *filter)
