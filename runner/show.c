@@ -378,26 +378,22 @@ static int select_rows(show *sh)
 enum { HINT_VALUES = 16 };
 static void hint_values(const show *sh, const char *filter)
 {
-    char f[LOGT_WORD], v[CELL], seen[HINT_VALUES][CELL];
-    int nseen = 0, more = 0;
+    char f[LOGT_WORD], v[CELL], text[HINT_VALUES * (LOGT_WORD + 2)];
+    logt_list seen = {0};
+    int more = 0;
     for (int64_t i = 0; i < sh->nrows; i++)
         if (logt_row_matches(&sh->rows[i], filter)) return;
     logt_filter_field(filter, f, sizeof f);
-    for (int64_t i = 0; i < sh->nrows; i++) {
+    for (int64_t i = 0; i < sh->nrows && !more; i++) {
         logt_row_field(&sh->rows[i], f, v, sizeof v);
-        int k = 0;
-        while (k < nseen && strcmp(seen[k], v)) k++;
-        if (k < nseen) continue;
-        if (nseen == HINT_VALUES) {
-            more = 1;
-            break;
-        }
-        logt_strlcpy(seen[nseen++], CELL, v);
+        const char *w = v[0] ? v : "(empty)";
+        if (logt_list_find(&seen, w) >= 0) continue;
+        if (seen.n == HINT_VALUES) more = 1;
+        else logt_strlcpy(seen.v[seen.n++], LOGT_WORD, w);
     }
-    if (nseen == 0) return;
-    fprintf(stderr, "(no run has %s; %s is", filter, f);
-    for (int k = 0; k < nseen; k++) fprintf(stderr, "%s %s", k ? "," : "", seen[k][0] ? seen[k] : "(empty)");
-    fprintf(stderr, "%s in %s)\n", more ? ", ..." : "", sh->file);
+    if (seen.n == 0) return;
+    logt_list_join(&seen, ", ", text, sizeof text);
+    fprintf(stderr, "(no run has %s; %s is %s%s in %s)\n", filter, f, text, more ? ", ..." : "", sh->file);
 }
 
 /* Do the rows shown hold more than one value of field `name`? */
