@@ -36,9 +36,11 @@
 #include "scan_vec.cuh"
 
 /* Steps whose a and b are loaded before the FMA chain uses them (channel route); the pair
- * route's threads are half as many for the same C, and load twice the steps. */
+ * route's threads are half as many for the same C and their loads a quarter the bytes, so they
+ * load four times the steps, in blocks of PAIR_BLOCK threads. */
 #define UNROLL 8
-#define UNROLL_PAIR 16
+#define UNROLL_PAIR 32
+#define PAIR_BLOCK 128
 /* Steps per thread in a look-back tile: VS staged in shared memory, then SCAN_LBS_VR in
  * registers (scan_kernels.cuh); the whole tile read once. f32: VS = SCAN_LBS_VS (32), tiles
  * of 512 steps and 64 KB of shared memory. bf16 and f16 a channel a thread (the arrays the
@@ -83,10 +85,16 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 #ifndef LOGT_SCAN_VEC_VR
 #define LOGT_SCAN_VEC_VR 8
 #endif
-/* Channels of a vector tile where C >= 64: 32, or 64 (rows of whole 128-byte lines, tiles of
- * 512 steps: scan_vec.cuh); below 64 channels, 32. */
+/* Channels of a vector tile where C >= 64: 64 (rows of whole 128-byte lines, tiles of 512
+ * steps: scan_vec.cuh), or 32; below 64 channels, 32. A 32-channel row is half a line: its
+ * forward tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, and its reversed
+ * tile takes the direction as a template argument, so the reversed addresses fold to
+ * constants. */
 #ifndef LOGT_SCAN_VEC_CB
-#define LOGT_SCAN_VEC_CB 32
+#define LOGT_SCAN_VEC_CB 64
+#endif
+#ifndef LOGT_SCAN_VEC_PF32
+#define LOGT_SCAN_VEC_PF32 128
 #endif
 static int vec_cb(int64_t C) { return LOGT_SCAN_VEC_CB == 64 && C >= 64 ? 64 : 32; }
 #define BLOCK 256
@@ -295,17 +303,18 @@ static logt_status scan_vec_lookback_cb(logt_ctx *ctx, int reverse, int staged, 
                                         const E *b, const H *h0, E *h)
 {
     constexpr int VS = LOGT_SCAN_VEC_VS, VR = LOGT_SCAN_VEC_VR, FWD = fwd_rev<GOFF>::FWD;
+    constexpr int REV = CB == 32 ? 1 : -1, PF = CB == 32 ? LOGT_SCAN_VEC_PF32 : 0;
     lb_plan p;
     scan_lb2_status status;
     LOGT_TRY(lb_begin(ctx, T, C, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status, CB));
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
     typedef void (*vlbs_fn)(int64_t, int64_t, int, int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
     const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H, -1, 0, CB>
-                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, -1, 0, CB>
-                                     : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD, 0, CB>;
+                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, REV, 0, CB>
+                                     : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD, PF, CB>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,
-                             reverse ? ready_on<GOFF, E, H, -1, CB / 32>() : ready_on<GOFF, E, H, FWD, CB / 32>()));
+                             reverse ? ready_on<GOFF, E, H, REV, CB / 32>() : ready_on<GOFF, E, H, FWD, CB / 32>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(T, C, reverse, p.G, a, b,
                                                                                       h0, h, status);
     LAUNCH_TRY();
@@ -343,7 +352,8 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
             return LOGT_OK;
         }
         if (r == R_PCHANNELS) {
-            scan_wchannels_kernel<2, UNROLL_PAIR, GOFF, E, H><<<blocks_for(C / 2), BLOCK, 0, st>>>(
+            scan_wchannels_kernel<2, UNROLL_PAIR, GOFF, E, H><<<(unsigned)((C / 2 + PAIR_BLOCK - 1) / PAIR_BLOCK),
+                                                               PAIR_BLOCK, 0, st>>>(
                 T, C, reverse, a, b, h0, h);
             LAUNCH_TRY();
             return LOGT_OK;
