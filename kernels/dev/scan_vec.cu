@@ -6,25 +6,29 @@
  *   build/bin/scan-vec-dev vec-rev vec-rev-t       some variants (by name)
  *   build/bin/scan-vec-dev -s 2 vec-fwd            on one shape only (0-3, the list below)
  *
- * Variants (the library's own first in each group):
- *   vec-fwd, vec-rev     the library's staged vector tiles (8 + 8 steps a thread, 1024-step
+ * Variants (each group's check reference first):
+ *   vec-fwd, vec-rev     staged vector tiles of 32 channels (8 + 8 steps a thread, 1024-step
  *                        tiles), forward (direction a template argument) and reversed (an
- *                        argument, REV = -1)
+ *                        argument, REV = -1), no prefetch hint
  *   vec-rev-t            reversed with the direction a template argument (REV = 1)
  *   vec-fwd-a            forward with the direction an argument (REV = -1)
  *   vec-{fwd,rev}-pfN    loads with an L2 prefetch hint of N = 64, 128, 256 bytes (scan_ldw):
  *                        a vector tile's rows are 32 channels, 64 bytes, half a 128-byte line
+ *   vec-rev-t-pfN        both
  *   vec64-...            tiles of 64 channels (CB = 64): rows of 128 bytes, 512 steps a tile
  *   pair-{fwd,rev}-uU-bB[-pfN]  the pair channel route (2 channels a thread), U steps' loads in
- *                        flight, blocks of B threads; the library's is U = 16, B = 256
+ *                        flight, blocks of B threads
+ * The library (kernels/scan.cu) takes vec64-fwd and vec64-rev where C >= 64, vec-fwd-pf128 and
+ * vec-rev-t below 64 channels, and pair-*-u32-b128 on the pair route.
  * Shapes: the vector tiles at experiments/scan-bandwidth's four (C, T); the pair route at its
  * two C = 65536 shapes, where the library takes it.
  *
- * Check: every variant's h against the h of the library's variant of its route and direction on
- * the same inputs: the pair route's bit for bit (a channel's steps in one thread, in order); the
- * look-back tiles' within bf16's rounding (a tile's carry is composed along whichever path its
- * look-back finds, so its last bits vary from call to call, and the 64-channel tiles have other
- * boundaries). The library's routes are held to the float64 reference by tests/test_scan_cuda.c. Timing: median of 20 calls after 3 warm-ups, each call followed by
+ * Check: every variant's h against the h of its group's reference (the first variant of its route
+ * and direction) on the same inputs: the pair route's bit for bit (a channel's steps in one
+ * thread, in order); the look-back tiles' within bf16's rounding (a tile's carry is composed
+ * along whichever path its look-back finds, so its last bits vary from call to call, and the
+ * 64-channel tiles have other boundaries). The library's routes are held to the float64 reference
+ * by tests/test_scan_cuda.c. Timing: median of 20 calls after 3 warm-ups, each call followed by
  * the copy, timed the same way (as experiments/scan-bandwidth does); % of copy =
  * (3·T·C·2 / kernel time) / (2·T·C·2 / copy time).
  */
@@ -72,7 +76,7 @@ typedef struct variant {
     const char *name;
     int pair;      /* the pair route's shapes (C = 65536) only */
     int reverse;
-    int lib;       /* the library's variant of its route and direction: the others are checked against it */
+    int lib;       /* the check reference of its route and direction: the others are checked against it */
     int exact;     /* bit for bit (the pair route); else within bf16's rounding (the look-back tiles) */
     void (*run)(bench *, int);
 } variant;
@@ -93,6 +97,8 @@ static const variant variants[] = {
     {"vec-rev-pf64", 0, 1, 0, 0, vec_run<-1, 64>},
     {"vec-rev-pf128", 0, 1, 0, 0, vec_run<-1, 128>},
     {"vec-rev-pf256", 0, 1, 0, 0, vec_run<-1, 256>},
+    {"vec-rev-t-pf128", 0, 1, 0, 0, vec_run<1, 128>},
+    {"vec-rev-t-pf256", 0, 1, 0, 0, vec_run<1, 256>},
     {"pair-fwd-u16-b256", 1, 0, 1, 1, pair_run<16, 256, 0>},
     {"pair-fwd-u16-b128", 1, 0, 0, 1, pair_run<16, 128, 0>},
     {"pair-fwd-u16-b64", 1, 0, 0, 1, pair_run<16, 64, 0>},
@@ -233,7 +239,7 @@ int main(int argc, char **argv)
         for (int dir = 0; dir < 2; dir++)
             for (int pair = 0; pair < 2; pair++) {
                 if (pair && w.C != 65536) continue;
-                const variant *lib = NULL;   /* the library's variant of this route and direction */
+                const variant *lib = NULL;   /* the check reference of this route and direction */
                 for (int v = 0; v < NVARIANTS; v++)
                     if (variants[v].lib && variants[v].pair == pair && variants[v].reverse == dir) lib = &variants[v];
                 int any = 0;
