@@ -26,7 +26,7 @@
 #include "scan_kernels.cuh"
 
 #define SCAN_VEC_W 8                                       /* channels a thread: 16 bytes   */
-/* A vector look-back tile of CB channels (32, the library's, or 64: rows of 128 bytes) */
+/* A vector look-back tile of CB channels: 32, or 64 (rows of 128 bytes; the library's where C >= 64) */
 template <int CB> struct scan_vec_tile {
     static constexpr int cols = CB / SCAN_VEC_W;              /* threads across a row        */
     static constexpr int vlanes = SCAN_LB_THREADS / cols;     /* vector lanes along T        */
@@ -311,7 +311,7 @@ __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t t
 /* The kernel: a tile a block (tile id blockIdx, as scan_lbs_kernel), its steps loaded and
  * folded by the data threads, its carries by the scalar part, then rescanned. REV: the
  * direction as a template argument (0, 1) or -1, the argument reverse_ (scan_lbs_kernel). PF:
- * the loads' L2 prefetch hint (scan_ldw). CB: the tile's channels, 32 (the library's) or 64,
+ * the loads' L2 prefetch hint (scan_ldw). CB: the tile's channels, 32, or 64 (where C >= 64)
  * whose rows are whole 128-byte lines: 8 threads across, 32 vector lanes, 4 scalar lanes a
  * channel, and the look-back's rounds end on a block vote (a warp no longer holds every
  * channel). */
