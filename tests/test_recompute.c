@@ -85,14 +85,15 @@ Test(recompute, bad_values_are_named)
 }
 
 /* recompute = auto: K near sqrt(T), or the model's segment_min elements where that is longer
- * (gilr's kernels are parallel over T; the lstm has no floor); K >= T recomputes nothing. */
+ * (gilr's and sru's kernels are parallel over T, gilr's floor the larger; the lstm has none); K >= T recomputes nothing. */
 Test(recompute, auto_takes_sqrt_T_or_the_floor)
 {
     const struct { const char *model; int64_t T, B, D, K; } cases[] = {
         {"lstm", 1000, 4, 64, 32},     {"lstm", 1 << 20, 4, 64, 1024},
-        {"gilr", 1 << 20, 4, 64, 16384}, {"gilr", 1000, 4, 64, 0},
-        {"gilr", 1 << 20, 1024, 64, 1024}, {"gilr", 1 << 20, 64, 64, 1024},
-        {"gilr", 1 << 20, 32, 64, 2048}, {"sru", 1 << 23, 16, 16, 16384},
+        {"gilr", 1 << 20, 4, 64, 131072}, {"gilr", 1000, 4, 64, 0},
+        {"gilr", 1 << 20, 1024, 64, 1024}, {"gilr", 1 << 20, 64, 64, 8192},
+        {"gilr", 1 << 20, 32, 64, 16384}, {"gilr-lstm", 1 << 20, 4, 64, 131072},
+        {"sru", 1 << 23, 16, 16, 16384},
         {"deer", 1 << 23, 16, 16, 16384}};
     /* the wavefront takes T / (4 layers) where auto or K leaves the sequence whole */
     const struct { const char *model, *rc; int64_t T, K; } waves[] = {

@@ -442,6 +442,13 @@ static void gilr_destroy(logt_model *base)
  * float64 reference of the sequence-parallel path. */
 static const char *const gilr_knobs[] = {"scan", "forget_init", "gpus", NULL};
 
+/* recompute = auto's floor: segments of at least 2^25 elements (128 MiB a plane in f32). Each
+ * segment's backward reduces its weight and bias gradients over its rows in chunks and adds
+ * them to the others', and recomputes the input GEMMs; at 2^22 elements those per-segment
+ * passes held a training pass at 1.8x the plain one, at 2^25 about 1.4x
+ * (experiments/long-memory, Design notes). */
+#define GILR_SEGMENT_MIN ((int64_t)1 << 25)
+
 const logt_model_ops logt_gilr_ops = {
     .name = "gilr",
     .summary = "GILR: gate and impulse from the input only, the state by a linear scan",
@@ -449,7 +456,7 @@ const logt_model_ops logt_gilr_ops = {
     .dtypes = GILR_DTYPES,
     .nstate = 1,
     .segments = 1,
-    .segment_min = LOGT_SEGMENT_MIN_PARALLEL,
+    .segment_min = GILR_SEGMENT_MIN,
     .knobs = gilr_knobs,
     .layout = logt_gilr_layout,
     .create = gilr_create,
@@ -466,7 +473,7 @@ const logt_model_ops logt_gilr_lstm_ops = {
     .dtypes = GILR_DTYPES,
     .nstate = 2,
     .segments = 1,
-    .segment_min = LOGT_SEGMENT_MIN_PARALLEL,
+    .segment_min = GILR_SEGMENT_MIN,
     .knobs = gilr_knobs,
     .layout = logt_gilr_lstm_layout,
     .create = gilr_create,
