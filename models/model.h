@@ -114,9 +114,10 @@ typedef struct logt_model logt_model;
  * values of its knobs, limits of its kernels). */
 #define LOGT_BIT(x) (1u << (x))   /* a device's or a dtype's bit in the sets below */
 
-/* segment_min of the models whose kernels run in parallel over T (sru, deer; gilr a larger one): 2^22
- * elements, 16 MiB a tensor in f32, so that each segment's few launches are a small part of
- * its work (experiments/long-memory's README says why sqrt(T) steps are too few for them). */
+/* segment_min of the models whose kernels run in parallel over T (sru, deer; gilr takes a
+ * larger one of its own): 2^22 elements, 16 MiB a tensor in f32, so that each segment's few
+ * launches are a small part of its work (experiments/long-memory's README says why sqrt(T)
+ * steps are too few for them). */
 #define LOGT_SEGMENT_MIN_PARALLEL ((int64_t)1 << 22)
 
 typedef struct logt_model_ops {

@@ -85,7 +85,8 @@ Test(recompute, bad_values_are_named)
 }
 
 /* recompute = auto: K near sqrt(T), or the model's segment_min elements where that is longer
- * (gilr's and sru's kernels are parallel over T, gilr's floor the larger; the lstm has none); K >= T recomputes nothing. */
+ * (gilr's and sru's kernels are parallel over T, gilr's floor the larger; the lstm has none);
+ * K >= T recomputes nothing. */
 Test(recompute, auto_takes_sqrt_T_or_the_floor)
 {
     const struct { const char *model; int64_t T, B, D, K; } cases[] = {

@@ -442,11 +442,12 @@ static void gilr_destroy(logt_model *base)
  * float64 reference of the sequence-parallel path. */
 static const char *const gilr_knobs[] = {"scan", "forget_init", "gpus", NULL};
 
-/* recompute = auto's floor: segments of at least 2^25 elements (128 MiB a plane in f32). Each
- * segment's backward reduces its weight and bias gradients over its rows in chunks and adds
- * them to the others', and recomputes the input GEMMs; at 2^22 elements those per-segment
- * passes held a training pass at 1.8x the plain one, at 2^25 about 1.4x
- * (experiments/long-memory, Design notes). */
+/* recompute = auto's floor: segments of at least 2^25 elements (128 MiB a plane in f32), 8
+ * times the other parallel models' (LOGT_SEGMENT_MIN_PARALLEL). Each segment's backward
+ * reduces its weight and bias gradients over its rows in chunks, adds them to the others' and
+ * runs the input GEMMs again, passes whose cost grows with the number of segments; the floor
+ * trades a larger segment's activations for fewer of them (experiments/long-memory, Design
+ * notes, has the measurements that chose it). */
 #define GILR_SEGMENT_MIN ((int64_t)1 << 25)
 
 const logt_model_ops logt_gilr_ops = {
