@@ -88,8 +88,8 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 /* Channels of a vector tile where C >= 64: 64 (rows of whole 128-byte lines, tiles of 512
  * steps: scan_vec.cuh), or 32; below 64 channels, 32. A 32-channel row is half a line: its
  * forward tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, and its reversed
- * tile takes the direction as a template argument, so the reversed addresses fold to
- * constants. */
+ * tile takes the direction as a template argument, so the direction's branches and index
+ * arithmetic are settled at compile time. */
 #ifndef LOGT_SCAN_VEC_CB
 #define LOGT_SCAN_VEC_CB 64
 #endif
