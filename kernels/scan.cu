@@ -210,7 +210,8 @@ static logt_status check_args(const char *op, logt_ctx *ctx, int64_t T, int64_t 
     return LOGT_OK;
 }
 
-static unsigned blocks_for(int64_t n) { return (unsigned)((n + BLOCK - 1) / BLOCK); }
+/* Blocks of `block` threads for n threads, one each (the channel kernels are not grid-stride). */
+static unsigned blocks_for(int64_t n, int block = BLOCK) { return (unsigned)((n + block - 1) / block); }
 
 static logt_status cuda_fail(const char *what, cudaError_t e)
 {
@@ -352,8 +353,7 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
             return LOGT_OK;
         }
         if (r == R_PCHANNELS) {
-            scan_wchannels_kernel<2, UNROLL_PAIR, GOFF, E, H><<<(unsigned)((C / 2 + PAIR_BLOCK - 1) / PAIR_BLOCK),
-                                                               PAIR_BLOCK, 0, st>>>(
+            scan_wchannels_kernel<2, UNROLL_PAIR, GOFF, E, H><<<blocks_for(C / 2, PAIR_BLOCK), PAIR_BLOCK, 0, st>>>(
                 T, C, reverse, a, b, h0, h);
             LAUNCH_TRY();
             return LOGT_OK;
