@@ -87,9 +87,10 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 #endif
 /* Channels of a vector tile where C >= 64: 64 (rows of whole 128-byte lines, tiles of 512
  * steps: scan_vec.cuh), or 32; below 64 channels, 32. A 32-channel row is half a line: its
- * forward tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, and its reversed
- * tile takes the direction as a template argument, so the direction's branches and index
- * arithmetic are settled at compile time. */
+ * tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, so that the line's other
+ * half, the thread's next step, comes in the same request, and takes the direction as a
+ * template argument, so the direction's branches and index arithmetic are settled at compile
+ * time. */
 #ifndef LOGT_SCAN_VEC_CB
 #define LOGT_SCAN_VEC_CB 64
 #endif
@@ -265,8 +266,9 @@ static logt_status lb_begin(logt_ctx *ctx, int64_t T, int64_t C, int V, lb_plan 
 /* Forward staged tiles of the plain scan take the direction as a template argument (REV,
  * scan_kernels.cuh); reversed ones (the backward's among them) and register-only tiles as an
  * argument: fixed, the reversed f32 scan measured slower, bf16's reversed no faster, and the
- * register-only forward kernels spill (experiments/scan-bandwidth, Design notes). The vector
- * tiles follow the same rule. */
+ * register-only forward kernels spill (experiments/scan-bandwidth, Design notes). The
+ * 64-channel vector tiles follow the same rule; the 32-channel ones fix the direction both ways
+ * (LOGT_SCAN_VEC_CB above). */
 template <int GOFF> struct fwd_rev {
     static constexpr int FWD = GOFF == 0 ? 0 : -1;   /* GOFF = 1 is only ever reversed */
 };
@@ -311,7 +313,7 @@ static logt_status scan_vec_lookback_cb(logt_ctx *ctx, int reverse, int staged, 
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
     typedef void (*vlbs_fn)(int64_t, int64_t, int, int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
     const vlbs_fn kernel = !staged ? scan_vlbs_kernel<0, VR, GOFF, E, H, -1, 0, CB>
-                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, REV, 0, CB>
+                           : reverse ? scan_vlbs_kernel<VS, VR, GOFF, E, H, REV, PF, CB>
                                      : scan_vlbs_kernel<VS, VR, GOFF, E, H, FWD, PF, CB>;
     if (staged)
         LOGT_TRY(opt_in_smem((const void *)kernel, smem,

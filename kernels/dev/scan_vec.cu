@@ -19,7 +19,7 @@
  *   pair-{fwd,rev}-uU-bB[-pfN]  the pair channel route (2 channels a thread), U steps' loads in
  *                        flight, blocks of B threads
  * The library (kernels/scan.cu) takes vec64-fwd and vec64-rev where C >= 64, vec-fwd-pf128 and
- * vec-rev-t below 64 channels, and pair-*-u32-b128 on the pair route.
+ * vec-rev-t-pf128 below 64 channels, and pair-*-u32-b128 on the pair route.
  * Shapes: the vector tiles at experiments/scan-bandwidth's four (C, T); the pair route at its
  * two C = 65536 shapes, where the library takes it.
  *
