@@ -277,15 +277,17 @@ __device__ __forceinline__ void scan_vlb_out(int64_t T, int64_t C, int reverse, 
     }
 }
 
-/* The tile's scalar part, thread (lane, cl): channel cl's map over vector lanes 8·lane ..
- * 8·lane + 7 (vm written, the block met), the lane scan and the aggregate, the look-back, the
- * inclusive value published, and each of those 8 vector lanes' carry-in into vm.B. The caller
- * meets the block before the data threads read vm.B. */
-template <typename H, int CB = 32>
+/* The tile's scalar part, thread (lane, cl): channel cl's map over vector lanes PER·lane ..
+ * PER·lane + PER - 1 (vm written, the block met; PER = 8 where the tile has VLANES =
+ * scan_vec_tile<CB>::vlanes), the lane scan and the aggregate, the look-back, the inclusive
+ * value published, and each of those vector lanes' carry-in into vm.B. The caller meets the
+ * block before the data threads read vm.B. */
+template <typename H, int CB = 32, int VLANES = scan_vec_tile<CB>::vlanes>
 __device__ __forceinline__ void scan_vlb_carries(int64_t C, int64_t G, int64_t tile, const H *h0,
                                                  const scan_lb2_status &st, scan_lb2_smem &sm, scan_vec_smem<CB> &vm)
 {
-    constexpr int Cb = CB, lanes = scan_vec_tile<CB>::lanes, PER = scan_vec_tile<CB>::per;
+    constexpr int Cb = CB, lanes = scan_vec_tile<CB>::lanes, PER = VLANES / lanes;
+    static_assert(VLANES % lanes == 0 && VLANES <= scan_vec_tile<CB>::vlanes, "whole vector lanes a scalar lane");
     const int tid = threadIdx.x, lane = tid / Cb, cl = tid % Cb;
     float A = 1.0f, B = 0.0f;
 #pragma unroll
