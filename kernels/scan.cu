@@ -22,6 +22,9 @@
  *   channels-pair  16-bit arrays with C even and C alone filling the GPU, where the vector
  *             channel route does not apply: the channel route with 2 channels a thread,
  *             every access 4 bytes (scan_wchannels_kernel, W = 2).
+ *   lookback-*2step-vec  16-bit vectors at C = 32, where a row is half a 128-byte line: the
+ *             look-back tiles with each line's two steps loaded by one warp instruction and
+ *             swapped between partner threads (scan_plbs_kernel).
  * The workbench kernels/dev/scan.cu times these against the versions that lost (serial,
  * three-pass reduce-then-scan as Martin & Cundy did it, and the look-back's variants);
  * experiments/scan-bandwidth/README.md, "Design notes", records how each did.
@@ -86,11 +89,12 @@ template <typename E> struct lbs_cfg {   /* a staged tile of element type E */
 #define LOGT_SCAN_VEC_VR 8
 #endif
 /* Channels of a vector tile where C >= 64: 64 (rows of whole 128-byte lines, tiles of 512
- * steps: scan_vec.cuh), or 32; below 64 channels, 32. A 32-channel row is half a line: its
- * tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, so that the line's other
- * half, the thread's next step, comes in the same request, and takes the direction as a
- * template argument, so the direction's branches and index arithmetic are settled at compile
- * time. */
+ * steps: scan_vec.cuh), or 32; below 64 channels, 32. A 32-channel row is half a line. At
+ * C = 32 the paired-step tile takes two rows a line (scan_plbs_kernel); from 40 to 56 channels
+ * the 32-channel tile loads with an L2 prefetch hint of LOGT_SCAN_VEC_PF32 bytes, so that the
+ * line's other half, the thread's next step, comes in the same request, and takes the
+ * direction as a template argument, so the direction's branches and index arithmetic are
+ * settled at compile time. */
 #ifndef LOGT_SCAN_VEC_CB
 #define LOGT_SCAN_VEC_CB 64
 #endif
@@ -162,21 +166,25 @@ static int pair_ok(int bits16, int64_t C, uintptr_t ptrs)
     return bits16 && C % 2 == 0 && (ptrs & 3) == 0;
 }
 
-enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED, R_PCHANNELS };
-static const char *const route_name[] = {"channels",     "lookback",     "lookback-staged",
-                                         "channels-vec", "lookback-vec", "lookback-staged-vec",
-                                         "channels-pair"};
+enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED, R_PCHANNELS, R_2LOOKBACK, R_2STAGED };
+static const char *const route_name[] = {"channels",      "lookback",      "lookback-staged",
+                                         "channels-vec",  "lookback-vec",  "lookback-staged-vec",
+                                         "channels-pair", "lookback-2step-vec", "lookback-staged-2step-vec"};
 
 /* The route of a shape; vec: vec_ok, pair: pair_ok. In vectors a thread takes 8 channels, so the
  * vector channel route needs 8 times the channels; from the scalar route's threshold up to that,
- * pairs of channels; below it the vector tiles, unless T is short (the scalar channel route, as
- * for every dtype). */
+ * pairs of channels; below it the vector tiles (at C = 32 the paired-step tiles, whose warp loads
+ * are whole lines: scan_vec.cuh), unless T is short (the scalar channel route, as for every
+ * dtype). */
 static route pick_route(int64_t T, int64_t C, logt_dtype dt, int vec, int pair)
 {
     if (vec && C / SCAN_VEC_W >= scan_cuda_channel_threshold()) return R_VCHANNELS;
     if (pair && C >= scan_cuda_channel_threshold()) return R_PCHANNELS;
-    if (vec && T >= SHORT_T)
-        return use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR), vec_cb(C)) ? R_VSTAGED : R_VLOOKBACK;
+    if (vec && T >= SHORT_T) {
+        const int staged = use_staged(T, C, vec_V(LOGT_SCAN_VEC_VS, LOGT_SCAN_VEC_VR), vec_cb(C));
+        if (C == 32) return staged ? R_2STAGED : R_2LOOKBACK;
+        return staged ? R_VSTAGED : R_VLOOKBACK;
+    }
     if (use_channels(T, C)) return R_CHANNELS;
     const int V = dt == LOGT_F32 ? lbs_cfg<float>::V : lbs_cfg<__nv_bfloat16>::V;
     return use_staged(T, C, V) ? R_STAGED : R_LOOKBACK;
@@ -224,7 +232,9 @@ static logt_status cuda_fail(const char *what, cudaError_t e)
  * microseconds, which a short scan would otherwise wait for on every launch. ready[d] is set
  * once device d has it (threads that race both make the call, which is harmless). A
  * cudaDeviceReset would drop the opt-in behind the flag's back; nothing here calls one, and
- * the launch after it would fail loudly (LAUNCH_TRY), not compute wrong. */
+ * the launch after it would fail loudly (LAUNCH_TRY), not compute wrong. A flag per kernel:
+ * GOFF, E, H, the direction and VEC (0 a channel a thread, 1 and 2 the vector tiles of 32 and
+ * 64 channels, 3 the paired-step tile). */
 #define OPT_IN_DEVICES 64
 template <int GOFF, typename E, typename H, int REV, int VEC> static std::atomic<int> *ready_on(void)
 {
@@ -324,6 +334,27 @@ static logt_status scan_vec_lookback_cb(logt_ctx *ctx, int reverse, int staged, 
     return LOGT_OK;
 }
 
+/* The paired-step tiles (scan_plbs_kernel), C = 32: as many steps a tile as the vector tile's, the
+ * direction a template argument both ways. */
+template <int GOFF, typename E, typename H>
+static logt_status scan_2step_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, const E *a, const E *b,
+                                       const H *h0, E *h)
+{
+    constexpr int VS = LOGT_SCAN_VEC_VS, VR = LOGT_SCAN_VEC_VR;
+    lb_plan p;
+    scan_lb2_status status;
+    LOGT_TRY(lb_begin(ctx, T, 32, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status, 32));
+    const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
+    typedef void (*plbs_fn)(int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
+    const plbs_fn kernel = staged ? (reverse ? scan_plbs_kernel<VS, VR, GOFF, E, H, 1> : scan_plbs_kernel<VS, VR, GOFF, E, H, 0>)
+                                  : (reverse ? scan_plbs_kernel<0, VR, GOFF, E, H, 1> : scan_plbs_kernel<0, VR, GOFF, E, H, 0>);
+    if (staged)
+        LOGT_TRY(opt_in_smem((const void *)kernel, smem, reverse ? ready_on<GOFF, E, H, 1, 3>() : ready_on<GOFF, E, H, 0, 3>()));
+    kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(T, a, b, h0, h, status);
+    LAUNCH_TRY();
+    return LOGT_OK;
+}
+
 template <int GOFF, typename E, typename H>
 static logt_status scan_vec_lookback(logt_ctx *ctx, int reverse, int staged, int64_t T, int64_t C, const E *a,
                                      const E *b, const H *h0, E *h)
@@ -362,6 +393,7 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         }
         if (r == R_VSTAGED || r == R_VLOOKBACK)
             return scan_vec_lookback<GOFF>(ctx, reverse, r == R_VSTAGED, T, C, a, b, h0, h);
+        if (r == R_2STAGED || r == R_2LOOKBACK) return scan_2step_lookback<GOFF>(ctx, reverse, r == R_2STAGED, T, a, b, h0, h);
     }
     return scan_lookback<GOFF>(ctx, reverse, r == R_STAGED, T, C, a, b, h0, h);
 }

@@ -354,6 +354,131 @@ scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, cons
     scan_vlb_out<VS, VR>(T, C, reverse, s0, c0, x, sa, sb, ra, rb, h);
 }
 
+/* ---- the paired-step tile: C = 32 ----------------------------------------------------------
+ *
+ * A row of 32 16-bit channels is 64 bytes, half a 128-byte line, so each warp load of the tile
+ * above touches 8 half lines. Here a line is a pair row q (steps 2q and 2q + 1 in memory),
+ * loaded by the 8 threads cv = 0..7 of a vector lane: thread cv takes step 2q + hf (hf = cv / 4),
+ * channels 8 (cv % 4) .. + 7, in one 16-byte load. Partners (cv, cv ^ 4) then swap halves (the
+ * staged part through shared memory, the register part by shuffles), so that each holds its 4
+ * channels 8 (cv % 4) + 4 hf .. + 3 at both steps and walks its vector lane's 2·VL steps in
+ * order; the stores swap back, and each warp store is whole lines too. A tile is 32 vector lanes
+ * × VL pair rows (1024 steps at VS = VR = 8, 512 at VS = 0, as the 32-channel vector tile); its
+ * carries are the vector tile's scalar part with 8 scalar lanes a channel, 4 vector lanes each.
+ * Pair rows are fixed in memory, so a reversed scan takes a pair's odd step first; a step past T
+ * (T odd, or past the last tile) is the identity and is not stored; gates of times outside
+ * [0, T) are 0 (GOFF). REV, the direction, is a template argument.
+ */
+#define SCAN_PSTEP_VLANES (SCAN_LB_THREADS / 8)   /* 8 threads across a pair row */
+
+__device__ __forceinline__ uint2 scan_half(uint4 v, int hf) { return hf ? make_uint2(v.z, v.w) : make_uint2(v.x, v.y); }
+__device__ __forceinline__ uint2 scan_swap_partner(uint2 v)   /* thread cv ^ 4's value */
+{
+    return make_uint2(__shfl_xor_sync(0xffffffffu, v.x, 4), __shfl_xor_sync(0xffffffffu, v.y, 4));
+}
+template <typename E> __device__ __forceinline__ void scan_widen4(uint2 v, float (&f)[4])
+{
+    const float2 p = widen2<E>(v.x), r = widen2<E>(v.y);
+    f[0] = p.x, f[1] = p.y, f[2] = r.x, f[3] = r.y;
+}
+template <typename E> __device__ __forceinline__ void scan_fold4(float (&A)[4], float (&B)[4], uint2 a, uint2 b)
+{
+    float av[4], bv[4];
+    scan_widen4<E>(a, av), scan_widen4<E>(b, bv);
+#pragma unroll
+    for (int j = 0; j < 4; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
+}
+template <typename E> __device__ __forceinline__ uint2 scan_step4(float (&x)[4], uint2 a, uint2 b)
+{
+    float av[4], bv[4];
+    scan_widen4<E>(a, av), scan_widen4<E>(b, bv);
+#pragma unroll
+    for (int j = 0; j < 4; j++) x[j] = fmaf(av[j], x[j], bv[j]);
+    return make_uint2(narrow2<E>(x[0], x[1]), narrow2<E>(x[2], x[3]));
+}
+
+template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = 0>
+__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
+scan_plbs_kernel(int64_t T, const E *a, const E *b, const typename scan_h0<H>::type *h0, E *h, scan_lb2_status st)
+{
+    static_assert(REV == 0 || REV == 1, "the direction a template argument");
+    constexpr int VL = VS + VR, ROW = 64;   /* a pair row: 2 steps of 32 channels */
+    extern __shared__ uint4 scan_vec_dyn[];   /* [VS][256] of a, then of b */
+    uint4 *sa = scan_vec_dyn, *sb = sa + SCAN_LB_THREADS * VS;
+    __shared__ scan_vec_smem<32> vm;
+    __shared__ scan_lb2_smem sm;
+    const int tid = threadIdx.x, vl = tid / 8, cv = tid % 8, hf = cv / 4, c0 = 8 * (cv % 4), c4 = c0 + 4 * hf;
+    const int64_t Q = (T + 1) / 2, tile = blockIdx.x, p0 = (tile * SCAN_PSTEP_VLANES + vl) * VL;
+    const int64_t q0 = REV ? Q - 1 - p0 : p0, dq = REV ? -1 : 1;   /* the lane's first pair row, in memory */
+    const int64_t qlo = REV ? q0 - (VL - 1) : q0, qhi = REV ? q0 : q0 + VL - 1;
+    const bool inside = qlo >= 0 && 2 * qhi + 1 + GOFF < T;   /* every step and gate in [0, T) */
+    uint4 ra[VR], rb[VR];   /* as loaded: step 2q + hf, 8 channels; swapped where used */
+    if (inside) {
+        const int64_t d = dq * ROW;
+        const E *pa = a + (2 * q0 + hf + GOFF) * 32 + c0, *pb = b + (2 * q0 + hf) * 32 + c0;
+#pragma unroll
+        for (int v = 0; v < VS; v++)
+            scan_cp16(sa + v * SCAN_LB_THREADS + tid, pa + v * d), scan_cp16(sb + v * SCAN_LB_THREADS + tid, pb + v * d);
+        asm volatile("cp.async.commit_group;\n" ::);
+#pragma unroll
+        for (int v = 0; v < VR; v++) ra[v] = *(const uint4 *)(pa + (VS + v) * d), rb[v] = *(const uint4 *)(pb + (VS + v) * d);
+    } else {
+        const uint4 one = splat8<E>(1.0f), zero = make_uint4(0u, 0u, 0u, 0u);
+        auto edge = [&](int v, uint4 &av, uint4 &bv) {
+            const int64_t t = 2 * (q0 + v * dq) + hf;
+            av = one, bv = zero;
+            if (t >= 0 && t < T) av = scan_vgate<GOFF>(a, T, 32, t, c0), bv = *(const uint4 *)(b + t * 32 + c0);
+        };
+#pragma unroll
+        for (int v = 0; v < VS; v++) edge(v, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]);
+#pragma unroll
+        for (int v = 0; v < VR; v++) edge(VS + v, ra[v], rb[v]);
+    }
+    asm volatile("cp.async.wait_all;\n" ::);
+    __syncwarp();   /* the partner's staged slots */
+    /* the thread's 4 channels at steps 2q, 2q + 1 of pair row v (selects: hf indexes no array) */
+    auto pair_at = [&](int v, uint2 &a0, uint2 &a1, uint2 &b0, uint2 &b1) {
+        uint2 ma, oa, mb, ob;
+        if (v < VS) {
+            const int i = v * SCAN_LB_THREADS;
+            ma = scan_half(sa[i + tid], hf), oa = scan_half(sa[i + (tid ^ 4)], hf);
+            mb = scan_half(sb[i + tid], hf), ob = scan_half(sb[i + (tid ^ 4)], hf);
+        } else {
+            ma = scan_half(ra[v - VS], hf), oa = scan_swap_partner(scan_half(ra[v - VS], hf ^ 1));
+            mb = scan_half(rb[v - VS], hf), ob = scan_swap_partner(scan_half(rb[v - VS], hf ^ 1));
+        }
+        a0 = hf ? oa : ma, a1 = hf ? ma : oa, b0 = hf ? ob : mb, b1 = hf ? mb : ob;
+    };
+    float A[4] = {1.0f, 1.0f, 1.0f, 1.0f}, B[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+    for (int v = 0; v < VL; v++) {
+        uint2 a0, a1, b0, b1;
+        pair_at(v, a0, a1, b0, b1);
+        if (REV) scan_fold4<E>(A, B, a1, b1), scan_fold4<E>(A, B, a0, b0);
+        else scan_fold4<E>(A, B, a0, b0), scan_fold4<E>(A, B, a1, b1);
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) vm.A[vl][c4 + j] = A[j], vm.B[vl][c4 + j] = B[j];
+    __syncthreads();
+    scan_vlb_carries<H, 32, SCAN_PSTEP_VLANES>(32, 1, tile, h0, st, sm, vm);
+    __syncthreads();
+    float x[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) x[j] = vm.B[vl][c4 + j];
+#pragma unroll
+    for (int v = 0; v < VL; v++) {
+        uint2 a0, a1, b0, b1, y0, y1;
+        pair_at(v, a0, a1, b0, b1);
+        if (REV) y1 = scan_step4<E>(x, a1, b1), y0 = scan_step4<E>(x, a0, b0);
+        else y0 = scan_step4<E>(x, a0, b0), y1 = scan_step4<E>(x, a1, b1);
+        const uint2 mine = hf ? y1 : y0, theirs = scan_swap_partner(hf ? y0 : y1);   /* step 2q + hf's other half */
+        const int64_t t = 2 * (q0 + v * dq) + hf;
+        if (inside || (t >= 0 && t < T))
+            *(uint4 *)(h + t * 32 + c0) = hf ? make_uint4(theirs.x, theirs.y, mine.x, mine.y)
+                                             : make_uint4(mine.x, mine.y, theirs.x, theirs.y);
+    }
+}
+
 /* ---- the rest of the scan's backward, 8 channels a thread ---------------------------------
  * scan_backward_rest_kernel on 16-bit arrays with C a multiple of 8 and every array 16-byte
  * aligned: element e = 8i .. 8i + 7 a thread, all of one row. Bytes: g and h read, da written,

@@ -313,6 +313,44 @@ static void f32_state_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, i
 }
 #endif
 
+/* The paired-step tiles (C = 32 in 16-bit vectors: a pair row of two steps a line, partner
+ * threads swapping halves; scan_vec.cuh), bf16 and f16 against the float64 reference: register-only
+ * tiles at T = 128 (the shortest), around one 512-step tile (511, 512, 513) and odd T over
+ * several; staged tiles at odd and even T (a last pair row half past T); both directions, with
+ * and without h0, in place, gates near 1, h0 in f32, and the backward's reversed scan with its
+ * gates a step later. */
+Test(scan_cuda, two_step_tiles, .timeout = 120)
+{
+    SKIP_WITHOUT_GPU("scan_cuda's paired-step tiles");
+#ifdef LOGT_HAVE_CUDA
+    logt_ctx *ctx;
+    OK(logt_ctx_create(LOGT_CUDA, &ctx));
+    for (int d = 0; d < 2; d++) {
+        const logt_dtype dt = d ? LOGT_F16 : LOGT_BF16;
+        const int64_t Ts = staged_T(32, dt), Ts_even = Ts + 1;
+        const int64_t Ts_list[] = {128, 511, 512, 513, 3001, Ts, Ts_even};
+        for (int i = 0; i < 7; i++) {
+            const int64_t T = Ts_list[i];
+            const char *route = scan_cuda_route(T, 32, dt);
+            cr_assert(strstr(route, "2step") && (strstr(route, "staged") != NULL) == (i >= 5),
+                      "T = %lld, C = 32 %s: route %s", (long long)T, logt_dtype_name(dt), route);
+            for (int m = 0; m < 4; m++) {
+                scan_case c = {T, 32, dt, m & 1, (m >> 1) & 1, m == 3 && i % 2, 80 + (uint64_t)(8 * i + m), 0.5,
+                               1.0, 1e-5, 0};
+                run_case(ctx, &c);
+            }
+        }
+        for (int v = 0; v < 2; v++) {   /* gates near 1 (atol 1e-3·M, as vectors_16bit's) */
+            scan_case c = {v ? Ts_even : Ts, 32, dt, v, 1, 0, 140 + (uint64_t)v, 0.999, 1.0, 1e-3, 0};
+            run_case(ctx, &c);
+        }
+        f32_state_case(ctx, Ts_even, 32, dt, 1, 150 + (uint64_t)d);
+        f32_state_case(ctx, 513, 32, dt, 0, 152 + (uint64_t)d);
+    }
+    logt_ctx_destroy(ctx);
+#endif
+}
+
 /* 16-bit arrays in 16-byte vectors (scan_vec.cuh) and beside them, bf16 and f16: C a multiple
  * of 8 from one 32-channel tile up, with a partial last tile (40, 264: 8 channels in it);
  * C off the vector rule (8 and 24, less than a tile; 36, not a multiple of 8); arrays 1, 2
@@ -605,6 +643,8 @@ Test(scan_cuda, backward_matches_cpu, .timeout = 120)
     /* staged tiles: the backward's reversed kernels with the gates read a step later */
     backward_case(ctx, staged_T(32, LOGT_F32), 32, LOGT_F32, 0, 1, 16, 0.5, 0);
     backward_case(ctx, staged_T(32, LOGT_BF16), 32, LOGT_BF16, 1, 0, 17, 0.5, 0);
+    backward_case(ctx, staged_T(32, LOGT_BF16) + 1, 32, LOGT_BF16, 0, 1, 20, 0.5, 0);   /* T even */
+    backward_case(ctx, 512, 32, LOGT_BF16, 1, 1, 21, 0.5, 0);
     backward_case(ctx, staged_T(1000, LOGT_F32), 1000, LOGT_F32, 1, 1, 18, 0.999, 0);
     backward_case(ctx, staged_T(1000, LOGT_BF16), 1000, LOGT_BF16, 0, 1, 19, 0.5, 0);
     /* the serial baseline's backward (Martin & Cundy's kernel, for models with scan = serial) */
@@ -629,6 +669,7 @@ Test(scan_cuda, backward_matches_cpu_f16, .timeout = 120)
         for (int m = 0; m < 2; m++)
             backward_case(ctx, shapes[i].T, shapes[i].C, LOGT_F16, m, (i + m) & 1, 31 + (uint64_t)i, 0.5, 0);
     backward_case(ctx, staged_T(32, LOGT_F16), 32, LOGT_F16, 1, 0, 41, 0.5, 0);
+    backward_case(ctx, staged_T(32, LOGT_F16) + 1, 32, LOGT_F16, 0, 1, 47, 0.5, 0);   /* T even */
     backward_case(ctx, staged_T(1000, LOGT_F16), 1000, LOGT_F16, 0, 1, 42, 0.5, 0);
     backward_case(ctx, 3001, 3, LOGT_F16, 0, 1, 43, 0.5, 1);
     backward_case(ctx, 1000, 40, LOGT_F16, 1, 0, 44, 0.5, 1);

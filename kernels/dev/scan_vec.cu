@@ -15,13 +15,14 @@
  *   vec-{fwd,rev}-pfN    loads with an L2 prefetch hint of N = 64, 128, 256 bytes (scan_ldw):
  *                        a vector tile's rows are 32 channels, 64 bytes, half a 128-byte line
  *   vec-rev-t-pfN        both
- *   pairstep-{fwd,rev}[-pf128]  C = 32 only: each warp load a whole line of two steps, partners
- *                        swapping halves to walk 4 channels a thread (pairstep_kernel)
+ *   2step-{fwd,rev}      C = 32 only: the paired-step tile (scan_plbs_kernel), each warp load
+ *                        whole lines of two steps, partners swapping halves to walk 4 channels
  *   vec64-...            tiles of 64 channels (CB = 64): rows of 128 bytes, 512 steps a tile
  *   pair-{fwd,rev}-uU-bB[-pfN]  the pair channel route (2 channels a thread), U steps' loads in
  *                        flight, blocks of B threads
- * The library (kernels/scan.cu) takes vec64-fwd and vec64-rev where C >= 64, vec-fwd-pf128 and
- * vec-rev-t-pf128 below 64 channels, and pair-*-u32-b128 on the pair route.
+ * The library (kernels/scan.cu) takes vec64-fwd and vec64-rev where C >= 64, 2step-fwd and
+ * 2step-rev at C = 32, vec-fwd-pf128 and vec-rev-t-pf128 between, and pair-*-u32-b128 on the pair
+ * route.
  * Shapes: the vector tiles at experiments/scan-bandwidth's four (C, T); the pair route at its
  * two C = 65536 shapes, where the library takes it.
  *
@@ -67,118 +68,18 @@ template <int REV, int PF, int CB = 32> static void vec_run(bench *w, int revers
     k<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->C, reverse, G, w->a, w->b, NULL, w->h, st);
 }
 
-/* The paired-step tile (C = 32 only). A 32-channel row of 16-bit values is 64 bytes, half a
- * 128-byte line, so the vector tile's warp loads touch 8 half lines an instruction. Here the 8
- * threads cv = 0..7 of a vector lane load one line, the two steps 2q, 2q + 1 of pair row q:
- * thread cv takes step 2q + hf (hf = cv / 4), channels 8 (cv % 4) .. + 7. Partners (cv, cv ^ 4)
- * then swap halves (the staged part through shared memory, the register part by shuffles), so
- * that each holds 4 channels, 8 (cv % 4) + 4 hf .. + 3, at both steps and walks its vector
- * lane's 2 VL steps in order; the stores swap back and write whole lines. A tile is 32 vector
- * lanes × VL pair rows (1024 steps at VS = VR = 8, as the vector tile), its carries the vector
- * tile's (8 scalar lanes a channel, 4 vector lanes each). T a multiple of the tile. */
-__device__ __forceinline__ uint2 half_of(uint4 v, int hf) { return hf ? make_uint2(v.z, v.w) : make_uint2(v.x, v.y); }
-__device__ __forceinline__ uint2 shfl4(uint2 v)
-{
-    return make_uint2(__shfl_xor_sync(0xffffffffu, v.x, 4), __shfl_xor_sync(0xffffffffu, v.y, 4));
-}
-__device__ __forceinline__ void widen4(uint2 v, float (&f)[4])
-{
-    const float2 p = widen2<E>(v.x), r = widen2<E>(v.y);
-    f[0] = p.x, f[1] = p.y, f[2] = r.x, f[3] = r.y;
-}
-__device__ __forceinline__ void fold4(float (&A)[4], float (&B)[4], uint2 a, uint2 b)
-{
-    float av[4], bv[4];
-    widen4(a, av), widen4(b, bv);
-#pragma unroll
-    for (int j = 0; j < 4; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
-}
-__device__ __forceinline__ uint2 step4(float (&x)[4], uint2 a, uint2 b)
-{
-    float av[4], bv[4];
-    widen4(a, av), widen4(b, bv);
-#pragma unroll
-    for (int j = 0; j < 4; j++) x[j] = fmaf(av[j], x[j], bv[j]);
-    return make_uint2(narrow2<E>(x[0], x[1]), narrow2<E>(x[2], x[3]));
-}
-
-template <int VS, int VR, int REV, int PF>
-__global__ void __launch_bounds__(SCAN_LB_THREADS, 2)
-pairstep_kernel(int64_t T, const E *a, const E *b, E *h, scan_lb2_status st)
-{
-    constexpr int VL = VS + VR, VLANES = SCAN_LB_THREADS / 8, ROW = 64;   /* a pair row: 64 elements */
-    extern __shared__ uint4 pairstep_dyn[];   /* [VS][256] of a, then of b */
-    uint4 *sa = pairstep_dyn, *sb = sa + SCAN_LB_THREADS * VS;
-    __shared__ scan_vec_smem<32> vm;
-    __shared__ scan_lb2_smem sm;
-    const int tid = threadIdx.x, vl = tid / 8, cv = tid % 8, hf = cv / 4, c4 = 8 * (cv % 4) + 4 * hf;
-    const int64_t tile = blockIdx.x, p0 = (tile * VLANES + vl) * VL;   /* the lane's first pair row, scan order */
-    const int64_t q0 = REV ? T / 2 - 1 - p0 : p0, d = REV ? -ROW : ROW;   /* in memory */
-    const E *pa = a + q0 * ROW + 8 * cv, *pb = b + q0 * ROW + 8 * cv;
-#pragma unroll
-    for (int v = 0; v < VS; v++)
-        scan_cp16_pf<PF>(sa + v * SCAN_LB_THREADS + tid, pa + v * d), scan_cp16_pf<PF>(sb + v * SCAN_LB_THREADS + tid, pb + v * d);
-    asm volatile("cp.async.commit_group;\n" ::);
-    uint4 ra[VR], rb[VR];   /* as loaded: step 2q + hf, 8 channels; swapped where used */
-#pragma unroll
-    for (int v = 0; v < VR; v++) ra[v] = scan_ldw<PF, uint4>(pa + (VS + v) * d), rb[v] = scan_ldw<PF, uint4>(pb + (VS + v) * d);
-    asm volatile("cp.async.wait_all;\n" ::);
-    __syncwarp();   /* the partner's staged slots */
-    /* the thread's 4 channels at steps 2q, 2q + 1 of pair row v: staged, or from the registers
-     * (the partner's half by shuffle; selects, so that hf indexes no array) */
-    auto staged = [&](const uint4 *s, int v, uint2 &s0, uint2 &s1) {
-        const uint2 m = half_of(s[v * SCAN_LB_THREADS + tid], hf), o = half_of(s[v * SCAN_LB_THREADS + (tid ^ 4)], hf);
-        s0 = hf ? o : m, s1 = hf ? m : o;
-    };
-    auto held = [&](uint4 x, uint2 &s0, uint2 &s1) {
-        const uint2 m = half_of(x, hf), o = shfl4(half_of(x, hf ^ 1));
-        s0 = hf ? o : m, s1 = hf ? m : o;
-    };
-    float A[4] = {1, 1, 1, 1}, B[4] = {0, 0, 0, 0};
-    uint2 a0, a1, b0, b1;
-#pragma unroll
-    for (int v = 0; v < VS + VR; v++) {
-        if (v < VS) staged(sa, v, a0, a1), staged(sb, v, b0, b1);
-        else held(ra[v - VS], a0, a1), held(rb[v - VS], b0, b1);
-        if (REV) fold4(A, B, a1, b1), fold4(A, B, a0, b0);
-        else fold4(A, B, a0, b0), fold4(A, B, a1, b1);
-    }
-#pragma unroll
-    for (int j = 0; j < 4; j++) vm.A[vl][c4 + j] = A[j], vm.B[vl][c4 + j] = B[j];
-    __syncthreads();
-    scan_vlb_carries<E, 32, VLANES>(32, 1, tile, (const E *)NULL, st, sm, vm);
-    __syncthreads();
-    float x[4];
-#pragma unroll
-    for (int j = 0; j < 4; j++) x[j] = vm.B[vl][c4 + j];
-    E *ph = h + q0 * ROW + 8 * cv;
-    auto put = [&](int v, uint2 y0, uint2 y1) {   /* h of steps 2q, 2q + 1 of the thread's channels: whole lines */
-        const uint2 mine = hf ? y1 : y0, theirs = shfl4(hf ? y0 : y1);
-        *(uint4 *)(ph + v * d) = hf ? make_uint4(theirs.x, theirs.y, mine.x, mine.y)
-                                    : make_uint4(mine.x, mine.y, theirs.x, theirs.y);
-    };
-#pragma unroll
-    for (int v = 0; v < VS + VR; v++) {
-        if (v < VS) staged(sa, v, a0, a1), staged(sb, v, b0, b1);
-        else held(ra[v - VS], a0, a1), held(rb[v - VS], b0, b1);
-        uint2 y0, y1;
-        if (REV) y1 = step4(x, a1, b1), y0 = step4(x, a0, b0);
-        else y0 = step4(x, a0, b0), y1 = step4(x, a1, b1);
-        put(v, y0, y1);
-    }
-}
-
-template <int REV, int PF> static void pairstep_run(bench *w, int)
+/* The paired-step tile (scan_plbs_kernel), C = 32 only. */
+template <int REV> static void twostep_run(bench *w, int)
 {
     constexpr int VS = 8, VR = 8;
-    const int64_t L = 2 * (SCAN_LB_THREADS / 8) * (VS + VR), n = w->T / L;
-    if (w->C != 32 || w->T % L) DIE("pairstep: C = 32 and T a multiple of %lld only", (long long)L);
+    const int64_t L = 2 * SCAN_PSTEP_VLANES * (VS + VR), n = (w->T + L - 1) / L;
+    if (w->C != 32) DIE("2step: C = 32 only");
     if (16 + (size_t)n * 32 * 16 > w->ws_bytes) DIE("status words: %zu bytes, %zu held", 16 + (size_t)n * 32 * 16, w->ws_bytes);
     const scan_lb2_status st = {(unsigned long long *)w->ws, (void *)(w->ws + 16), ++w->tag};
     const int smem = SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4);
-    void (*k)(int64_t, const E *, const E *, E *, scan_lb2_status) = pairstep_kernel<VS, VR, REV, PF>;
+    void (*k)(int64_t, const E *, const E *, const E *, E *, scan_lb2_status) = scan_plbs_kernel<VS, VR, 0, E, E, REV>;
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    k<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->a, w->b, w->h, st);
+    k<<<(unsigned)n, SCAN_LB_THREADS, smem>>>(w->T, w->a, w->b, NULL, w->h, st);
 }
 
 template <int U, int B, int PF> static void pair_run(bench *w, int reverse)
@@ -216,10 +117,8 @@ static const variant variants[] = {
     {"vec-rev-pf256", 0, 1, 0, 0, vec_run<-1, 256>, 0},
     {"vec-rev-t-pf128", 0, 1, 0, 0, vec_run<1, 128>, 0},
     {"vec-rev-t-pf256", 0, 1, 0, 0, vec_run<1, 256>, 0},
-    {"pairstep-fwd", 0, 0, 0, 0, pairstep_run<0, 0>, 1},
-    {"pairstep-fwd-pf128", 0, 0, 0, 0, pairstep_run<0, 128>, 1},
-    {"pairstep-rev", 0, 1, 0, 0, pairstep_run<1, 0>, 1},
-    {"pairstep-rev-pf128", 0, 1, 0, 0, pairstep_run<1, 128>, 1},
+    {"2step-fwd", 0, 0, 0, 0, twostep_run<0>, 1},
+    {"2step-rev", 0, 1, 0, 0, twostep_run<1>, 1},
     {"pair-fwd-u16-b256", 1, 0, 1, 1, pair_run<16, 256, 0>, 0},
     {"pair-fwd-u16-b128", 1, 0, 0, 1, pair_run<16, 128, 0>, 0},
     {"pair-fwd-u16-b64", 1, 0, 0, 1, pair_run<16, 64, 0>, 0},
