@@ -7,16 +7,19 @@
 #   scripts/gpu-sanitize.sh [-t SECONDS_PER_TEST] [-j PARALLEL] [-b BUDGET_SECONDS] [-l LIST] [BUNDLE_DIR]
 #
 # -l LIST runs only LIST's lines ("TOOL SUITE/TEST", e.g. "racecheck scan_cuda/staged_tiles");
-# "TOOL SUITE/TEST#N" runs only the test's N-th case (from 0; tests/test_flashrnn_cuda.c's
-# LOGT_TEST_CASE), for a test too slow under a sanitizer as a whole. A third field checks only
-# the kernels whose names contain it ("racecheck flashrnn_cuda/grad_overlap_matches_the_reference#0
-# flashrnn_bwd": compute-sanitizer's --kernel-name kns=...; the others run unchecked).
+# "TOOL SUITE/TEST#N" runs only the test's N-th case (from 0; LOGT_TEST_CASE, tests/gpu.h: the
+# flashrnn and scan CUDA tests), for a test too slow under a sanitizer as a whole. A third
+# field checks only the kernels whose names contain it ("racecheck
+# flashrnn_cuda/grad_overlap_matches_the_reference#0 flashrnn_bwd": compute-sanitizer's
+# --kernel-name kns=...; the others run unchecked).
 # A run is clean (no report), clean with no CUDA call (the test touches no GPU), no test ran
 # (it skipped: too few GPUs, say), reports in cuBLAS only (racecheck's hazards all inside
 # cuBLAS's own kernels, not logt's), reports in NCCL only (memcheck's, all raised inside
 # NCCL's communicator setup), REPORTS (look at its log), a failed test, or TIMEOUT; a
 # run not started within BUDGET seconds is not run, and none ends after BUDGET + SECONDS.
-# synccheck tracks more barriers than its default (the fused kernels' blocks have several).
+# synccheck tracks 65536 barriers, far past its default: the fused kernels' blocks have several,
+# and at 4096 a grid-synchronised dense head overflowed the tracking ("results might be
+# incorrect") and the test's next cuBLAS call failed under the tool.
 #
 # The tests run with LOGT_TEST_SMALL=1: those that loop over knob variants run the first only
 # (tests/test_flashrnn_cuda.c). The tests whose point is a large shape (2^31 elements, the
@@ -74,7 +77,7 @@ xargs -P "$par" -L 1 sh -c '
     left=$(( budget + per - ($(date +%s) - start) ))   # no run ends later than budget + per
     if [ $(( $(date +%s) - start )) -ge "$budget" ]; then echo "$tool $2: not run (budget spent)"; exit 0; fi
     [ "$left" -lt "$per" ] && per=$left
-    extra=""; [ "$tool" = synccheck ] && extra="--num-cuda-barriers 4096"
+    extra=""; [ "$tool" = synccheck ] && extra="--num-cuda-barriers 65536"
     [ -n "${3:-}" ] && extra="$extra --kernel-name kns=$3"
     # shellcheck disable=SC2086
     LOGT_TEST_CASE=$tcase timeout -s KILL "$per" "$san" --tool "$tool" $extra --error-exitcode 86 \

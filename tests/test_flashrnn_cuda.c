@@ -202,23 +202,9 @@ static int group_ok(const char *what, const double *got, const double *ref, int6
 }
 
 /* kernel: "fused" or "alternating", optionally followed by more knobs ("fused,warps_k=2"). */
-/* With LOGT_TEST_CASE=N only a test's N-th expect_matches (from 0) runs, the others return at
- * once, and the one that runs says so on stderr ("test case N ran"): a sanitizer's run takes
- * one case a process (scripts/gpu-sanitize.sh, "TEST#N"), and a case past the test's last is
- * told apart from a clean one. */
-static int only_case(void)
-{
-    static int seen = 0;
-    const char *e = getenv("LOGT_TEST_CASE");
-    if (!e || !*e) return 1;
-    if (atoi(e) != seen++) return 0;
-    fprintf(stderr, "test case %d ran\n", seen - 1);
-    return 1;
-}
-
 static void expect_matches(const char *cell, const char *kernel, logt_dtype dt, shape s)
 {
-    if (!only_case()) return;
+    if (!test_only_case()) return;
     logt_model_cfg cfg;
     logt_model_cfg_init(&cfg, "flashrnn", LOGT_CUDA, s.I, s.D);
     snprintf(cfg.cell, sizeof cfg.cell, "%s", cell);

@@ -83,6 +83,7 @@ static void to_device(logt_tensor *d, double *host, int64_t n, logt_dtype dt, ui
 
 static void run_case(logt_ctx *ctx, const scan_case *c)
 {
+    if (!test_only_case()) return;
     int64_t T = c->T, C = c->C, n = T * C;
     double *a = alloc_f64(n), *b = alloc_f64(n), *got = alloc_f64(n), *ref = alloc_f64(n);
     double *h0 = alloc_f64(C);
@@ -290,6 +291,7 @@ Test(scan_cuda, staged_tiles, .timeout = 120)
 /* scan_cuda_f32_state on 16-bit arrays: h0 an f32 array, not rounded to dt on the way in. */
 static void f32_state_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, int reverse, uint64_t seed)
 {
+    if (!test_only_case()) return;
     const int64_t n = T * C;
     double *a = alloc_f64(n), *b = alloc_f64(n), *got = alloc_f64(n), *ref = alloc_f64(n), *h0 = alloc_f64(C);
     logt_tensor da, db, dh0, dh;
@@ -577,6 +579,7 @@ Test(scan_cuda, serial_baseline_matches_cpu)
 static void backward_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, int with_h0,
                           int in_place, uint64_t seed, double alo, int serial)
 {
+    if (!test_only_case()) return;
     int64_t n = T * C;
     double *a = alloc_f64(n), *h = alloc_f64(n), *dh = alloc_f64(n), *h0 = alloc_f64(C);
     double *ref_db = alloc_f64(n), *ref_da = alloc_f64(n), *ref_dh0 = alloc_f64(C);
