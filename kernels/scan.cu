@@ -166,9 +166,11 @@ static int pair_ok(int bits16, int64_t C, uintptr_t ptrs)
     return bits16 && C % 2 == 0 && (ptrs & 3) == 0;
 }
 
-enum route { R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED, R_PCHANNELS, R_2LOOKBACK, R_2STAGED };
-static const char *const route_name[] = {"channels",      "lookback",      "lookback-staged",
-                                         "channels-vec",  "lookback-vec",  "lookback-staged-vec",
+enum route {
+    R_CHANNELS, R_LOOKBACK, R_STAGED, R_VCHANNELS, R_VLOOKBACK, R_VSTAGED, R_PCHANNELS, R_2LOOKBACK, R_2STAGED
+};
+static const char *const route_name[] = {"channels",      "lookback",           "lookback-staged",
+                                         "channels-vec",  "lookback-vec",       "lookback-staged-vec",
                                          "channels-pair", "lookback-2step-vec", "lookback-staged-2step-vec"};
 
 /* The route of a shape; vec: vec_ok, pair: pair_ok. In vectors a thread takes 8 channels, so the
@@ -346,10 +348,13 @@ static logt_status scan_2step_lookback(logt_ctx *ctx, int reverse, int staged, i
     LOGT_TRY(lb_begin(ctx, T, 32, staged ? vec_V(VS, VR) : vec_V(0, VR), &p, &status, 32));
     const int smem = staged ? SCAN_LB_THREADS * VS * 2 * (int)sizeof(uint4) : 0;
     typedef void (*plbs_fn)(int64_t, const E *, const E *, const H *, E *, scan_lb2_status);
-    const plbs_fn kernel = staged ? (reverse ? scan_plbs_kernel<VS, VR, GOFF, E, H, 1> : scan_plbs_kernel<VS, VR, GOFF, E, H, 0>)
-                                  : (reverse ? scan_plbs_kernel<0, VR, GOFF, E, H, 1> : scan_plbs_kernel<0, VR, GOFF, E, H, 0>);
+    const plbs_fn kernel = staged ? reverse ? scan_plbs_kernel<VS, VR, GOFF, E, H, 1>
+                                            : scan_plbs_kernel<VS, VR, GOFF, E, H, 0>
+                                  : reverse ? scan_plbs_kernel<0, VR, GOFF, E, H, 1>
+                                            : scan_plbs_kernel<0, VR, GOFF, E, H, 0>;
     if (staged)
-        LOGT_TRY(opt_in_smem((const void *)kernel, smem, reverse ? ready_on<GOFF, E, H, 1, 3>() : ready_on<GOFF, E, H, 0, 3>()));
+        LOGT_TRY(opt_in_smem((const void *)kernel, smem,
+                             reverse ? ready_on<GOFF, E, H, 1, 3>() : ready_on<GOFF, E, H, 0, 3>()));
     kernel<<<(unsigned)p.ntiles, SCAN_LB_THREADS, smem, (cudaStream_t)ctx->stream>>>(T, a, b, h0, h, status);
     LAUNCH_TRY();
     return LOGT_OK;
@@ -393,7 +398,8 @@ static logt_status scan_typed(logt_ctx *ctx, int reverse, int64_t T, int64_t C, 
         }
         if (r == R_VSTAGED || r == R_VLOOKBACK)
             return scan_vec_lookback<GOFF>(ctx, reverse, r == R_VSTAGED, T, C, a, b, h0, h);
-        if (r == R_2STAGED || r == R_2LOOKBACK) return scan_2step_lookback<GOFF>(ctx, reverse, r == R_2STAGED, T, a, b, h0, h);
+        if (r == R_2STAGED || r == R_2LOOKBACK)
+            return scan_2step_lookback<GOFF>(ctx, reverse, r == R_2STAGED, T, a, b, h0, h);
     }
     return scan_lookback<GOFF>(ctx, reverse, r == R_STAGED, T, C, a, b, h0, h);
 }

@@ -418,10 +418,12 @@ scan_plbs_kernel(int64_t T, const E *a, const E *b, const typename scan_h0<H>::t
         const E *pa = a + (2 * q0 + hf + GOFF) * 32 + c0, *pb = b + (2 * q0 + hf) * 32 + c0;
 #pragma unroll
         for (int v = 0; v < VS; v++)
-            scan_cp16(sa + v * SCAN_LB_THREADS + tid, pa + v * d), scan_cp16(sb + v * SCAN_LB_THREADS + tid, pb + v * d);
+            scan_cp16(sa + v * SCAN_LB_THREADS + tid, pa + v * d),
+                scan_cp16(sb + v * SCAN_LB_THREADS + tid, pb + v * d);
         asm volatile("cp.async.commit_group;\n" ::);
 #pragma unroll
-        for (int v = 0; v < VR; v++) ra[v] = *(const uint4 *)(pa + (VS + v) * d), rb[v] = *(const uint4 *)(pb + (VS + v) * d);
+        for (int v = 0; v < VR; v++)
+            ra[v] = *(const uint4 *)(pa + (VS + v) * d), rb[v] = *(const uint4 *)(pb + (VS + v) * d);
     } else {
         const uint4 one = splat8<E>(1.0f), zero = make_uint4(0u, 0u, 0u, 0u);
         auto edge = [&](int v, uint4 &av, uint4 &bv) {

@@ -264,7 +264,8 @@ int main(int argc, char **argv)
                     if (variants[v].lib && variants[v].pair == pair && variants[v].reverse == dir) lib = &variants[v];
                 int any = 0;
                 for (int v = 0; v < NVARIANTS; v++)
-                    any |= want[v] && variants[v].pair == pair && variants[v].reverse == dir && (!variants[v].c32 || w.C == 32);
+                    any |= want[v] && variants[v].pair == pair && variants[v].reverse == dir &&
+                           (!variants[v].c32 || w.C == 32);
                 if (!any) continue;
                 CK(cudaMemset(w.ref, 0xff, (size_t)(w.T * w.C) * 2));
                 E *h = w.h;
