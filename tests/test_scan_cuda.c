@@ -316,11 +316,11 @@ static void f32_state_case(logt_ctx *ctx, int64_t T, int64_t C, logt_dtype dt, i
 #endif
 
 /* The paired-step tiles (C = 32 in 16-bit vectors: a pair row of two steps a line, partner
- * threads swapping halves; scan_vec.cuh), bf16 and f16 against the float64 reference: register-only
- * tiles at T = 128 (the shortest), around one 512-step tile (511, 512, 513) and odd T over
- * several; staged tiles at odd and even T (a last pair row half past T); both directions, with
- * and without h0, in place, gates near 1, h0 in f32, and the backward's reversed scan with its
- * gates a step later. */
+ * threads swapping halves; scan_vec.cuh), bf16 and f16 against the float64 reference:
+ * register-only tiles at T = 128 (the shortest), around one 512-step tile (511, 512, 513) and
+ * odd T over several; staged tiles at odd and even T (a last pair row half past T); both
+ * directions, with and without h0, in place, gates near 1, h0 in f32. The backward's reversed
+ * scan, its gates a step later, at C = 32: backward_matches_cpu and _f16. */
 Test(scan_cuda, two_step_tiles, .timeout = 120)
 {
     SKIP_WITHOUT_GPU("scan_cuda's paired-step tiles");
