@@ -36,13 +36,27 @@ template <int CB> struct scan_vec_tile {
 static_assert(scan_vec_tile<32>::per == 8 && scan_vec_tile<64>::per == 8, "a scalar lane composes 8 vector lanes");
 
 /* One step of W adjacent 16-bit channels as one word: W = 8 a uint4 (16 bytes, the vector
- * routes), W = 2 a uint32_t (4 bytes, the pair route); widened to fp32 and back (elem.cuh). */
+ * routes), W = 4 a uint2 (half of one, the paired-step tile's), W = 2 a uint32_t (4 bytes, the
+ * pair route); widened to fp32 and back (elem.cuh). */
 template <int W> struct scan_word;
 template <> struct scan_word<8> {
     typedef uint4 type;
     static __device__ __forceinline__ type zero() { return make_uint4(0u, 0u, 0u, 0u); }
     template <typename E> static __device__ __forceinline__ void widen(type v, float (&f)[8]) { widen8<E>(v, f); }
     template <typename E> static __device__ __forceinline__ type narrow(const float (&f)[8]) { return narrow8<E>(f); }
+};
+template <> struct scan_word<4> {
+    typedef uint2 type;
+    static __device__ __forceinline__ type zero() { return make_uint2(0u, 0u); }
+    template <typename E> static __device__ __forceinline__ void widen(type v, float (&f)[4])
+    {
+        const float2 p = widen2<E>(v.x), r = widen2<E>(v.y);
+        f[0] = p.x, f[1] = p.y, f[2] = r.x, f[3] = r.y;
+    }
+    template <typename E> static __device__ __forceinline__ type narrow(const float (&f)[4])
+    {
+        return make_uint2(narrow2<E>(f[0], f[1]), narrow2<E>(f[2], f[3]));
+    }
 };
 template <> struct scan_word<2> {
     typedef uint32_t type;
@@ -123,14 +137,15 @@ template <typename E> __device__ __forceinline__ void scan_vstep(float (&x)[8], 
     scan_wstep<E, 8>(x, a, b);
 }
 
-/* The maps (A, B) of 8 channels followed by one more step. */
-template <typename E>
-__device__ __forceinline__ void scan_vfold(float (&A)[8], float (&B)[8], uint4 a, uint4 b)
+/* The maps (A, B) of W channels (8: a uint4) followed by one more step. */
+template <typename E, int W>
+__device__ __forceinline__ void scan_vfold(float (&A)[W], float (&B)[W], typename scan_word<W>::type a,
+                                           typename scan_word<W>::type b)
 {
-    float av[8], bv[8];
-    widen8<E>(a, av), widen8<E>(b, bv);
+    float av[W], bv[W];
+    scan_word<W>::template widen<E>(a, av), scan_word<W>::template widen<E>(b, bv);
 #pragma unroll
-    for (int j = 0; j < 8; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
+    for (int j = 0; j < W; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
 }
 
 /* ---- channel-parallel: one thread per W channels walks all T steps ----------------------
@@ -339,9 +354,9 @@ scan_vlbs_kernel(int64_t T, int64_t C, int reverse_, int64_t G, const E *a, cons
 #pragma unroll
     for (int j = 0; j < 8; j++) A[j] = 1.0f, B[j] = 0.0f;
 #pragma unroll
-    for (int v = 0; v < VS; v++) scan_vfold<E>(A, B, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]);
+    for (int v = 0; v < VS; v++) scan_vfold<E, 8>(A, B, sa[v * SCAN_LB_THREADS + tid], sb[v * SCAN_LB_THREADS + tid]);
 #pragma unroll
-    for (int v = 0; v < VR; v++) scan_vfold<E>(A, B, ra[v], rb[v]);
+    for (int v = 0; v < VR; v++) scan_vfold<E, 8>(A, B, ra[v], rb[v]);
     float4 *pA = (float4 *)&vm.A[vl][cv * SCAN_VEC_W], *pB = (float4 *)&vm.B[vl][cv * SCAN_VEC_W];
     pA[0] = make_float4(A[0], A[1], A[2], A[3]), pA[1] = make_float4(A[4], A[5], A[6], A[7]);
     pB[0] = make_float4(B[0], B[1], B[2], B[3]), pB[1] = make_float4(B[4], B[5], B[6], B[7]);
@@ -376,25 +391,11 @@ __device__ __forceinline__ uint2 scan_swap_partner(uint2 v)   /* thread cv ^ 4's
 {
     return make_uint2(__shfl_xor_sync(0xffffffffu, v.x, 4), __shfl_xor_sync(0xffffffffu, v.y, 4));
 }
-template <typename E> __device__ __forceinline__ void scan_widen4(uint2 v, float (&f)[4])
-{
-    const float2 p = widen2<E>(v.x), r = widen2<E>(v.y);
-    f[0] = p.x, f[1] = p.y, f[2] = r.x, f[3] = r.y;
-}
-template <typename E> __device__ __forceinline__ void scan_fold4(float (&A)[4], float (&B)[4], uint2 a, uint2 b)
-{
-    float av[4], bv[4];
-    scan_widen4<E>(a, av), scan_widen4<E>(b, bv);
-#pragma unroll
-    for (int j = 0; j < 4; j++) B[j] = fmaf(av[j], B[j], bv[j]), A[j] *= av[j];
-}
+/* One step of the thread's 4 channels, h of that step returned as a word. */
 template <typename E> __device__ __forceinline__ uint2 scan_step4(float (&x)[4], uint2 a, uint2 b)
 {
-    float av[4], bv[4];
-    scan_widen4<E>(a, av), scan_widen4<E>(b, bv);
-#pragma unroll
-    for (int j = 0; j < 4; j++) x[j] = fmaf(av[j], x[j], bv[j]);
-    return make_uint2(narrow2<E>(x[0], x[1]), narrow2<E>(x[2], x[3]));
+    scan_wstep<E, 4>(x, a, b);
+    return scan_word<4>::template narrow<E>(x);
 }
 
 template <int VS, int VR, int GOFF, typename E, typename H = E, int REV = 0>
@@ -412,7 +413,9 @@ scan_plbs_kernel(int64_t T, const E *a, const E *b, const typename scan_h0<H>::t
     const int64_t q0 = REV ? Q - 1 - p0 : p0, dq = REV ? -1 : 1;   /* the lane's first pair row, in memory */
     const int64_t qlo = REV ? q0 - (VL - 1) : q0, qhi = REV ? q0 : q0 + VL - 1;
     const bool inside = qlo >= 0 && 2 * qhi + 1 + GOFF < T;   /* every step and gate in [0, T) */
-    uint4 ra[VR], rb[VR];   /* as loaded: step 2q + hf, 8 channels; swapped where used */
+    /* as loaded: step 2q + hf, 8 channels; swapped where used, in the fold and again in the
+     * rescan (held swapped, both halves of both steps, the kernel spilled more under ptxas) */
+    uint4 ra[VR], rb[VR];
     if (inside) {
         const int64_t d = dq * ROW;
         const E *pa = a + (2 * q0 + hf + GOFF) * 32 + c0, *pb = b + (2 * q0 + hf) * 32 + c0;
@@ -456,8 +459,8 @@ scan_plbs_kernel(int64_t T, const E *a, const E *b, const typename scan_h0<H>::t
     for (int v = 0; v < VL; v++) {
         uint2 a0, a1, b0, b1;
         pair_at(v, a0, a1, b0, b1);
-        if (REV) scan_fold4<E>(A, B, a1, b1), scan_fold4<E>(A, B, a0, b0);
-        else scan_fold4<E>(A, B, a0, b0), scan_fold4<E>(A, B, a1, b1);
+        if (REV) scan_vfold<E, 4>(A, B, a1, b1), scan_vfold<E, 4>(A, B, a0, b0);
+        else scan_vfold<E, 4>(A, B, a0, b0), scan_vfold<E, 4>(A, B, a1, b1);
     }
 #pragma unroll
     for (int j = 0; j < 4; j++) vm.A[vl][c4 + j] = A[j], vm.B[vl][c4 + j] = B[j];
